@@ -1,0 +1,1 @@
+"""The why17 grading engine. Never shipped to students; ``python -m autograder`` is its command line."""

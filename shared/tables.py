@@ -1,0 +1,159 @@
+"""Hardware and model tables, loaded from ``shared/data/*.yml``; every row carries its source.
+
+Units are in field names: ``bw_gbs`` in GB/s (1e9 bytes/s), ``peak_bf16_tflops`` in TFLOP/s
+(1e12 FLOP/s), ``l2_bytes`` and ``memory_bytes`` in bytes, parameter counts in parameters.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+DATA = Path(__file__).parent / "data"
+
+
+@dataclass(frozen=True)
+class Device:
+    """One hardware profile. ``peak_bf16_tflops`` is None where the part has no BF16."""
+
+    key: str
+    name: str
+    bw_gbs: float
+    l2_bytes: int
+    source: str
+    peak_bf16_tflops: float | None = None
+    memory_bytes: int | None = None
+    aliases: tuple[str, ...] = ()
+    peak_is_assumption: bool = False
+    peak_fp16_tflops: float | None = None
+    measured_bw_gbs: float | None = None
+    measured_l2_gbs: float | None = None
+    measured_bf16_tflops: float | None = None
+
+    @property
+    def ridge_flops_per_byte(self) -> float | None:
+        """Peak FLOP/s over bandwidth in FLOPs per byte, or None without a BF16 peak."""
+        if self.peak_bf16_tflops is None:
+            return None
+        return self.peak_bf16_tflops * 1e12 / (self.bw_gbs * 1e9)
+
+
+@dataclass(frozen=True)
+class Model:
+    """One model config. Parameter counts in parameters; ``head_dim`` in values per head."""
+
+    key: str
+    name: str
+    hidden: int
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate: int
+    vocab: int
+    tied: bool
+    total_params: int
+    source: str
+    active_params: int | None = None
+    experts: int | None = None
+    experts_per_token: int | None = None
+
+    @property
+    def embedding_params(self) -> int:
+        """Parameters of the input embedding table (vocab x hidden)."""
+        return self.vocab * self.hidden
+
+    def params_read(self, *, whole_checkpoint: bool = False) -> int:
+        """Parameters read per decode token (active experts only for MoE models).
+
+        The input embedding is a one-row lookup, so it is left out unless ``whole_checkpoint``;
+        a tied model streams its embedding anyway as the output projection.
+        """
+        params = self.active_params if self.active_params is not None else self.total_params
+        if whole_checkpoint or self.tied:
+            return params
+        return params - self.embedding_params
+
+    def kv_bytes_per_token(self, bytes_per_value: float = 2.0) -> float:
+        """KV cache bytes per token of context: 2 (K, V) x layers x kv_heads x head_dim x bytes."""
+        return 2.0 * self.layers * self.kv_heads * self.head_dim * bytes_per_value
+
+
+@dataclass(frozen=True)
+class Format:
+    """A weight format: average bits per weight over the file."""
+
+    key: str
+    bits_per_weight: float
+    source: str
+
+    @property
+    def bytes_per_weight(self) -> float:
+        return self.bits_per_weight / 8.0
+
+
+@dataclass(frozen=True)
+class Fraction:
+    """A practical fraction of spec bandwidth, with its source."""
+
+    key: str
+    low: float
+    high: float
+    source: str
+
+
+def _load(name: str) -> dict:
+    with open(DATA / name, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+@functools.cache
+def devices() -> dict[str, Device]:
+    """All hardware profiles by key."""
+    rows = _load("hardware.yml")["devices"]
+    return {key: Device(key=key, **{k: (tuple(v) if k == "aliases" else v) for k, v in row.items()})
+            for key, row in rows.items()}
+
+
+@functools.cache
+def fractions() -> dict[str, Fraction]:
+    """Practical fractions of spec bandwidth by key."""
+    return {key: Fraction(key=key, **row) for key, row in _load("hardware.yml")["fractions"].items()}
+
+
+@functools.cache
+def models() -> dict[str, Model]:
+    """All model configs by key."""
+    return {key: Model(key=key, **row) for key, row in _load("models.yml")["models"].items()}
+
+
+@functools.cache
+def formats() -> dict[str, Format]:
+    """Weight formats by key."""
+    return {key: Format(key=key, **row) for key, row in _load("models.yml")["formats"].items()}
+
+
+def _lookup(table: dict, name: str, what: str):
+    wanted = name.strip().lower()
+    for key, row in table.items():
+        if wanted == key or wanted in getattr(row, "aliases", ()):
+            return row
+    known = ", ".join(sorted(table))
+    raise KeyError(f"unknown {what} {name!r}; known: {known}")
+
+
+def device(name: str) -> Device:
+    """The hardware profile named ``name`` (a key or an alias such as 'h100' or 'spark')."""
+    return _lookup(devices(), name, "device")
+
+
+def model(name: str) -> Model:
+    """The model config named ``name`` (a key such as 'llama-3.1-8b')."""
+    return _lookup(models(), name, "model")
+
+
+def weight_format(name: str) -> Format:
+    """The weight format named ``name`` (bf16, fp8, int4, q4_k_m, ...)."""
+    return _lookup(formats(), name, "format")
