@@ -1,0 +1,85 @@
+"""pytest setup for the public tests of this assignment.
+
+Two jobs:
+
+* ``sys.path``: this folder (so the tests import *your* bw.py, flops.py, predict.py, roofline.py)
+  and the project root, the nearest folder above holding ``shared/`` (the hardware and model tables).
+* Task markers, declared once in ``course.yml`` (the nearest one above this folder): each task id
+  of this assignment becomes a pytest marker, so ``pytest assignments/why17 -m task3`` runs one
+  task's tests. A ``-m`` expression naming a task that course.yml does not have is refused.
+
+Works the same in the course repository and in the unpacked student bundle.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+#: Words of a ``-m`` expression that are operators, not marker names.
+_MARK_OPERATORS = {"and", "or", "not"}
+
+
+def _upward(name: str) -> Path | None:
+    """The nearest ``name`` in this folder or one above it, or None."""
+    for folder in (HERE, *HERE.parents):
+        if (folder / name).exists():
+            return folder / name
+    return None
+
+
+def _put_on_path() -> None:
+    shared = _upward("shared")
+    for folder in (HERE, shared.parent if shared else None):
+        if folder is not None and str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+
+
+def course_tasks(course_file: Path, folder: str) -> list[dict]:
+    """The tasks of the assignment kept in ``folder``, as listed in ``course_file``.
+
+    Raises pytest.UsageError with one line naming the file when it cannot be used.
+    """
+    import yaml
+
+    try:
+        data = yaml.safe_load(course_file.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise pytest.UsageError(f"{course_file}: cannot read the task list ({type(exc).__name__})") from None
+    assignments = data.get("assignments") if isinstance(data, dict) else None
+    if not isinstance(assignments, dict):
+        raise pytest.UsageError(f"{course_file}: no 'assignments' mapping")
+    for name, spec in assignments.items():
+        if isinstance(spec, dict) and spec.get("folder", name) == folder:
+            tasks = spec.get("tasks")
+            if not isinstance(tasks, list) or not all(isinstance(t, dict) and "id" in t for t in tasks):
+                raise pytest.UsageError(f"{course_file}: assignments.{name}.tasks must be a list of tasks with an id")
+            return tasks
+    raise pytest.UsageError(f"{course_file}: no assignment kept in folder {folder!r}")
+
+
+def _marker_names(config) -> set[str]:
+    return {re.split(r"[:(]", line, maxsplit=1)[0].strip() for line in config.getini("markers")}
+
+
+def pytest_configure(config) -> None:
+    course_file = _upward("course.yml")
+    if course_file is None:
+        raise pytest.UsageError(f"no course.yml in {HERE} or any folder above it; the task markers come from it")
+    tasks = course_tasks(course_file, HERE.name)
+    for task in tasks:
+        points = task.get("points", "?")
+        config.addinivalue_line("markers", f"{task['id']}: {task.get('title', '')} ({points} points, from course.yml)")
+    known = _marker_names(config)
+    expression = config.getoption("markexpr", default="") or ""
+    names_only = re.sub(r"\([^)]*\)", " ", expression)   # drop marker arguments: task1(x=1)
+    for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", names_only):
+        if word not in _MARK_OPERATORS and word not in known:
+            ids = ", ".join(t["id"] for t in tasks)
+            raise pytest.UsageError(f"-m {expression!r}: {word!r} is not a task in {course_file.name} (tasks: {ids})")
+
+
+_put_on_path()
