@@ -1,0 +1,26 @@
+"""``grade SUBMISSION``: grade one folder or .zip into a Gradescope results.json."""
+from __future__ import annotations
+
+from autograder import course, results
+from autograder.grade import grade_submission
+
+NAME = "grade"
+HELP = "grade one submission (a folder or a .zip) and write Gradescope's results.json"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("submission", help="a submission folder or .zip")
+    p.add_argument("--assignment", default="why17", help="an assignment in course.yml (default why17)")
+    p.add_argument("--device", choices=course.DEVICES, default=None,
+                   help="where checks run: sim or cpu (CPU checks + simulated GPU), cuda (adds real-GPU checks); "
+                        "default from course.yml")
+    p.add_argument("--out", default="results.json", help="results file to write (default ./results.json)")
+
+
+def run(args) -> int:
+    res = grade_submission(args.submission, args.assignment, args.device)
+    path = results.write(res, args.out)
+    asg = course.load().assignment(args.assignment)
+    print(results.summary(res, {t.id: t.title for t in asg.tasks}))
+    print(f"wrote {path}")
+    return 0
