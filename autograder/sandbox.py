@@ -126,8 +126,13 @@ def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib
     for key in ("MPLCONFIGDIR", "OMP_NUM_THREADS"):
         if key in os.environ:
             env[key] = os.environ[key]
+    # grade-all workers run a fork server (autograder/forkserver.py): the same isolated child,
+    # forked from a process that imported torch once instead of paying the import per launch.
+    from autograder import forkserver
+    server = forkserver.active()
+    popen = server.spawn if server is not None else subprocess.Popen
     try:
-        proc = subprocess.Popen(
+        proc = popen(
             [sys.executable, "-I", "-S", "-B", str(RUNNER), json.dumps(config)],
             cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
             pass_fds=(req_r, rep_w), start_new_session=True, close_fds=True)

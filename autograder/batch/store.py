@@ -1,0 +1,185 @@
+"""The output folder OUT: atomic per-student writes, content hashes, and what is left to grade.
+
+Per student, ``OUT/<student>/`` holds ``results.json``, ``feedback.html`` and ``.grade-all.json``
+(the commit marker: the submission's content hash and the grading key). They are written in that
+order, each atomically (a temporary file in the same folder, fsync, rename), so a power cut leaves
+either the old marker or the new one; a student counts as done only when the marker matches the
+submission's current hash and the grading key. A rerun grades what is missing or changed.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.batch.discover import JUNK_NAMES, Submission
+from autograder.errors import UsageError
+
+MARKER = ".grade-all.json"
+RESULTS = "results.json"
+FEEDBACK = "feedback.html"
+LOCK = ".grade-all.lock"
+#: Bytes read at a time while hashing.
+_CHUNK = 1 << 20
+
+
+def content_hash(sub: Submission) -> str:
+    """sha256 of what the student handed in: a zip's bytes, or a folder's relative paths and file
+    bytes (in sorted order, skipping caches such as __pycache__, which grading may create)."""
+    h = hashlib.sha256()
+    if sub.problem is not None and not sub.path.exists():
+        h.update(f"missing:{sub.path.name}".encode())
+        return h.hexdigest()
+    if sub.path.is_file():
+        h.update(b"zip\0")
+        _hash_file(h, sub.path)
+        return h.hexdigest()
+    h.update(b"folder\0")
+    for rel, path in sorted(_files(sub.path)):
+        h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+        _hash_file(h, path)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _hash_file(h, path: Path) -> None:
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(_CHUNK):
+                h.update(chunk)
+    except OSError as exc:  # unreadable: hash the reason, so it is regraded once readable
+        h.update(f"unreadable:{exc.errno}".encode())
+
+
+def _files(folder: Path, prefix: str = ""):
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name in JUNK_NAMES or entry.suffix == ".pyc":
+            continue
+        rel = f"{prefix}{entry.name}"
+        if entry.is_dir() and not entry.is_symlink():
+            yield from _files(entry, rel + "/")
+        elif entry.is_file():
+            yield rel, entry
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one, never a
+    part, even after a power cut (temporary file in the same folder, fsync, rename, fsync folder)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class Record:
+    """What the marker says about one student: the hash graded, the grading key, seconds taken."""
+
+    hash: str
+    key: str
+    seconds: float
+    source: str
+
+
+class Store:
+    """OUT, opened for one grade-all run (an exclusive lock: two runs cannot share one OUT)."""
+
+    def __init__(self, out: Path | str, key: str):
+        self.out = Path(out)
+        self.key = key
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"{self.out}: cannot create the output folder ({exc.strerror})") from None
+        if not self.out.is_dir():
+            raise UsageError(f"{self.out}: not a folder (--out)")
+        self._lock = open(self.out / LOCK, "a")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            raise UsageError(f"{self.out}: another grade-all run is writing here (--out)") from None
+
+    def close(self) -> None:
+        self._lock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def folder(self, student: str) -> Path:
+        return self.out / student
+
+    def record(self, student: str) -> Record | None:
+        """The marker of ``student``, or None when missing or unreadable (then: not done)."""
+        try:
+            data = json.loads((self.folder(student) / MARKER).read_text(encoding="utf-8"))
+            return Record(hash=data["hash"], key=data["key"], seconds=float(data["seconds"]),
+                          source=str(data.get("source", "")))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def is_done(self, student: str, digest: str) -> bool:
+        """Whether ``student`` was graded from this exact content with this grading key."""
+        rec = self.record(student)
+        return (rec is not None and rec.hash == digest and rec.key == self.key
+                and (self.folder(student) / RESULTS).is_file())
+
+    def results(self, student: str) -> dict | None:
+        try:
+            data = json.loads((self.folder(student) / RESULTS).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def save(self, student: str, digest: str, results: dict, feedback_html: str, *,
+             seconds: float, source: str) -> None:
+        """Write one student's results, feedback page and marker, each atomically, marker last."""
+        folder = self.folder(student)
+        atomic_write(folder / RESULTS, json.dumps(results, indent=2, sort_keys=False) + "\n")
+        atomic_write(folder / FEEDBACK, feedback_html)
+        atomic_write(folder / MARKER, json.dumps({"hash": digest, "key": self.key,
+                                                 "seconds": round(seconds, 3),
+                                                 "source": source}) + "\n")
+
+    def forget(self, student: str) -> None:
+        """Drop the marker so ``student`` is regraded (--force, --student)."""
+        try:
+            (self.folder(student) / MARKER).unlink()
+        except FileNotFoundError:
+            pass
+
