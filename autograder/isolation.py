@@ -1,0 +1,268 @@
+"""The hardened sandbox, grader side: what this machine allows, and the command that applies it.
+
+``wrap(argv, ...)`` turns the command that starts the child (shared/runner.py) into one that runs
+it through autograder/sandbox_jail.py. What the jail can do depends on the machine, so
+``protection()`` finds out once per grader process by starting a probe through the real jail and
+asking it what it sees (its uid, whether the grader's files and the network are reachable):
+
+- **namespaces** (the default wherever the kernel allows it: root on a plain Linux machine, or any
+  user where unprivileged user namespaces are enabled): own pid, mount, network, IPC and UTS
+  namespaces; a private root holding only the system, Python, the venv, the project's
+  ``shared/`` and the working folder; no network at all; every capability dropped;
+- **plain** (namespaces refused, e.g. a container whose seccomp profile blocks them, or
+  ``WHY17_SANDBOX=plain``): rlimits and, as root, an unprivileged uid; the grader's files are
+  protected only by their permissions, and the network is not isolated.
+
+In both, when the grader runs as root the child gets a uid of its own (``UID_BASE`` + the
+launcher's pid, unique among live children), so the per-uid process limit (RLIMIT_NPROC) counts
+that child's processes and threads only: a fork bomb fails fast without starving a neighbour.
+``describe()`` is the line the results carry: what protection was in force, as measured.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import signal
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+JAIL = Path(__file__).with_name("sandbox_jail.py")
+
+#: First uid given to sandboxed children when the grader is root (2**31 - 2**24: above the ranges
+#: that distributions give to users, system accounts and subordinate-id blocks).
+UID_BASE = 2**31 - 2**24
+#: What the child never sees: the grader, its hidden checks, the reference solutions, the tests.
+SECRETS = ("autograder", "solutions", "tests", ".git", ".notes", "course.yml", "bench")
+#: Paths of the system every Python program needs (read-only in the child's view).
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys")
+#: Device nodes passed through when present (the GPU: NVIDIA's driver nodes).
+GPU_DEVICES = ("nvidia0", "nvidia1", "nvidia2", "nvidia3", "nvidia4", "nvidia5", "nvidia6",
+               "nvidia7", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset")
+#: Mode override for operators and tests: 'auto' (default), 'namespaces' (fail when refused), 'plain'.
+MODE_ENV = "WHY17_SANDBOX"
+
+
+@dataclass(frozen=True)
+class JailLimits:
+    """Per-child caps the jail sets (soft = hard). Bytes, counts and CPU seconds as named."""
+
+    address_space_bytes: int = 4096 * 2**20
+    processes: int = 64            # processes AND threads of the child's uid (torch's pools count)
+    open_files: int = 512
+    file_size_bytes: int = 64 * 2**20
+    cpu_seconds: int = 1200
+    tmp_bytes: int = 128 * 2**20   # private /tmp and /dev/shm (memory-backed), each
+
+    @classmethod
+    def from_sandbox(cls, limits) -> "JailLimits":
+        """From autograder.sandbox.Limits (memory_limit_mb, file_size_bytes, cpu_seconds)."""
+        return cls(address_space_bytes=int(limits.memory_limit_mb) * 2**20,
+                   processes=64 + 4 * (os.cpu_count() or 1),
+                   file_size_bytes=int(limits.file_size_bytes),
+                   cpu_seconds=int(limits.cpu_seconds))
+
+    def rlimits(self, processes: int) -> dict:
+        return {"as": self.address_space_bytes, "nproc": processes, "nofile": self.open_files,
+                "fsize": self.file_size_bytes, "cpu": self.cpu_seconds, "core": 0}
+
+
+@dataclass(frozen=True)
+class Protection:
+    """What the probe found: the mode, and what sandboxed code could see and do."""
+
+    mode: str                      # 'namespaces' or 'plain'
+    grader_root: bool              # the grader runs as root
+    child_uid: int | None          # a uid inside the sandbox (None: the probe did not run)
+    secrets_readable: tuple[str, ...]
+    network: bool                  # a route out exists
+    reason: str = ""               # why namespaces were not used
+
+    def describe(self, limits: JailLimits | None = None) -> str:
+        """One paragraph for the results' output: what protected the grading of this submission."""
+        limits = limits or JailLimits()
+        who = ("an unprivileged uid of its own" if self.grader_root
+               else "the grader's own (unprivileged) user")
+        parts = [f"student code ran as {who}"]
+        if self.mode == "namespaces":
+            parts.append("in its own pid, mount, network, IPC and UTS namespaces with every capability"
+                         " dropped")
+        else:
+            parts.append(f"WITHOUT namespaces ({self.reason or 'not available'})")
+        parts.append("with no network" if not self.network else "WITH network access (not isolated)")
+        if self.secrets_readable:
+            parts.append("and COULD read grader files: " + ", ".join(self.secrets_readable))
+        else:
+            parts.append("unable to read the grader, its hidden tests or the reference solutions")
+        caps = (f"{limits.address_space_bytes // 2**20} MiB address space, "
+                f"{limits.processes} processes+threads, {limits.open_files} open files, "
+                f"{limits.file_size_bytes // 2**20} MiB per file, {limits.cpu_seconds} CPU s")
+        return f"Sandbox ({self.mode}): " + ", ".join(parts) + f"; limits: {caps}."
+
+
+def secret_paths() -> list[str]:
+    """Absolute paths the child must not read (the grader package, wherever it was loaded from)."""
+    paths = [str(ROOT / name) for name in SECRETS]
+    here = str(Path(__file__).resolve().parent)
+    if here not in paths:
+        paths.append(here)
+    return paths
+
+
+def view_paths() -> list[str]:
+    """Read-only paths of the child's private root: system, interpreter, venv, project shared/."""
+    paths = list(SYSTEM)
+    candidates = [sys.base_prefix, sys.prefix, sys.exec_prefix,
+                  os.path.dirname(os.path.realpath(sys.executable)),
+                  *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib"))]
+    root = str(ROOT)
+    for path in candidates:
+        path = os.path.realpath(path)
+        inside_secret = any(path == s or path.startswith(s + os.sep) for s in secret_paths())
+        holds_root = root == path or root.startswith(path.rstrip(os.sep) + os.sep)
+        if os.path.exists(path) and not inside_secret and not holds_root and path not in paths:
+            paths.append(path)
+    paths.append(str(ROOT / "shared"))
+    return paths
+
+
+def policy(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *,
+           namespaces: bool = True, processes: int | None = None) -> dict:
+    """The jail's instructions for one child (plain data; see sandbox_jail.py)."""
+    limits = limits or JailLimits()
+    workdir = os.path.realpath(workdir)
+    env = {"HOME": workdir, "USER": "why17-sandbox", "LOGNAME": "why17-sandbox"}
+    if namespaces:
+        env.update(TMPDIR="/tmp", MPLCONFIGDIR="/tmp/matplotlib")
+    else:
+        env.update(TMPDIR=workdir, MPLCONFIGDIR=os.path.join(workdir, ".matplotlib"))
+    return {
+        "namespaces": namespaces,
+        "workdir": workdir,
+        "jail_root": workdir.rstrip("/") + ".root",
+        "view": view_paths(),
+        "hide": secret_paths(),
+        "devices": [d for d in GPU_DEVICES if os.path.exists(f"/dev/{d}")],
+        "keep_fds": [int(fd) for fd in keep_fds],
+        "uid": "auto" if os.getuid() == 0 else None,
+        "uid_base": UID_BASE,
+        "tmp_bytes": limits.tmp_bytes,
+        "limits": limits.rlimits(processes or _process_cap(limits)),
+        "env": env,
+    }
+
+
+def _process_cap(limits: JailLimits) -> int:
+    """RLIMIT_NPROC for the child: its own budget when it has a uid or a user namespace of its own,
+    otherwise what the grader's user already runs plus that budget (the limit is per uid)."""
+    if os.getuid() == 0 or _mode_wanted() != "plain" and protection().mode == "namespaces":
+        return limits.processes
+    return _threads_of_uid(os.getuid()) + limits.processes
+
+
+def _threads_of_uid(uid: int) -> int:
+    count = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+        except OSError:
+            continue
+        if int(fields.get("Uid", "-1").split()[0]) == uid:
+            count += int(fields.get("Threads", "1").strip())
+    return count
+
+
+def wrap(argv: list[str], workdir: Path, keep_fds=(), limits: JailLimits | None = None) -> list[str]:
+    """The command that runs ``argv`` in the sandbox, with ``workdir`` as its private folder."""
+    prot = protection()
+    spec = policy(workdir, keep_fds, limits, namespaces=prot.mode == "namespaces")
+    return [sys.executable, "-I", "-S", "-B", str(JAIL), json.dumps(spec), "--", *argv]
+
+
+def reap(launcher_pid: int, workdir: Path) -> None:
+    """After a child is gone: kill whatever its uid still runs (plain mode as root: a grandchild
+    that left the process group), and remove the jail's empty mount point."""
+    if os.getuid() == 0 and protection().mode == "plain":
+        _kill_uid(UID_BASE + launcher_pid)
+    try:
+        os.rmdir(os.path.realpath(workdir).rstrip("/") + ".root")
+    except OSError:
+        pass
+
+
+def _kill_uid(uid: int) -> None:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setresuid(uid, uid, uid)      # kill(-1) then reaches exactly this uid's processes
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def _mode_wanted() -> str:
+    mode = os.environ.get(MODE_ENV, "auto")
+    if mode not in ("auto", "namespaces", "plain"):
+        raise ValueError(f"{MODE_ENV}={mode!r}: expected auto, namespaces or plain")
+    return mode
+
+
+_PROBE = """
+import json, os, socket, sys
+secrets = json.loads(sys.argv[1])
+readable = [p for p in secrets if os.path.exists(p) and os.access(p, os.R_OK)]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.connect(("192.0.2.1", 9)); network = True        # TEST-NET-1: a route, no packet sent
+except OSError:
+    network = False
+print(json.dumps({"uid": os.getuid(), "readable": readable, "network": network}))
+"""
+
+
+def _probe(namespaces: bool) -> tuple[dict | None, str]:
+    workdir = Path(tempfile.mkdtemp(prefix="why17-probe-"))
+    try:
+        spec = policy(workdir, (), JailLimits(), namespaces=namespaces, processes=4096)
+        argv = [sys.executable, "-I", "-S", "-B", str(JAIL), json.dumps(spec), "--",
+                sys.executable, "-I", "-S", "-c", _PROBE, json.dumps(secret_paths())]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=workdir)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, str(exc)
+    finally:
+        try:
+            os.rmdir(str(workdir) + ".root")
+        except OSError:
+            pass
+        subprocess.run(["rm", "-rf", str(workdir)], check=False)
+    if done.returncode != 0:
+        lines = (done.stderr.strip() or f"exit status {done.returncode}").splitlines()
+        return None, lines[-1].removeprefix("sandbox: could not start the sandboxed process: ")
+    return json.loads(done.stdout.strip().splitlines()[-1]), ""
+
+
+@functools.cache
+def protection() -> Protection:
+    """Probe once per process which protection this machine gives (see the module docstring)."""
+    wanted = _mode_wanted()
+    root = os.getuid() == 0
+    reason = f"{MODE_ENV}=plain"
+    if wanted != "plain":
+        seen, reason = _probe(namespaces=True)
+        if seen is not None:
+            return Protection("namespaces", root, seen["uid"], tuple(seen["readable"]), seen["network"])
+        if wanted == "namespaces":
+            raise RuntimeError(f"sandbox: namespaces requested ({MODE_ENV}=namespaces) but refused: {reason}")
+    seen, why = _probe(namespaces=False)
+    if seen is None:
+        raise RuntimeError(f"sandbox: cannot start a sandboxed process at all: {why}")
+    return Protection("plain", root, seen["uid"], tuple(seen["readable"]), seen["network"], reason)
