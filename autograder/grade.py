@@ -42,13 +42,20 @@ def checks_for(assignment: course.Assignment, only: set[str] | None = None) -> l
     return out
 
 
+class NotRun(str):
+    """A failure message from a check that never saw a value: the student's code raised, hung,
+    crashed or was missing (or the grader slipped). grade-all's class summary counts these as
+    'code did not run', not as the lesson mistake the check looks for; results carry it as
+    "outcome": "error" (a plain failed check is "outcome": "failed")."""
+
+
 def run_check(ctx: GradingContext, check: Check) -> tuple[bool, str]:
     """(passed, message) of one check; student failures and grader slips both end as one message."""
     try:
         for name in check.files:
             if "." in name:
                 if not ctx.has(name):
-                    return False, f"the submission has no {name}"
+                    return False, NotRun(f"the submission has no {name}")
             else:
                 ctx.require(name)
         message = check.fn(ctx)
@@ -56,12 +63,12 @@ def run_check(ctx: GradingContext, check: Check) -> tuple[bool, str]:
     except CheckFailed as exc:
         return False, str(exc) or "failed"
     except StudentError as exc:
-        return False, describe(exc)
+        return False, NotRun(describe(exc))
     except Exception as exc:  # noqa: BLE001 - a check that trips on an odd value must not stop grading
         print(f"grader: check {check.id} raised {type(exc).__name__}: {exc}", file=sys.stderr)
         traceback.print_exc(limit=3, file=sys.stderr)
-        return False, (f"the grader could not interpret your result ({type(exc).__name__}); "
-                       "check that your function returns the type and units its docstring names")
+        return False, NotRun(f"the grader could not interpret your result ({type(exc).__name__}); "
+                             "check that your function returns the type and units its docstring names")
 
 
 def describe(exc: StudentError) -> str:
@@ -121,6 +128,9 @@ def grade_submission(path, assignment: str = "why17", device: str | None = None,
                     task_id=task.id, check_id=check.id, title=check.name,
                     score=share if passed else 0.0, max_score=share, passed=passed, output=message,
                     visibility=check.visibility or asg.visibility))
+                # grade-all's summary tells a mistake seen (failed) from code that never ran (error).
+                tests[-1]["outcome"] = ("passed" if passed else
+                                        "error" if isinstance(message, NotRun) else "failed")
         output = _overview(device, asg, sub, student, notes)
     finally:
         student.close()
