@@ -11,7 +11,8 @@ jail needs nothing of the grader). With namespaces (``"namespaces": true``) it g
          │      /tmp), chroots into it, drops every capability, reaps; when it exits the kernel
          │      kills everything left in the namespace, so no grandchild survives
          └─ child: rlimits, then (grader is root) an unprivileged uid of its own; no capabilities,
-                no new privileges; execs ARGV
+                no new privileges; execs ARGV (or, in a fork server's child that already imported
+                torch, runs the ARGV script in-process so the import is not paid again)
 
 Without namespaces (``"namespaces": false``) the launcher applies the rlimits and the uid and
 execs ARGV itself. A step that fails stops the launch with one line on stderr and exit status
@@ -41,6 +42,9 @@ _LOCKED = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS
            (os.ST_RELATIME, MS_RELATIME))
 #: device nodes the child may open
 DEVICES = ("null", "zero", "full", "random", "urandom")
+#: A module only a fork server's child has loaded before the jail runs (autograder/forkserver.py
+#: preloads it): then the jail runs the command in-process instead of exec, keeping the import.
+PRELOADED = "torch"
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -235,7 +239,36 @@ def _exec(policy: dict, argv: list[str]) -> None:
     close_fds(policy.get("keep_fds", ()))
     env = dict(os.environ)
     env.update(policy.get("env", {}))
+    if PRELOADED in sys.modules:      # a fork server's child: keep its imports, no exec
+        os.environ.clear()
+        os.environ.update(env)
+        _run_script(argv)
     os.execve(argv[0], argv, env)
+
+
+def _run_script(argv: list[str]) -> None:
+    """Run ``[python, -FLAGS..., SCRIPT, ARGS...]`` in this process, as exec would; never returns."""
+    import runpy
+    args = argv[1:]
+    while args and args[0].startswith("-"):
+        if "B" in args.pop(0):
+            sys.dont_write_bytecode = True
+    code = 0
+    try:
+        sys.argv = list(args)
+        runpy.run_path(args[0], run_name="__main__")
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 -- as the interpreter does: traceback, status 1
+        import traceback
+        traceback.print_exc()
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    os._exit(code & 0xFF)
 
 
 def _init(policy: dict, argv: list[str], status_w: int) -> None:
