@@ -7,7 +7,7 @@ Run only these: ``pytest assignments/why17 -m task3``.
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import predict
@@ -30,7 +30,8 @@ WITHOUT_EMBEDDING = LLAMA_8B.params_read()
 KV_8B = LLAMA_8B.kv_bytes_per_token(BF16)
 
 # Plain, bounded inputs for the laws (a deterministic profile: no luck, no deadline).
-LAWS = settings(derandomize=True, deadline=None, max_examples=60, database=None)
+LAWS = settings(derandomize=True, deadline=None, max_examples=60, database=None,
+                phases=[Phase.explicit, Phase.generate, Phase.shrink])
 params = st.floats(1e8, 1e12)
 bytes_per_weight = st.sampled_from([0.5, 0.6118, 1.0, 2.0, 4.0])
 bandwidth = st.floats(10.0, 10_000.0)

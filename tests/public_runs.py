@@ -1,0 +1,48 @@
+"""Run pytest on a copy of the public tests in a child process and read back what happened.
+
+One child per run: solutions/why17 and assignments/why17 define modules with the same names, so
+they can never share a process.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PLUGIN = Path(__file__).with_name("pytest_task_report.py")
+#: Generous bound for one child pytest run, in seconds (the public tests take a few seconds).
+RUN_TIMEOUT_S = 300
+
+
+@dataclass
+class Run:
+    """The outcome of one child pytest run: exit status, output, and per-test results."""
+
+    returncode: int
+    output: str
+    items: dict[str, dict]
+
+    def outcomes(self) -> set[str]:
+        return {item["outcome"] for item in self.items.values()}
+
+
+def run_pytest(*args: str, cwd: Path, scratch: Path, env: dict | None = None) -> Run:
+    """``python -m pytest ARGS`` in ``cwd``, with the task-report plugin; ``scratch`` is a temp dir."""
+    plugin_dir = scratch / "report-plugin"
+    plugin_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copy(PLUGIN, plugin_dir / PLUGIN.name)
+    report = scratch / "report.json"
+    if report.exists():
+        report.unlink()
+    child_env = {**os.environ, "PYTHONPATH": str(plugin_dir), "WHY17_TASK_REPORT": str(report),
+                 "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", PLUGIN.stem, "-q",
+                           "-p", "no:cacheprovider", *args],
+                          cwd=cwd, env=child_env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    items = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {}
+    return Run(proc.returncode, proc.stdout + proc.stderr, items)

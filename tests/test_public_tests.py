@@ -1,0 +1,68 @@
+"""The public tests, run as a student runs them: they fail on the stubs, each naming its task, and
+pass on the reference. Separate pytest processes, since both folders define modules named bw,
+flops, predict and roofline.
+"""
+import pytest
+import torch
+
+from autograder import course
+from tests.public_runs import ROOT, run_pytest
+
+ASSIGNMENT = course.load().assignment("why17")
+TASK_IDS = {t.id for t in ASSIGNMENT.tasks}
+#: Tasks graded from .py files; task5 (the notebook's measurements.json) has no public pytest tests.
+CODE_TASKS = [t for t in ASSIGNMENT.tasks if t.functions]
+
+
+def _task_of(item: dict) -> str:
+    tasks = [m for m in item["marks"] if m in TASK_IDS]
+    assert len(tasks) == 1, f"each public test carries exactly one task marker, got {item['marks']}"
+    return tasks[0]
+
+
+@pytest.fixture(scope="module")
+def stub_run(tmp_path_factory):
+    return run_pytest("assignments/why17", cwd=ROOT, scratch=tmp_path_factory.mktemp("stubs"))
+
+
+#: Hides any GPU from the child, as on a student's laptop: device=None then means the CPU.
+NO_GPU = {"CUDA_VISIBLE_DEVICES": ""}
+
+
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory):
+    return run_pytest("solutions/why17", cwd=ROOT, scratch=tmp_path_factory.mktemp("reference"), env=NO_GPU)
+
+
+def test_every_public_test_fails_on_the_stubs(stub_run):
+    assert stub_run.returncode == 1, stub_run.output[-3000:]
+    assert stub_run.items, "no public tests were collected"
+    assert stub_run.outcomes() <= {"failed", "error"}, stub_run.output[-3000:]
+
+
+def test_each_stub_failure_is_the_not_implemented_error_naming_its_task(stub_run):
+    for nodeid, item in stub_run.items.items():
+        task = _task_of(item)
+        assert "NotImplementedError" in item["message"], f"{nodeid}: {item['message']}"
+        assert f"{task}." in item["message"], f"{nodeid} is marked {task}, but failed with {item['message']!r}"
+
+
+@pytest.mark.parametrize("task", CODE_TASKS, ids=[t.id for t in CODE_TASKS])
+def test_every_student_function_is_exercised(stub_run, task):
+    # Each function's stub label ('task1.3: measured_bandwidth') shows up in some failure.
+    messages = " ".join(item["message"] for item in stub_run.items.values())
+    for function in task.functions:
+        assert task.label(function) in messages, f"no public test calls {function}"
+
+
+def test_every_public_test_passes_on_the_reference_without_a_gpu(reference_run, stub_run):
+    assert reference_run.returncode == 0, reference_run.output[-3000:]
+    assert reference_run.outcomes() == {"passed"}
+    assert {n.split("/", 2)[2] for n in reference_run.items} == {n.split("/", 2)[2] for n in stub_run.items}
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="the GPU tier needs a CUDA device")
+def test_the_benchmark_tests_pass_on_the_reference_on_a_gpu(tmp_path):
+    run = run_pytest("solutions/why17", "-m", "task1 or task2", cwd=ROOT, scratch=tmp_path)
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.items and run.outcomes() == {"passed"}
