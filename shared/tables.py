@@ -59,6 +59,7 @@ class Model:
     active_params: int | None = None
     experts: int | None = None
     experts_per_token: int | None = None
+    qk_norm: bool = False  # RMSNorm on each query and key head (Qwen3), head_dim weights each
 
     @property
     def embedding_params(self) -> int:

@@ -1,0 +1,90 @@
+"""``python -m shared.decode_bench``: measured decode tokens/s against bandwidth / bytes per step.
+
+Exit 0 after a run, 1 if the tensor count and the formula disagree (a bug), 2 with one line on bad
+arguments or a model that does not fit in free memory.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+import torch
+
+from shared import tables
+from shared.decode import bench, config
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2, without the usage block
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _count(minimum: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+    return parse
+
+
+def _gbs(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected GB/s as a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of GB/s, got {text!r}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m shared.decode_bench",
+                description="Time greedy decode of a random-weight Llama-architecture model built from "
+                            "shared/data/models.yml and compare it with bandwidth / bytes read per step.")
+    p.add_argument("--model", default="llama-3.2-1b",
+                   help=f"a key of shared/data/models.yml: {', '.join(tables.models())} (default llama-3.2-1b)")
+    p.add_argument("--batch", type=_count(1), default=1, help="streams decoded together (default 1)")
+    p.add_argument("--context", type=_count(0), default=512,
+                   help="tokens already in each stream's KV cache (default 512)")
+    p.add_argument("--tokens", type=_count(1), default=64, help="tokens generated per stream (default 64)")
+    p.add_argument("--dtype", choices=sorted(bench.DTYPES), default="bf16",
+                   help="weights, activations and KV cache (default bf16)")
+    p.add_argument("--device", choices=("cpu", "cuda"), default=None,
+                   help="default: cuda when available, else cpu")
+    p.add_argument("--bw-gbs", type=_gbs, default=None,
+                   help="bandwidth in GB/s for the ceiling instead of measuring it in this run")
+    p.add_argument("--threads", type=_count(1), default=None,
+                   help="CPU threads for torch (default: torch's choice, one per core)")
+    p.add_argument("--seed", type=_count(0), default=0, help="random weights' seed (default 0)")
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    prog = "python -m shared.decode_bench"
+    try:
+        cfg = config.from_table(args.model)
+    except KeyError as exc:
+        print(f"{prog}: error: --model: {exc.args[0]}", file=sys.stderr)
+        return 2
+    if args.device == "cuda" and not torch.cuda.is_available():
+        print(f"{prog}: error: --device cuda: no CUDA device is available here", file=sys.stderr)
+        return 2
+    try:
+        result = bench.run(cfg, dtype=args.dtype, device=args.device, batch=args.batch,
+                           context=args.context, tokens=args.tokens, bw_gbs=args.bw_gbs, seed=args.seed,
+                           threads=args.threads)
+    except bench.DoesNotFit as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    print(bench.report(result))
+    if not result.bytes_agree:
+        print(f"{prog}: bytes counted from the tensors and from the formula disagree (a bug)", file=sys.stderr)
+        return 1
+    return 0
