@@ -1,0 +1,63 @@
+"""The simulated GPU: student code written for CUDA runs unchanged on a CPU, against a device model.
+
+Public API (the grader's child process codes against it):
+    install()            put dispatchers over time.*, timeit.default_timer, torch.cuda.*,
+                         torch.accelerator.* and torch.Event; idempotent; call it before student
+                         modules are imported. Outside ``active()`` everything behaves as before.
+    config(profile, seed=None, sync_launches=False, first_use=True, **overrides) -> dict
+                         a plain JSON-able device config (fields documented in profile.py).
+    active(cfg)          context manager: 'cuda' tensors live on the simulated device for the block.
+    trace() -> dict      what the current or last active period did (documented in trace.py).
+
+The model: launches are asynchronous (the host pays a few µs, the device the op's roofline time
+max(bytes / bandwidth, FLOPs / peak)); a working set resident in L2 runs at L2 speed; the first
+op of each kind pays a one-time cost; synchronize, events and host reads wait for the device;
+buffers are meta tensors (no memory used), with OutOfMemoryError past the device's capacity.
+Deterministic: the same config and the same code give the same numbers, bit for bit.
+"""
+from __future__ import annotations
+
+import contextlib
+
+from shared.simgpu import state
+from shared.simgpu.device import SimDevice
+from shared.simgpu.mode import SimMode
+from shared.simgpu.patches import install, installed, uninstall
+from shared.simgpu.profile import config, gpu_keys, validate
+
+__all__ = ["install", "installed", "uninstall", "config", "active", "trace", "gpu_keys", "validate"]
+
+
+@contextlib.contextmanager
+def active(cfg: dict):
+    """Activate a simulated device described by ``cfg`` (from ``config()``) for the block.
+
+    Yields the SimDevice. Clocks, memory, L2 and first-use state start fresh on every entry.
+    Raises ValueError naming the field when ``cfg`` is not a valid config.
+    """
+    cfg = validate(cfg)
+    install()
+    device = SimDevice(cfg)
+    previous = state.current()
+    state.set_current(device)
+    try:
+        with SimMode(device):
+            yield device
+    finally:
+        state.set_last_trace(device.trace())
+        state.set_current(previous)
+
+
+def trace() -> dict:
+    """What the current active period did so far, or the last one once it ended (plain data).
+
+    Keys: profile, seed, l2_bytes, memory_bytes, sync_launches, first_use; ops (kernels
+    launched), host_s and device_s (virtual clocks, seconds), busy_s (device seconds spent in
+    kernels), bytes_moved (read + written), flops, syncs, host_reads, clock_reads,
+    events_recorded, first_use_kinds; allocations, largest_alloc_bytes, peak_allocated_bytes,
+    allocated_bytes; largest_copy_bytes (bytes written by the largest copy) and
+    largest_copy_working_set_bytes (source + destination); op_groups: one dict per kind of
+    kernel seen {kind, read_bytes, write_bytes, working_set_bytes, l2, flops, seconds_each, count}.
+    """
+    device = state.current()
+    return device.trace() if device is not None else state.last_trace()

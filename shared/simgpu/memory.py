@@ -1,0 +1,79 @@
+"""Virtual device memory: allocations are counted, never made; past capacity, OutOfMemoryError.
+
+Simulated tensors are meta tensors, so they hold no data. Each storage gets an allocation id the
+first time a simulated op returns a tensor on it; every tensor on that storage holds a reference,
+and when the last one is garbage-collected the bytes are freed.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+import torch
+
+
+def _storage(tensor: torch.Tensor):
+    storage = tensor.untyped_storage()
+    return storage._cdata, storage.nbytes()
+
+
+class Memory:
+    """Allocated bytes, peak and largest allocation, against ``capacity_bytes``."""
+
+    def __init__(self, capacity_bytes: int, on_free=None):
+        self.capacity = capacity_bytes
+        self.allocated = 0
+        self.peak = 0
+        self.largest = 0
+        self.count = 0
+        self._live: dict[int, list] = {}   # storage key -> [allocation id, bytes, references]
+        self._ids = itertools.count(1)
+        self._on_free = on_free
+
+    def known(self, tensor: torch.Tensor) -> bool:
+        """Whether ``tensor``'s storage is already allocated (a view or an in-place result)."""
+        return _storage(tensor)[0] in self._live
+
+    def id_of(self, tensor: torch.Tensor) -> int | None:
+        """The allocation id of ``tensor``'s storage, or None when it is not tracked."""
+        entry = self._live.get(_storage(tensor)[0])
+        return entry[0] if entry else None
+
+    def alloc_id(self, tensor: torch.Tensor) -> int:
+        """The allocation id of ``tensor``'s storage, tracking it first if it is new."""
+        key, nbytes = _storage(tensor)
+        entry = self._live.get(key)
+        if entry is None:
+            self.check(nbytes)
+            entry = self._live[key] = [next(self._ids), nbytes, 0]
+            self.allocated += nbytes
+            self.count += 1
+            self.peak = max(self.peak, self.allocated)
+            self.largest = max(self.largest, nbytes)
+        entry[2] += 1
+        weakref.finalize(tensor, self._release, key, entry[0])
+        return entry[0]
+
+    def check(self, nbytes: int) -> None:
+        """Raise torch.OutOfMemoryError, worded like CUDA's, unless ``nbytes`` more fit."""
+        if self.allocated + nbytes > self.capacity:
+            gib = 2**30
+            raise torch.OutOfMemoryError(
+                f"CUDA out of memory. Tried to allocate {nbytes / gib:.2f} GiB. GPU 0 has a total "
+                f"capacity of {self.capacity / gib:.2f} GiB of which {(self.capacity - self.allocated) / gib:.2f} "
+                f"GiB is free. (simulated GPU)")
+
+    def _release(self, key: int, aid: int) -> None:
+        entry = self._live.get(key)
+        if entry is None or entry[0] != aid:
+            return
+        entry[2] -= 1
+        if entry[2] <= 0:
+            del self._live[key]
+            self.allocated -= entry[1]
+            if self._on_free is not None:
+                self._on_free(aid)
+
+    def reset_peak(self) -> None:
+        """torch.cuda.reset_peak_memory_stats: the peak restarts from what is allocated now."""
+        self.peak = self.allocated

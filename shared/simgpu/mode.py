@@ -1,0 +1,171 @@
+"""The TorchFunctionMode that puts 'cuda' tensors on the simulated device.
+
+Every torch call passes through ``SimMode.__torch_function__``: 'cuda' devices become 'meta'
+(shape and dtype, no data, no real allocation), the result is accounted on the SimDevice
+(allocation, kernel time), and calls that need a value on the host wait for the device and
+return zeros, since simulated tensors hold no values. ``tensor.device`` reports 'cuda:0'.
+"""
+from __future__ import annotations
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from shared.simgpu import costs
+
+CUDA0 = torch.device("cuda", 0)
+META = torch.device("meta")
+
+#: Calls that hand a value to the host: they wait for the device first.
+HOST_READS = frozenset({"item", "tolist", "numpy", "__repr__", "__str__", "__format__", "__bool__",
+                        "__float__", "__int__", "__index__", "__complex__", "equal", "allclose",
+                        "__array__", "is_nonzero"})
+
+
+def is_sim(t) -> bool:
+    """Whether ``t`` is a tensor on the simulated device (a meta tensor)."""
+    return isinstance(t, torch.Tensor) and t.device.type == "meta"
+
+
+def is_cuda_like(d) -> bool:
+    """Whether a device argument names CUDA: 'cuda', 'cuda:0', torch.device('cuda'), 0, or meta."""
+    if isinstance(d, torch.device):
+        return d.type in ("cuda", "meta")
+    if isinstance(d, str):
+        return d.split(":")[0].strip() in ("cuda", "meta")
+    return isinstance(d, int) and not isinstance(d, bool)
+
+
+def is_cpu_like(d) -> bool:
+    return (isinstance(d, torch.device) and d.type == "cpu") or (isinstance(d, str) and d.split(":")[0] == "cpu")
+
+
+def _flat(values, out: list) -> list:
+    for v in values:
+        if isinstance(v, torch.Tensor):
+            out.append(v)
+        elif isinstance(v, (list, tuple)):
+            _flat(v, out)
+    return out
+
+
+def _name(func) -> str:
+    return getattr(func, "__name__", "") or ""
+
+
+class SimMode(TorchFunctionMode):
+    """Routes CUDA work of every torch call to ``device`` (a SimDevice)."""
+
+    def __init__(self, device):
+        super().__init__()
+        self.device = device
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        name = _name(func)
+        if name == "__get__":
+            return self._property(func, args, kwargs)
+        self_t = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        if name in HOST_READS and any(is_sim(t) for t in _flat(list(args) + list(kwargs.values()), [])):
+            return self._host_read(name, func, args, kwargs)
+        if name in ("to", "cuda", "cpu") and self_t is not None:
+            moved = self._move(name, func, args, kwargs)
+            if moved is not NotImplemented:
+                return moved
+        if name == "copy_" and self_t is not None and len(args) > 1 and isinstance(args[1], torch.Tensor):
+            if not is_sim(self_t) and is_sim(args[1]):          # a device-to-host copy
+                self.device.host_read()
+                self.device.transfer("d2h", costs.nbytes(args[1]))
+                return self_t
+            if is_sim(self_t) and not is_sim(args[1]) and args[1].numel() > 1:   # host-to-device
+                self.device.transfer("h2d", costs.nbytes(args[1]))
+                return self_t
+        if "device" in kwargs and is_cuda_like(kwargs["device"]):
+            kwargs["device"] = META
+        inputs = [t for t in _flat(list(args) + list(kwargs.values()), []) if is_sim(t)]
+        out = func(*args, **kwargs)
+        outputs = [t for t in _flat([out], []) if is_sim(t)]
+        if not inputs and not outputs:
+            return out
+        new = [t for t in outputs if not self.device.memory.known(t)]
+        for t in outputs:
+            self.device.track(t, new=any(t is n for n in new))
+        op = costs.classify(name, args, inputs, outputs, bool(new))
+        if op is not None:
+            self.device.launch(op)
+        return out
+
+    # ------------------------------------------------------------------ helpers
+    def _property(self, func, args, kwargs):
+        prop = getattr(getattr(func, "__self__", None), "__name__", "")
+        out = func(*args, **kwargs)
+        if prop == "device" and isinstance(out, torch.device) and out.type == "meta":
+            return CUDA0
+        if prop == "is_cuda" and args and is_sim(args[0]):
+            return True
+        if prop == "is_meta" and args and is_sim(args[0]):
+            return False
+        return out
+
+    def _host_read(self, name, func, args, kwargs):
+        self.device.host_read()
+        t = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        if name in ("equal", "allclose", "__bool__", "is_nonzero"):
+            return True          # no values to compare: sanity asserts on simulated data pass
+        if name in ("__repr__", "__str__", "__format__"):
+            return (f"tensor(<simulated, no values>, size={tuple(t.shape)}, device='cuda:0', "
+                    f"dtype={t.dtype})") if t is not None else "<simulated>"
+        zeros = torch.zeros(t.shape, dtype=t.dtype) if t is not None else torch.zeros(())
+        if name == "tolist":
+            return zeros.tolist()
+        if name in ("numpy", "__array__"):
+            return zeros.numpy()
+        if name == "__complex__":
+            return complex(0)
+        if name in ("__int__", "__index__"):
+            return 0
+        return zeros.item() if zeros.numel() == 1 else 0.0
+
+    def _move(self, name, func, args, kwargs):
+        """``.to(...)``, ``.cuda()``, ``.cpu()``: between host and device, or within the device."""
+        src = args[0]
+        kwargs = dict(kwargs)
+        target = None
+        rest = list(args[1:])
+        if name == "cuda":
+            target = CUDA0
+            rest = []
+            kwargs.pop("device", None)
+        elif name == "cpu":
+            target = torch.device("cpu")
+        else:
+            for i, a in enumerate(rest):
+                if isinstance(a, torch.Tensor):
+                    target = CUDA0 if is_sim(a) else a.device
+                    rest[i] = a.dtype
+                    break
+                if isinstance(a, (str, torch.device, int)) and not isinstance(a, bool):
+                    target = a
+                    rest.pop(i)
+                    break
+            if "device" in kwargs:
+                target = kwargs.pop("device")
+        if target is None:
+            return NotImplemented
+        dtype = next((a for a in rest if isinstance(a, torch.dtype)), kwargs.get("dtype", src.dtype))
+        if is_cuda_like(target):
+            if is_sim(src):
+                if dtype == src.dtype and not kwargs.get("copy", False):
+                    return src
+                out = src.to(dtype=dtype)
+                self.device.track(out, new=True)
+                self.device.launch(costs.Op("copy", reads=[src], writes=[out], dtype=dtype))
+                return out
+            out = torch.empty(src.shape, dtype=dtype, device=META)
+            self.device.track(out, new=True)
+            self.device.transfer("h2d", costs.nbytes(src))
+            return out
+        if is_cpu_like(target) and is_sim(src):
+            self.device.host_read()
+            self.device.transfer("d2h", costs.nbytes(src))
+            return torch.zeros(src.shape, dtype=dtype)
+        return NotImplemented

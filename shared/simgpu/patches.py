@@ -1,0 +1,180 @@
+"""Dispatchers installed over time.*, timeit.default_timer, torch.cuda.* and torch.accelerator.*.
+
+Each dispatcher asks whether a simulation is active (state.current()): if so it answers from
+the simulated device (virtual clock, device properties, synchronize, events); if not it calls
+the original, so outside ``active()`` everything behaves exactly as before. ``install()`` must
+run before student modules are imported, so that ``from time import perf_counter`` binds the
+dispatcher.
+"""
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+import timeit
+
+import torch
+
+from shared.simgpu import state
+from shared.simgpu.events import SimEvent, SimStream
+from shared.simgpu.properties import SimDeviceProperties
+
+#: perf_counter() and monotonic() of the virtual clock when a simulation starts, in seconds.
+PERF_BASE_S = 1000.0
+
+_ORIGINALS: dict[tuple[object, str], object] = {}
+_MISSING = object()
+
+
+def _patch(owner, attr: str, sim) -> None:
+    """Replace ``owner.attr`` with a dispatcher: ``sim(device, *args)`` while active, else the original."""
+    original = getattr(owner, attr, _MISSING)
+    if getattr(original, "_simgpu", False):
+        return
+    _ORIGINALS[(owner, attr)] = original
+
+    def dispatch(*args, **kwargs):
+        device = state.current()
+        if device is not None:
+            return sim(device, *args, **kwargs)
+        if original is _MISSING:
+            raise AttributeError(f"{getattr(owner, '__name__', owner)} has no attribute {attr!r}")
+        return original(*args, **kwargs)
+
+    dispatch._simgpu = True
+    dispatch.__name__ = attr
+    dispatch.__qualname__ = attr
+    dispatch.__doc__ = getattr(original, "__doc__", None)
+    dispatch.__wrapped__ = original
+    setattr(owner, attr, dispatch)
+
+
+def installed() -> bool:
+    """Whether the dispatchers are in place."""
+    return getattr(time.perf_counter, "_simgpu", False)
+
+
+# -------------------------------------------------------------- the answers
+def _perf(dev):
+    return PERF_BASE_S + dev.now()
+
+
+def _perf_ns(dev):
+    return int(round((PERF_BASE_S + dev.now()) * 1e9))
+
+
+def _wall(dev):
+    return dev.cfg["epoch_s"] + dev.now()
+
+
+def _wall_ns(dev):
+    return int(round((dev.cfg["epoch_s"] + dev.now()) * 1e9))
+
+
+def _sync(dev, *_args, **_kwargs):
+    dev.synchronize()
+
+
+def _mem_get_info(dev, *_args, **_kwargs):
+    free = dev.memory.capacity - dev.memory.allocated
+    return free, dev.memory.capacity
+
+
+def _reset_peak(dev, *_args, **_kwargs):
+    dev.memory.reset_peak()
+
+
+def _nothing(dev, *_args, **_kwargs):
+    return None
+
+
+def _stream(dev, *_args, **_kwargs):
+    return SimStream(dev)
+
+
+def _event(dev, *args, **kwargs):
+    kwargs.pop("device", None)
+    return SimEvent(dev, *args, **kwargs)
+
+
+def _properties(dev, *_args, **_kwargs):
+    return SimDeviceProperties(dev.cfg)
+
+
+def _null_context(dev, *_args, **_kwargs):
+    return contextlib.nullcontext()
+
+
+CUDA = {
+    "is_available": lambda dev: True,
+    "is_initialized": lambda dev: True,
+    "init": _nothing,
+    "device_count": lambda dev: 1,
+    "current_device": lambda dev: 0,
+    "set_device": _nothing,
+    "synchronize": _sync,
+    "Event": _event,
+    "Stream": _stream,
+    "current_stream": _stream,
+    "default_stream": _stream,
+    "stream": lambda dev, stream=None: stream if stream is not None else contextlib.nullcontext(),
+    "device": _null_context,
+    "get_device_name": lambda dev, *_a, **_k: dev.cfg["name"],
+    "get_device_properties": _properties,
+    "get_device_capability": lambda dev, *_a, **_k: (dev.cfg["major"], dev.cfg["minor"]),
+    "mem_get_info": _mem_get_info,
+    "memory_allocated": lambda dev, *_a, **_k: dev.memory.allocated,
+    "max_memory_allocated": lambda dev, *_a, **_k: dev.memory.peak,
+    "memory_reserved": lambda dev, *_a, **_k: dev.memory.allocated,
+    "max_memory_reserved": lambda dev, *_a, **_k: dev.memory.peak,
+    "reset_peak_memory_stats": _reset_peak,
+    "reset_max_memory_allocated": _reset_peak,
+    "empty_cache": _nothing,
+}
+
+ACCELERATOR = {
+    "is_available": lambda dev: True,
+    "current_accelerator": lambda dev, *_a, **_k: torch.device("cuda"),
+    "device_count": lambda dev: 1,
+    "synchronize": _sync,
+    "current_device_index": lambda dev: 0,
+    "current_device_idx": lambda dev: 0,
+    "set_device_index": _nothing,
+    "set_device_idx": _nothing,
+    "current_stream": _stream,
+}
+
+
+def install() -> None:
+    """Put the dispatchers in place (idempotent). Call before importing student modules."""
+    if installed():
+        return
+    _patch(time, "perf_counter", _perf)
+    _patch(time, "perf_counter_ns", _perf_ns)
+    _patch(time, "monotonic", _perf)
+    _patch(time, "monotonic_ns", _perf_ns)
+    _patch(time, "process_time", _perf)
+    _patch(time, "process_time_ns", _perf_ns)
+    _patch(time, "time", _wall)
+    _patch(time, "time_ns", _wall_ns)
+    timeit.default_timer = time.perf_counter
+    for attr, sim in CUDA.items():
+        _patch(torch.cuda, attr, sim)
+    for attr, sim in ACCELERATOR.items():
+        _patch(torch.accelerator, attr, sim)
+    _patch(torch, "Event", _event)
+    torch.cuda.OutOfMemoryError = torch.OutOfMemoryError
+    bench = sys.modules.get("torch.utils.benchmark.utils.timer")
+    if bench is not None and hasattr(bench, "timer"):
+        bench.timer = time.perf_counter
+
+
+def uninstall() -> None:
+    """Put every original back (for tests of the dispatchers themselves)."""
+    for (owner, attr), original in _ORIGINALS.items():
+        if original is _MISSING:
+            delattr(owner, attr)
+        else:
+            setattr(owner, attr, original)
+    _ORIGINALS.clear()
+    timeit.default_timer = time.perf_counter
