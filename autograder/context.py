@@ -75,6 +75,13 @@ class GradingContext:
         return self._student.call(module, function, args, kwargs, sim=sim, trace=True,
                                   timeout_s=timeout_s)
 
+    def call_watched(self, module: str, function: str, *args, timeout_s: float | None = None,
+                     **kwargs) -> tuple[Any, list[dict]]:
+        """As ``call`` on the real CPU/GPU, plus the torch calls the function made: a list of
+        ``{"op", "shapes", "dtypes", "nbytes", "out_nbytes", "count"}`` (shared.runner.TorchWatch)."""
+        value, trace = self._student.call(module, function, args, kwargs, watch=True, timeout_s=timeout_s)
+        return value, list((trace or {}).get("torch_ops", []))
+
     def reference(self, module: str, function: str, *args, sim: dict | None = None,
                   **kwargs) -> Any:
         value, _trace = self.reference_traced(module, function, *args, sim=sim, **kwargs)

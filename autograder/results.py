@@ -38,8 +38,9 @@ def test_entry(*, task_id: str, check_id: str, title: str, score: float, max_sco
 def build(tests: list[dict], *, output: str, execution_time: float, visibility: str) -> dict:
     """The whole results dict; score and max_score are the sums over ``tests``."""
     return {
-        "score": round(sum(t["score"] for t in tests), PLACES),
-        "max_score": round(sum(t["max_score"] for t in tests), PLACES),
+        # Per-test shares are rounded to PLACES; their sums are rounded to 2 so 3 x 33.3333 shows as 100.
+        "score": round(sum(t["score"] for t in tests), 2),
+        "max_score": round(sum(t["max_score"] for t in tests), 2),
         "execution_time": round(execution_time, 2),
         "output": output,
         "visibility": visibility,

@@ -122,8 +122,11 @@ def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib
         },
     }
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", str(workdir)),
-           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0"}
-    for key in ("MPLCONFIGDIR", "OMP_NUM_THREADS"):
+           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0",
+           # One compute thread: graders run side by side, and spinning OpenMP threads on a busy
+           # machine turn a millisecond copy into a tenth of a second.
+           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    for key in ("MPLCONFIGDIR", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         if key in os.environ:
             env[key] = os.environ[key]
     # grade-all workers run a fork server (autograder/forkserver.py): the same isolated child,
@@ -372,12 +375,16 @@ class Sandbox:
         raise error
 
     def call(self, module: str, function: str, args=(), kwargs=None, *, sim: dict | None = None,
-             trace: bool = False, timeout_s: float | None = None):
-        """Run ``module.function(*args, **kwargs)`` in the child; (value, trace) as plain data."""
+             trace: bool = False, watch: bool = False, timeout_s: float | None = None):
+        """Run ``module.function(*args, **kwargs)`` in the child; (value, trace) as plain data.
+
+        ``trace`` asks for the simulated GPU's trace of the call (with ``sim``); ``watch`` (without
+        ``sim``) asks for the torch calls it made, as ``{"torch_ops": [...]}`` (shared.runner.TorchWatch).
+        """
         self.has(module)
         message = {"op": "call", "module": module, "function": function,
                    "args": runner.encode(list(args)), "kwargs": runner.encode(dict(kwargs or {})),
-                   "sim": sim, "trace": bool(trace)}
+                   "sim": sim, "trace": bool(trace), "watch": bool(watch)}
         reply = self._request(message, timeout_s or self.limits.time_limit_s, function,
                               f"{module}.{function}")
         if reply.get("ok"):

@@ -337,7 +337,12 @@ class Child:
         sim = request.get("sim")
         trace = None
         try:
-            if sim is not None:
+            if request.get("watch") and sim is None:
+                with TorchWatch() as watch:
+                    value = fn(*args, **kwargs)
+                encoded = encode(value)
+                trace = {"torch_ops": watch.summary()}
+            elif sim is not None:
                 if self.simgpu is None:
                     return {"id": rid, "ok": False, "kind": "protocol",
                             "message": "the simulated GPU (shared.simgpu) is not available in this checkout"}
@@ -357,6 +362,48 @@ class Child:
             return {"id": rid, "ok": False, "kind": "raised", "exc_type": type(exc).__name__,
                     "message": _one_line(exc) + _student_line(exc)}
         return {"id": rid, "ok": True, "value": encoded, "trace": encode(trace)}
+
+
+def TorchWatch():
+    """A context manager recording the torch calls made inside it (see ``_make_watch``)."""
+    return _make_watch()()
+
+
+def _make_watch():
+    """The TorchFunctionMode class behind TorchWatch (built on first use: torch loads lazily).
+
+    ``summary()`` lists ``{"op", "shapes", "dtypes", "nbytes", "out_nbytes", "count"}`` per distinct
+    call: the function's name, the shapes, dtypes and sizes in bytes of its tensor arguments, the
+    size of a tensor result, and how many times it was called. It lets a CPU check see that
+    ``matmul_tflops(96, dtype=torch.float64)`` multiplied 96 x 96 float64 matrices.
+    """
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    class _Watch(TorchFunctionMode):
+        def __init__(self):
+            super().__init__()
+            self.counts: dict = {}
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            result = func(*args, **kwargs)
+            if len(self.counts) < 2000:
+                tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
+                out = result.nbytes if isinstance(result, torch.Tensor) else None
+                key = (getattr(func, "__name__", str(func)),
+                       tuple(tuple(t.shape) for t in tensors),
+                       tuple(str(t.dtype).removeprefix("torch.") for t in tensors),
+                       tuple(int(t.nbytes) for t in tensors), out)
+                self.counts[key] = self.counts.get(key, 0) + 1
+            return result
+
+        def summary(self) -> list:
+            return [{"op": op, "shapes": [list(s) for s in shapes], "dtypes": list(dtypes),
+                     "nbytes": list(nbytes), "out_nbytes": out, "count": count}
+                    for (op, shapes, dtypes, nbytes, out), count in self.counts.items()]
+
+    return _Watch
 
 
 def _to_torch(value):
@@ -405,9 +452,10 @@ def _preload(config: dict):
         return None
     try:
         simgpu = importlib.import_module("shared.simgpu")
-    except ImportError:
+        simgpu.install()
+    except Exception as exc:  # noqa: BLE001 - no simulator: CPU checks still run, sim calls say why
+        print(f"runner: simulated GPU unavailable ({type(exc).__name__}: {exc})", file=sys.stderr)
         return None
-    simgpu.install()
     return simgpu
 
 
