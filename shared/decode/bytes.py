@@ -21,6 +21,9 @@ from dataclasses import dataclass
 
 from shared.decode.config import DecoderConfig
 
+#: Bytes per value of each dtype the benchmark offers (weights, activations and KV cache).
+DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
+
 
 def attention_params(cfg: DecoderConfig) -> int:
     """Parameters of one layer's attention: Q, K, V, O projections (+ q/k norms for Qwen3)."""

@@ -9,10 +9,9 @@ import argparse
 import math
 import sys
 
-import torch
-
 from shared import tables
-from shared.decode import bench, config
+from shared.decode import config
+from shared.decode.bytes import DTYPE_BYTES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,7 +52,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--context", type=_count(0), default=512,
                    help="tokens already in each stream's KV cache (default 512)")
     p.add_argument("--tokens", type=_count(1), default=64, help="tokens generated per stream (default 64)")
-    p.add_argument("--dtype", choices=sorted(bench.DTYPES), default="bf16",
+    p.add_argument("--dtype", choices=sorted(DTYPE_BYTES), default="bf16",
                    help="weights, activations and KV cache (default bf16)")
     p.add_argument("--device", choices=("cpu", "cuda"), default=None,
                    help="default: cuda when available, else cpu")
@@ -73,6 +72,9 @@ def main(argv=None) -> int:
     except KeyError as exc:
         print(f"{prog}: error: --model: {exc.args[0]}", file=sys.stderr)
         return 2
+    import torch  # after parsing, so that a bad argument gets its line at once
+
+    from shared.decode import bench
     if args.device == "cuda" and not torch.cuda.is_available():
         print(f"{prog}: error: --device cuda: no CUDA device is available here", file=sys.stderr)
         return 2

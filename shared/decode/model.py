@@ -221,6 +221,11 @@ class Decoder(nn.Module):
 
     def step(self, tokens: torch.Tensor, pos: int) -> torch.Tensor:
         """One decode step: ``tokens`` (batch,) at position ``pos`` -> next tokens (batch,), argmax."""
+        return self.logits(tokens, pos).argmax(dim=-1)
+
+    def logits(self, tokens: torch.Tensor, pos: int) -> torch.Tensor:
+        """Logits (batch, vocab) of the tokens after ``tokens`` (batch,) at position ``pos``; writes
+        their K/V into the cache at ``pos``."""
         if not 0 <= pos < self.max_positions:
             raise ValueError(f"position {pos} is outside the KV cache (0..{self.max_positions - 1})")
         angles = pos * self.inv_freq
@@ -228,5 +233,4 @@ class Decoder(nn.Module):
         x = F.embedding(tokens, self.embedding)
         for i, layer in enumerate(self.layers):
             x = layer(x, pos, cos, sin, self.cache_k[i], self.cache_v[i])
-        logits = F.linear(self.norm(x), self.output_projection)
-        return logits.argmax(dim=-1)
+        return F.linear(self.norm(x), self.output_projection)
