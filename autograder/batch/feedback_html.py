@@ -1,0 +1,146 @@
+"""OUT/<student>/feedback.html: one student's feedback as a self-contained page (no network).
+
+Score per task, the two pictures that say it faster (the student's bandwidth sweep against the
+device's curve with the cache cliff marked; their roofline with their Measure-table points), then
+every check with its message. Built from results.json alone (plot numbers under "why17", see
+plotdata.py); everything the student wrote is escaped.
+"""
+from __future__ import annotations
+
+from html import escape
+
+from autograder.batch import gradebook, svg
+
+STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
+main{max-width:980px;margin:0 auto;padding:24px}
+h1{font-size:24px;margin:0 0 4px} h2{font-size:18px;margin:28px 0 10px}
+.card{background:#fff;border:1px solid #dde1e8;border-radius:8px;padding:16px;margin:12px 0}
+.score{font-size:40px;font-weight:700} .muted{color:#5b6474}
+table{border-collapse:collapse;width:100%} td,th{padding:6px 8px;border-bottom:1px solid #eceff3;
+text-align:left;vertical-align:top} .bar{background:#e6eaf0;border-radius:4px;height:12px;width:220px}
+.bar>div{background:#0072B2;height:12px;border-radius:4px}
+.passed{color:#0b7a3e;font-weight:600} .failed{color:#b3261e;font-weight:600}
+.error{color:#8a5a00;font-weight:600}
+pre{white-space:pre-wrap;margin:4px 0 0;font-family:ui-monospace,monospace;font-size:13px}
+.plots{display:flex;flex-wrap:wrap;gap:12px} .plots svg{max-width:100%;height:auto}
+"""
+
+STATUS_WORDS = {"passed": "passed", "failed": "failed", "error": "did not run"}
+
+
+def page(title: str, body: str) -> str:
+    """A whole HTML document with the shared style; nothing is loaded from elsewhere."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head>"
+            f"<body><main>{body}</main></body></html>\n")
+
+
+def sweep_chart(data: dict) -> str:
+    """The student's bandwidth sweep against the device's curve, the L2 size marked."""
+    chart = svg.Chart(title="Copy bandwidth against buffer size", xlabel="buffer size (MiB)",
+                      ylabel="bandwidth (GB/s)", xlog=True, ylog=True)
+    device = data.get("device") or {}
+    curve = data.get("device_sweep_gbs") or {}
+    if curve:
+        xs = sorted(curve, key=float)
+        chart.line([float(x) for x in xs], [curve[x] for x in xs],
+                   f"{device.get('name') or 'device'}: expected", color="#777777", dash="6 4")
+    sweep = data.get("sweep_gbs") or {}
+    if sweep:
+        xs = sorted(sweep, key=float)
+        chart.line([float(x) for x in xs], [sweep[x] for x in xs], "your sweep", color=svg.PALETTE[1])
+    l2 = device.get("l2_bytes")
+    if isinstance(l2, (int, float)) and l2 > 0:
+        # A copy's two buffers leave the L2 when 2 x size exceeds it: the cliff is at L2 / 2.
+        chart.vline(l2 / 2 / 2**20, f"cache cliff (L2 {l2 / 2**20:g} MiB)", color="#b3261e")
+    return chart.svg()
+
+
+def roofline_chart(data: dict) -> str:
+    """The student's roofline from their measured peak and bandwidth, with their points."""
+    bw, peak = data.get("bw_gbs"), data.get("peak_tflops")
+    chart = svg.Chart(title="Your roofline", xlabel="arithmetic intensity (FLOPs/byte)",
+                      ylabel="attainable (TFLOP/s)", xlog=True, ylog=True)
+    if not (svg._finite(bw, peak) and bw > 0 and peak > 0):
+        return chart.svg()
+    ridge = peak * 1000 / bw
+    xs = [10 ** (e / 4) for e in range(-8, 17)]
+    xs = sorted(set(xs + [ridge]))
+    chart.line(xs, [min(peak, bw * x / 1000) for x in xs],
+               f"measured roof: {bw:.4g} GB/s, {peak:.4g} TFLOP/s", color=svg.PALETTE[0])
+    device = data.get("device") or {}
+    dbw, dpeak = device.get("bw_gbs"), device.get("peak_tflops")
+    if svg._finite(dbw, dpeak) and dbw > 0 and dpeak > 0:
+        chart.line(xs, [min(dpeak, dbw * x / 1000) for x in xs], "spec sheet roof",
+                   color="#777777", dash="6 4")
+    chart.vline(ridge, f"ridge {ridge:.3g} FLOPs/B", color=svg.PALETTE[0])
+    points = [p for p in data.get("points") or [] if isinstance(p, dict)]
+    if points:
+        chart.points([p.get("intensity") for p in points], [p.get("tflops") for p in points],
+                     "your measurements", color=svg.PALETTE[1],
+                     names=[str(p.get("label", "")) for p in points])
+    return chart.svg()
+
+
+def _task_rows(results: dict, assignment) -> str:
+    scores = gradebook.task_scores(results, [t.id for t in assignment.tasks])
+    rows = []
+    for task in assignment.tasks:
+        got = scores[task.id]
+        frac = got / task.points if task.points else 0.0
+        rows.append(f"<tr><td><b>{escape(task.id)}</b> {escape(task.title)}</td>"
+                    f"<td>{got:.4g} / {task.points:g}</td>"
+                    f"<td><div class=\"bar\" role=\"img\" aria-label=\"{frac:.0%}\">"
+                    f"<div style=\"width:{max(0.0, min(frac, 1.0)) * 100:.1f}%\"></div></div></td>"
+                    f"<td class=\"muted\">reread: {escape(task.lesson)}</td></tr>")
+    return "<table><tr><th>task</th><th>points</th><th></th><th>lesson</th></tr>" + "".join(rows) + "</table>"
+
+
+def _checks(results: dict, assignment) -> str:
+    from autograder.batch import mistakes
+    by_task: dict[str, list[dict]] = {}
+    for test in results.get("tests", []):
+        by_task.setdefault(test.get("task", ""), []).append(test)
+    parts = []
+    for task in assignment.tasks:
+        tests = by_task.get(task.id, [])
+        if not tests:
+            continue
+        rows = []
+        for t in tests:
+            state = mistakes.outcome(t)
+            rows.append(f"<tr><td class=\"{state}\">{STATUS_WORDS[state]}</td>"
+                        f"<td>{escape(str(t.get('name', '')))}"
+                        f"<pre>{escape(str(t.get('output', '')))}</pre></td>"
+                        f"<td>{float(t.get('score') or 0):.3g} / {float(t.get('max_score') or 0):.3g}</td></tr>")
+        parts.append(f"<h3>{escape(task.id)}: {escape(task.title)}</h3><table>{''.join(rows)}</table>")
+    return "".join(parts) or "<p class=\"muted\">No checks ran.</p>"
+
+
+def render(student: str, results: dict, assignment) -> str:
+    """The feedback page of ``student``."""
+    scores = gradebook.task_scores(results, [t.id for t in assignment.tasks])
+    total = sum(scores.values())
+    data = results.get("why17") if isinstance(results.get("why17"), dict) else None
+    if data:
+        plots = (f"<div class=\"plots\">{sweep_chart(data)}{roofline_chart(data)}</div>"
+                 f"<p class=\"muted\">From your {escape(str(data.get('source', '')))}, measured on "
+                 f"{escape(str((data.get('device') or {}).get('name', 'your machine')))}. Below the "
+                 "cliff the copy fits in the cache and looks faster than main memory; decode reads "
+                 "weights far larger than any cache.</p>")
+    else:
+        plots = ("<p class=\"muted\">No plots: measurements.json (written by the lab notebook, "
+                 "why17.ipynb) is missing or unreadable, so there is no sweep or roofline to draw.</p>")
+    note = gradebook.note_of(results)
+    body = [f"<h1>why17 feedback: {escape(student)}</h1>",
+            f"<p class=\"muted\">{escape(assignment.title)}</p>",
+            f"<div class=\"card\"><div class=\"score\">{total:.4g} / {assignment.max_score:g}</div>",
+            f"<p class=\"failed\">{escape(note)}</p>" if note else "",
+            _task_rows(results, assignment), "</div>",
+            "<h2>Your measurements</h2>", f"<div class=\"card\">{plots}</div>",
+            "<h2>Checks</h2>", f"<div class=\"card\">{_checks(results, assignment)}</div>",
+            "<h2>Grader notes</h2>",
+            f"<div class=\"card\"><pre>{escape(str(results.get('output', '')))}</pre></div>"]
+    return page(f"why17 feedback: {student}", "".join(body))

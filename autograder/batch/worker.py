@@ -1,0 +1,105 @@
+"""A grade-all worker process: ``python -m autograder.batch.worker``.
+
+It imports the grader once, starts a fork server (autograder/forkserver.py) so every sandboxed
+child it launches is forked from a process that already imported torch, then grades one
+submission per request. Student code never runs here: grade_submission runs it in sandboxed
+children, each a fresh process.
+
+Protocol (JSON lines): the parent writes ``{"id", "path", "assignment", "device",
+"time_limit_s", "only"}`` on stdin (``only``: check ids, or null for all); the worker answers on its original stdout with ``{"ready": true}``
+once, then ``{"id", "results", "cpu_s"}`` per request, and at the end of its stdin
+``{"bye": true, "cpu_s", "maxrss_kb", "children_maxrss_kb"}`` (CPU seconds of the worker and
+everything it started; peak resident memory in KiB of the worker itself and of the largest process
+below it). Everything else the worker or the grader prints goes to stderr (the parent's log).
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import traceback
+
+
+def _set_pdeathsig() -> None:
+    """Die with the parent (Linux): a killed grade-all leaves no worker behind."""
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _cpu_s() -> float:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def grade_one(job: dict) -> dict:
+    """The results dict for one job: graded, or a zero with the reason when grading refused it."""
+    from autograder import course
+    from autograder.batch import plotdata
+    from autograder.batch.zero import zero_results
+    from autograder.errors import UsageError
+    from autograder.grade import grade_submission
+
+    asg = course.load().assignment(job["assignment"])
+    try:
+        only = set(job["only"]) if job.get("only") else None
+        results = grade_submission(job["path"], job["assignment"], job.get("device"),
+                                   time_limit_s=job.get("time_limit_s"), only=only)
+    except UsageError as exc:                       # the grader refused the submission
+        return zero_results(asg, str(exc))
+    except Exception as exc:  # noqa: BLE001 - one bad submission must not stop the worker
+        traceback.print_exc(file=sys.stderr)
+        return zero_results(asg, f"the grader failed on this submission ({type(exc).__name__}: {exc})")
+    try:
+        data = plotdata.collect(job["path"])
+    except Exception:  # noqa: BLE001 - plots are a nicety; a failure leaves them out
+        traceback.print_exc(file=sys.stderr)
+        data = None
+    if data is not None:
+        results["why17"] = data
+    return results
+
+
+def main() -> int:
+    _set_pdeathsig()
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    os.dup2(2, 1)                                   # stray prints go to the log, not the protocol
+    sys.stdout = sys.stderr
+    import autograder.grade  # noqa: F401 - the grader's imports, paid once per worker
+    if os.environ.get("WHY17_FORKSERVER", "1") != "0":
+        from autograder import forkserver
+        forkserver.start()
+    protocol.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
+    for line in sys.stdin:
+        job = json.loads(line)
+        before = _cpu_s()
+        results = _finite(grade_one(job))
+        reply = {"id": job["id"], "results": results, "cpu_s": round(_cpu_s() - before, 3)}
+        protocol.write(json.dumps(reply, allow_nan=False) + "\n")
+    from autograder import forkserver
+    forkserver.stop()                               # reaped: its rusage joins ours
+    protocol.write(json.dumps({
+        "bye": True, "cpu_s": round(_cpu_s(), 3),
+        "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "children_maxrss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}) + "\n")
+    return 0
+
+
+def _finite(value):
+    """``value`` with every non-finite float replaced by None (results.json is strict JSON)."""
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+if __name__ == "__main__":
+    sys.exit(main())

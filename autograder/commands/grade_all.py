@@ -1,0 +1,68 @@
+"""``grade-all SUBMISSIONS_DIR --out OUT [--jobs N] [--force] [--student NAME]``: grade a class."""
+from __future__ import annotations
+
+from autograder.batch import run as batch
+
+NAME = "grade-all"
+HELP = ("grade every submission in SUBMISSIONS_DIR in parallel (resumable); write OUT/<student>/"
+        "results.json and feedback.html, gradebook.csv, canvas.csv, summary.json, summary.html")
+
+
+def _positive_float(text: str) -> float:
+    import argparse
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
+
+
+def _check_ids(text: str) -> set[str]:
+    import argparse
+
+    from autograder.grade import load_checks
+    ids = {t.strip() for t in text.split(",") if t.strip()}
+    unknown = sorted(ids - set(load_checks()))
+    if not ids or unknown:
+        raise argparse.ArgumentTypeError(f"unknown check id {unknown[0] if unknown else text!r}")
+    return ids
+
+
+def add_arguments(p) -> None:
+    p.add_argument("submissions", metavar="SUBMISSIONS_DIR",
+                   help="a folder of per-student folders or zips, nbgrader's submitted/, "
+                        "or a Gradescope export")
+    p.add_argument("--out", required=True, metavar="OUT", help="output folder (created; reruns resume)")
+    p.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
+                   help="worker processes (default: the machine's cores)")
+    p.add_argument("--force", action="store_true", help="regrade everything, even unchanged submissions")
+    p.add_argument("--student", metavar="NAME", help="regrade this one student only")
+    p.add_argument("--assignment", default="why17")
+    p.add_argument("--device", choices=("sim", "cpu", "cuda"), default=None,
+                   help="grading device (default: course.yml's)")
+    p.add_argument("--budget-s", type=_positive_float, default=None, metavar="S",
+                   help=f"wall-clock seconds one submission may take before it gets a zero "
+                        f"(default: {batch.BUDGET_CALLS} x course.yml's time_limit_s)")
+    p.add_argument("--checks", type=_check_ids, default=None, metavar="ID,ID",
+                   help="grade only these check ids (quick trial runs, tests); the others are left out")
+    p.add_argument("--time-limit-s", type=_positive_float, default=None, metavar="S",
+                   help="seconds per call of a student function (default: course.yml's time_limit_s)")
+
+
+def run(args) -> int:
+    return batch.grade_all(args.submissions, args.out, jobs=args.jobs, force=args.force,
+                           student=args.student, assignment=args.assignment, device=args.device,
+                           budget_s=args.budget_s, time_limit_s=args.time_limit_s, only=args.checks)
