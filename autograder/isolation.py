@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -243,7 +244,7 @@ def _probe(namespaces: bool) -> tuple[dict | None, str]:
             os.rmdir(str(workdir) + ".root")
         except OSError:
             pass
-        subprocess.run(["rm", "-rf", str(workdir)], check=False)
+        shutil.rmtree(workdir, ignore_errors=True)
     if done.returncode != 0:
         lines = (done.stderr.strip() or f"exit status {done.returncode}").splitlines()
         return None, lines[-1].removeprefix("sandbox: could not start the sandboxed process: ")
