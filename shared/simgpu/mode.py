@@ -81,15 +81,18 @@ class SimMode(TorchFunctionMode):
                 return self_t
         if "device" in kwargs and is_cuda_like(kwargs["device"]):
             kwargs["device"] = META
-        inputs = [t for t in _flat(list(args) + list(kwargs.values()), []) if is_sim(t)]
+        out_kw = kwargs.get("out")
+        inputs = [t for t in _flat(list(args) + [v for k, v in kwargs.items() if k != "out"], []) if is_sim(t)]
         out = func(*args, **kwargs)
         outputs = [t for t in _flat([out], []) if is_sim(t)]
+        if out_kw is not None and not outputs:
+            outputs = [t for t in _flat([out_kw], []) if is_sim(t)]
         if not inputs and not outputs:
             return out
         new = [t for t in outputs if not self.device.memory.known(t)]
         for t in outputs:
             self.device.track(t, new=any(t is n for n in new))
-        op = costs.classify(name, args, inputs, outputs, bool(new))
+        op = costs.classify(name, args, inputs, outputs, bool(new) or out_kw is not None)
         if op is not None:
             self.device.launch(op)
         return out

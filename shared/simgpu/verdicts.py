@@ -105,13 +105,15 @@ class Runner(Protocol):
 def configs(profile: str, seed: int | None) -> dict[str, dict]:
     """The simulator settings the checks use, all on the same (seeded) device.
 
-    ideal:    launches wait and cost nothing, no first-use cost: the device's true speed
+    ideal:    launches wait; launches, allocations and syncs cost the host nothing; no first use:
+              the timer sees exactly the device's time
     async:    real launches (asynchronous), no first-use cost
     blocking: every launch waits for its kernel, no first-use cost
     cold:     every launch waits, and the first op of each kind pays the one-time cost
     """
     return {
-        "ideal": config(profile, seed, sync_launches=True, first_use=False, launch_overhead_s=0.0),
+        "ideal": config(profile, seed, sync_launches=True, first_use=False, launch_overhead_s=0.0,
+                        alloc_s=0.0, sync_overhead_s=0.0),
         "async": config(profile, seed, sync_launches=False, first_use=False),
         "blocking": config(profile, seed, sync_launches=True, first_use=False),
         "cold": config(profile, seed, sync_launches=True, first_use=True),
@@ -122,6 +124,13 @@ def sizes(cfg: dict) -> tuple[int, int]:
     """(small, large) copy sizes in bytes: an eighth of the L2 and eight times it, whole MiB."""
     l2 = cfg["l2_bytes"]
     return max(MIB, l2 // 8 // MIB * MIB), -(-8 * l2 // MIB) * MIB
+
+
+def fmt_ratio(ratio: float) -> str:
+    """A ratio for a message: '0.50x', '1.07x', '232x', '1e+09x'."""
+    if 0.01 <= ratio < 10:
+        return f"{ratio:.2f}x"
+    return f"{ratio:.0f}x" if 10 <= ratio < 1e5 else f"{ratio:.3g}x"
 
 
 def _number(value) -> float | None:
@@ -176,18 +185,18 @@ def sync_present(run: Runner, profile: str, seed: int | None) -> Verdict:
     ratio = a / b
     if ratio > SYNC_BOUNDS[1]:
         return Verdict("sync_present", False,
-                       f"copy_bandwidth reads {ratio:.3g}x more GB/s when launches are asynchronous "
+                       f"copy_bandwidth reads {fmt_ratio(ratio)} more GB/s when launches are asynchronous "
                        "than when each launch waits: the clock stopped before the device finished, "
                        "so you timed how fast Python queues work. Synchronize before reading the "
                        "clock. Reread: Break It, Forget to synchronize.", ratio)
     if ratio < SYNC_BOUNDS[0]:
         return Verdict("sync_present", False,
-                       f"copy_bandwidth reads {ratio:.2f}x the GB/s it reads when each launch waits: "
+                       f"copy_bandwidth reads {fmt_ratio(ratio)} the GB/s it reads when each launch waits: "
                        "the clock started while earlier work (the warm-up) was still queued. "
                        "Synchronize before starting the clock too. Reread: Build It, bw.py step 3, "
                        "and Break It, Forget to synchronize.", ratio)
     return Verdict("sync_present", True,
-                   f"copy_bandwidth waits for the device: asynchronous / waiting launches = {ratio:.3f}x.",
+                   f"copy_bandwidth waits for the device: asynchronous / waiting launches = {fmt_ratio(ratio)}.",
                    ratio)
 
 
@@ -204,12 +213,12 @@ def warmup_present(run: Runner, profile: str, seed: int | None) -> Verdict:
     ratio = a / b
     if ratio < WARMUP_MIN:
         return Verdict("warmup_present", False,
-                       f"copy_bandwidth reads {ratio:.2f}x the GB/s on a device whose first copy pays "
+                       f"copy_bandwidth reads {fmt_ratio(ratio)} the GB/s on a device whose first copy pays "
                        "a one-time start-up cost than on one where it does not: the timed loop "
                        "includes that first use. Run a few untimed copies first. Reread: Build It, "
                        "bw.py step 2 (warm up).", ratio)
     return Verdict("warmup_present", True,
-                   f"copy_bandwidth warms up: with / without a one-time start-up cost = {ratio:.3f}x.",
+                   f"copy_bandwidth warms up: with / without a one-time start-up cost = {fmt_ratio(ratio)}.",
                    ratio)
 
 
@@ -232,7 +241,7 @@ def bytes_counted_twice(run: Runner, profile: str, seed: int | None) -> Verdict:
     ratio, copied, asked = _copy_ratio(run, profile, seed)
     if copied is None:
         return _not_a_number("bytes_counted_twice", "copy_bandwidth", ratio, "GB/s")
-    head = f"copy_bandwidth reads {ratio:.3g}x the reference GB/s on the same simulated GPU"
+    head = f"copy_bandwidth reads {fmt_ratio(ratio)} the reference GB/s on the same simulated GPU"
     explained = _explain(ratio, BYTE_FACTORS, GBS_UNITS)
     if explained is None:
         moved = f" (your copies moved {copied / asked:.3g}x the n_bytes asked for)" if copied != asked else ""
@@ -256,7 +265,7 @@ def units_gb_per_s(run: Runner, profile: str, seed: int | None) -> Verdict:
     if copied is None:
         return _not_a_number("units_gb_per_s", "copy_bandwidth", ratio, "GB/s")
     explained = _explain(ratio, BYTE_FACTORS, GBS_UNITS)
-    head = f"copy_bandwidth reads {ratio:.3g}x the reference GB/s on the same simulated GPU"
+    head = f"copy_bandwidth reads {fmt_ratio(ratio)} the reference GB/s on the same simulated GPU"
     if explained is None:
         if 0.3 <= ratio <= 3.5:
             return Verdict("units_gb_per_s", True, "copy_bandwidth's number is in GB/s.", ratio)
@@ -280,7 +289,7 @@ def buffer_exceeds_cache(run: Runner, profile: str, seed: int | None) -> Verdict
     times = biggest / l2
     if times < CACHE_MULTIPLE:
         return Verdict("buffer_exceeds_cache", False,
-                       f"measured_bandwidth copies a buffer of at most {times:.2f}x the L2 cache "
+                       f"measured_bandwidth copies a buffer of at most {fmt_ratio(times)} the L2 cache "
                        f"(it needs at least {CACHE_MULTIPLE}x, read from "
                        "torch.cuda.get_device_properties(...).L2_cache_size): the copy runs from the "
                        "cache, not from main memory. Reread: Break It, Tiny buffers.", times)
@@ -300,12 +309,12 @@ def buffer_exceeds_cache(run: Runner, profile: str, seed: int | None) -> Verdict
                  f"{moved / small:.3g}x the small size asked for" if moved != small else
                  "the small copies did not run from the cache (do not flush it between copies)")
         return Verdict("buffer_exceeds_cache", False,
-                       f"copy_bandwidth's sweep shows {ratio:.2f}x the reference's cache cliff "
+                       f"copy_bandwidth's sweep shows {fmt_ratio(ratio)} the reference's cache cliff "
                        f"(GB/s of a buffer well inside the L2 over one well past it): {cause}. "
                        "Reread: Break It, Tiny buffers.", ratio)
     return Verdict("buffer_exceeds_cache", True,
                    f"measured_bandwidth's buffer is {times:.1f}x the L2, and copy_bandwidth's sweep "
-                   f"shows the cache cliff ({ratio:.2f}x the reference's).", ratio)
+                   f"shows the cache cliff ({fmt_ratio(ratio)} the reference's).", ratio)
 
 
 def flops_counted_2n3(run: Runner, profile: str, seed: int | None) -> Verdict:
@@ -317,7 +326,7 @@ def flops_counted_2n3(run: Runner, profile: str, seed: int | None) -> Verdict:
     if x is None:
         return _not_a_number("flops_counted_2n3", "matmul_tflops", value, "TFLOP/s")
     ratio = x / float(run.reference("flops", "matmul_tflops", n, iters=iters, sim=cfg))
-    head = f"matmul_tflops reads {ratio:.3g}x the reference TFLOP/s on the same simulated GPU"
+    head = f"matmul_tflops reads {fmt_ratio(ratio)} the reference TFLOP/s on the same simulated GPU"
     explained = _explain(ratio, FLOP_FACTORS, TFLOPS_UNITS)
     if explained == (1.0, 1.0):
         return Verdict("flops_counted_2n3", True, "matmul_tflops counts 2·n**3 FLOPs and reports TFLOP/s.", ratio)
