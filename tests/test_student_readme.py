@@ -1,0 +1,90 @@
+"""The student README agrees with course.yml (ids, titles, points, lesson sections) and with the
+tables (the lesson's two decode numbers), and tells how to run the checks and how to submit.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from autograder import course
+from shared import tables
+from tests.public_runs import ROOT
+
+ASSIGNMENT = course.load().assignment("why17")
+README = ROOT / "solutions" / "why17" / "README.md"
+_ROW = re.compile(r"^\|\s*(\w+)\s*\|\s*(.+?)\s*\|\s*([\d.]+)\s*\|\s*(.+?)\s*\|\s*$")
+
+
+def readme_tasks(text: str) -> list[tuple[str, str, float, str]]:
+    """Rows of the README's task table: (id, title, points, lesson section)."""
+    rows = []
+    for line in text.splitlines():
+        match = _ROW.match(line)
+        if match:
+            task_id, title, points, lesson = match.groups()
+            rows.append((task_id, title, float(points), lesson))
+    return rows
+
+
+def table_drift(text: str, assignment) -> list[str]:
+    """How the README's task table differs from course.yml, one line per difference."""
+    rows = {row[0]: row for row in readme_tasks(text)}
+    problems = []
+    for task in assignment.tasks:
+        row = rows.pop(task.id, None)
+        if row is None:
+            problems.append(f"{task.id} is missing from the README's task table")
+            continue
+        for field, said, truth in (("title", row[1], task.title), ("points", row[2], task.points),
+                                   ("lesson section", row[3], task.lesson)):
+            if said != truth:
+                problems.append(f"{task.id}: README says {field} {said!r}, course.yml says {truth!r}")
+    problems += [f"{extra}: in the README's task table but not in course.yml" for extra in rows]
+    return problems
+
+
+def test_the_task_table_matches_course_yml():
+    assert table_drift(README.read_text(encoding="utf-8"), ASSIGNMENT) == []
+
+
+def test_the_task_table_lists_tasks_in_course_order():
+    assert [row[0] for row in readme_tasks(README.read_text(encoding="utf-8"))] == [t.id for t in ASSIGNMENT.tasks]
+
+
+@pytest.mark.parametrize("old, new, complaint", [
+    ("| task1 | Memory bandwidth (bw.py) | 25 |", "| task1 | Memory bandwidth (bw.py) | 30 |",
+     "task1: README says points 30.0, course.yml says 25.0"),
+    ("| task2 | Matmul throughput (flops.py)", "| task2 | Matmul speed (flops.py)", "task2: README says title"),
+    ("| task5 |", "| task6 |", "task5 is missing"),
+])
+def test_a_drifted_table_is_caught(old, new, complaint):
+    text = README.read_text(encoding="utf-8")
+    assert old in text
+    assert any(complaint in p for p in table_drift(text.replace(old, new), ASSIGNMENT))
+
+
+def test_the_two_decode_numbers_come_from_the_tables():
+    text = README.read_text(encoding="utf-8")
+    spark = tables.device("spark")
+    llama = tables.model("llama-3.1-8b")
+    bf16 = tables.weight_format("bf16").bytes_per_weight
+    for whole_checkpoint in (True, False):
+        gb = llama.params_read(whole_checkpoint=whole_checkpoint) * bf16 / 1e9
+        speed = spark.bw_gbs / gb
+        assert f"{gb:.2f} GB" in text
+        assert f"{speed:.0f} tok/s" in text or f"{speed:.1f} tok/s" in text
+    assert f"{spark.bw_gbs:g} GB/s" in text
+
+
+@pytest.mark.parametrize("needle", [
+    "pytest assignments/why17", "-m task1", "python -m shared.simgpu --device h100",
+    "pip install -r requirements.txt", "Gradescope",
+    "bw.py flops.py predict.py roofline.py why17.ipynb measurements.json",
+])
+def test_the_readme_says_how_to_run_check_and_submit(needle):
+    assert needle in README.read_text(encoding="utf-8")
+
+
+def test_the_release_carries_the_same_readme():
+    assert (ROOT / "assignments" / "why17" / "README.md").read_bytes() == README.read_bytes()
