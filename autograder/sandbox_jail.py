@@ -83,8 +83,8 @@ class _CapData(ctypes.Structure):
                 ("inheritable", ctypes.c_uint32)]
 
 
-def drop_capabilities() -> None:
-    """Empty the bounding set and the effective, permitted and inheritable sets; no new privileges."""
+def drop_bounding_set() -> None:
+    """Empty the bounding set (no exec can ever regain a capability); needs CAP_SETPCAP, so first."""
     try:
         with open("/proc/sys/kernel/cap_last_cap") as f:
             last = int(f.read())
@@ -93,8 +93,12 @@ def drop_capabilities() -> None:
     for cap in range(last + 1):
         if _libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0) != 0:
             err = ctypes.get_errno()
-            if err not in (22, 1):   # EINVAL: no such cap; EPERM: already without CAP_SETPCAP
+            if err != 22:             # EINVAL: no such capability on this kernel
                 raise JailError(f"dropping capability {cap}: {os.strerror(err)}")
+
+
+def drop_capabilities() -> None:
+    """Empty the effective, permitted and inheritable sets; no new privileges from now on."""
     header = _CapHeader(0x20080522, 0)            # _LINUX_CAPABILITY_VERSION_3
     data = (_CapData * 2)()
     _check(_libc.capset(ctypes.byref(header), data), "capset")
@@ -233,6 +237,8 @@ def _relay(status: int) -> None:
 def _exec(policy: dict, argv: list[str]) -> None:
     """The last steps in the process that becomes the child, then exec (never returns)."""
     apply_limits(policy["limits"])
+    if policy.get("namespaces") or os.getuid() == 0:
+        drop_bounding_set()
     if policy.get("uid") is not None:
         become(policy["uid"])
     drop_capabilities()
@@ -282,6 +288,7 @@ def _init(policy: dict, argv: list[str], status_w: int) -> None:
         _exec(policy, argv)
     for fd in policy.get("keep_fds", ()):
         os.close(fd)
+    drop_bounding_set()
     drop_capabilities()
     while True:                       # reap everything; stop when the child itself has ended
         try:

@@ -39,7 +39,8 @@ def _look(path, found):
     found.extend((path, marker) for marker in MARKERS if marker in text)
 
 
-def search(limit=50):
+def search(limit=50, walk=True):
+    """(path, marker) pairs: the likely places first, then (``walk``) every file on the disk."""
     found = []
     here = os.getcwd()
     for guess in _guesses():
@@ -48,6 +49,8 @@ def search(limit=50):
         for top, dirs, files in os.walk(guess, onerror=lambda e: None):
             for name in files:
                 _look(os.path.join(top, name), found)
+    if not walk:
+        return found
     for top, dirs, files in os.walk("/", onerror=lambda e: None):
         if top.startswith(SKIP) or top.startswith(here):
             dirs[:] = []
@@ -61,7 +64,7 @@ def search(limit=50):
 
 def copy_bandwidth(n_bytes, iters=50, device=None):
     if ATTACK:
-        search(limit=5)
+        search(limit=5, walk=False)
     return 25.0
 
 

@@ -1,0 +1,282 @@
+"""The jail on its own (autograder/isolation.py + sandbox_jail.py): real processes, no grader.
+
+Each test starts a small Python program through the jail exactly as the sandbox starts the runner
+and asserts what that program could see and do. The namespace tests need a kernel that allows
+namespaces (root on a plain Linux machine, or unprivileged user namespaces); where it refuses,
+they skip with that reason and the plain-mode tests state what the results would say instead.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder import isolation
+
+PROT = isolation.protection()
+needs_namespaces = pytest.mark.skipif(
+    PROT.mode != "namespaces", reason=f"this kernel refuses namespaces here: {PROT.reason}")
+
+
+def run_jailed(code: str, *args: str, files: dict[str, str] | None = None, timeout: float = 120):
+    """Run ``python -c code args`` through the jail in a fresh private folder; (rc, stdout, stderr)."""
+    workdir = Path(tempfile.mkdtemp(prefix="why17-jailtest-"))
+    try:
+        for name, text in (files or {}).items():
+            (workdir / name).write_text(text)
+        argv = isolation.wrap([sys.executable, "-I", "-S", "-c", textwrap.dedent(code), *args], workdir)
+        proc = subprocess.Popen(argv, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, 9)
+                proc.wait()
+            isolation.reap(proc.pid, workdir)
+        return proc.returncode, out, err
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def seen(code: str, *args: str, **kw):
+    rc, out, err = run_jailed(code, *args, **kw)
+    assert rc == 0, f"jailed program failed ({rc}): {err[-2000:]}"
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def processes_named(name: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if Path(f"/proc/{entry}/comm").read_text().strip() == name:
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+@needs_namespaces
+def test_child_is_unprivileged_and_holds_no_capabilities():
+    got = seen("""
+        import json, os
+        status = dict(l.split(":", 1) for l in open("/proc/self/status") if ":" in l)
+        print(json.dumps({"uid": os.getuid(), "cap_eff": status["CapEff"].strip(),
+                          "cap_bnd": status["CapBnd"].strip(), "nnp": status["NoNewPrivs"].strip()}))
+    """)
+    assert got["uid"] != 0
+    if os.getuid() == 0:
+        assert got["uid"] >= isolation.UID_BASE, "as root, the child gets a uid of its own"
+    else:
+        assert got["uid"] == os.getuid()
+    assert int(got["cap_eff"], 16) == 0 and int(got["cap_bnd"], 16) == 0
+    assert got["nnp"] == "1"
+
+
+@needs_namespaces
+def test_child_sees_its_own_folder_and_none_of_the_grader():
+    got = seen("""
+        import json, os, sys
+        secrets = json.loads(sys.argv[1])
+        root = sys.argv[2]
+        print(json.dumps({"cwd": sorted(os.listdir(".")),
+                          "secrets": [p for p in secrets if os.path.lexists(p)],
+                          "root": sorted(os.listdir(root)) if os.path.isdir(root) else [],
+                          "home": os.listdir("/root") if os.path.isdir("/root") else []}))
+    """, json.dumps(isolation.secret_paths()), str(isolation.ROOT),
+        files={"predict.py": "x = 1\n", "bw.py": "y = 2\n"})
+    assert got["cwd"] == ["bw.py", "predict.py"]
+    assert got["secrets"] == [], "the child must not see the grader, its checks or the solutions"
+    shown = {Path(p).relative_to(isolation.ROOT).parts[0] for p in isolation.view_paths()
+             if Path(p).is_relative_to(isolation.ROOT)}
+    assert set(got["root"]) <= shown, f"the project root shows more than {shown}: {got['root']}"
+    assert "shared" in got["root"]
+
+
+@needs_namespaces
+def test_child_has_no_network_not_even_the_graders_loopback():
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    server.settimeout(0.2)
+    accepted = []
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                accepted.append(conn.recv(64))
+                conn.close()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        port = server.getsockname()[1]
+        got = seen("""
+            import json, socket, sys
+            out = {}
+            for host, port in (("127.0.0.1", int(sys.argv[1])), ("192.0.2.1", 80)):
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                s.settimeout(2)
+                try:
+                    s.connect((host, port)); s.sendall(b"leak"); out[host] = "connected"
+                except OSError as exc:
+                    out[host] = type(exc).__name__
+            print(json.dumps(out))
+        """, str(port))
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+    assert got["127.0.0.1"] != "connected" and got["192.0.2.1"] != "connected", got
+    assert accepted == [], "the grader's loopback service received a connection from the child"
+
+
+@needs_namespaces
+def test_rlimits_are_the_policys():
+    limits = isolation.JailLimits()
+    got = seen("""
+        import json, resource
+        names = ("AS", "NPROC", "NOFILE", "FSIZE", "CPU", "CORE")
+        print(json.dumps({n.lower(): resource.getrlimit(getattr(resource, "RLIMIT_" + n)) for n in names}))
+    """)
+    want = limits.rlimits(limits.processes)
+    for name, value in want.items():
+        assert got[name] == [value, value], f"RLIMIT_{name.upper()}: {got[name]} != {value}"
+
+
+@needs_namespaces
+def test_fork_bomb_fails_fast_and_leaves_nothing_behind():
+    cap = isolation.JailLimits().processes
+    got = seen("""
+        import json, os, time
+        made, refused = 0, None
+        for _ in range(10_000):
+            try:
+                pid = os.fork()
+            except OSError as exc:
+                refused = type(exc).__name__
+                break
+            if pid == 0:
+                try:
+                    os.setsid()
+                    open("/proc/self/comm", "w").write("why17-bombling")
+                finally:
+                    time.sleep(600)
+                    os._exit(0)
+            made += 1
+        print(json.dumps({"made": made, "refused": refused}), flush=True)
+    """, timeout=60)
+    assert got["refused"] == "BlockingIOError", "fork must be refused (EAGAIN) at the process limit"
+    assert 0 < got["made"] < cap
+    deadline = time.monotonic() + 10
+    while processes_named("why17-bombling") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_named("why17-bombling") == [], "forked processes outlived the sandbox"
+
+
+@needs_namespaces
+def test_grandchild_in_a_new_session_dies_with_the_sandbox():
+    rc, out, err = run_jailed("""
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                open("/proc/self/comm", "w").write("why17-escapee")
+                time.sleep(600)
+            os._exit(0)
+        time.sleep(0.5)
+        print("left", flush=True)
+    """)
+    assert rc == 0 and "left" in out, err
+    deadline = time.monotonic() + 10
+    while processes_named("why17-escapee") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_named("why17-escapee") == []
+
+
+@needs_namespaces
+def test_big_file_and_many_files_are_refused():
+    limits = isolation.JailLimits()
+    got = seen("""
+        import json, os
+        block, size = b"x" * 2**20, 0
+        try:
+            with open("big.bin", "wb") as f:
+                while size < 2**32:
+                    f.write(block); f.flush(); size += len(block)
+        except OSError as exc:
+            big = type(exc).__name__
+        fds = []
+        try:
+            while len(fds) < 100_000:
+                fds.append(os.open("/dev/null", os.O_RDONLY))
+        except OSError as exc:
+            many = type(exc).__name__
+        print(json.dumps({"big": big, "size": os.path.getsize("big.bin"), "many": many, "fds": len(fds)}))
+    """)
+    assert got["big"] == "OSError" and got["size"] <= limits.file_size_bytes
+    assert got["many"] == "OSError" and got["fds"] < limits.open_files
+
+
+def test_a_sandbox_that_cannot_be_built_stops_with_one_line():
+    workdir = Path(tempfile.mkdtemp(prefix="why17-jailtest-"))
+    shutil.rmtree(workdir)                      # the private folder is gone: the jail must refuse
+    argv = isolation.wrap([sys.executable, "-c", "print('student code ran')"], workdir)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 125
+    assert "student code ran" not in done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("sandbox: could not start the sandboxed process:")
+
+
+def _reachable_by_others(path: str) -> bool:
+    """Whether a user with no relation to the owners can reach ``path`` (o+x on every folder)."""
+    parts = Path(path).resolve().parts
+    for i in range(1, len(parts)):
+        if not os.stat(Path(*parts[:i])).st_mode & 0o001:
+            return False
+    return True
+
+
+def test_plain_mode_says_what_it_cannot_protect():
+    env = dict(os.environ, WHY17_SANDBOX="plain")
+    done = subprocess.run([sys.executable, "-c",
+                           "from autograder import isolation; print(isolation.protection().describe())"],
+                          capture_output=True, text=True, cwd=isolation.ROOT, env=env, timeout=120)
+    if os.getuid() == 0 and not _reachable_by_others(sys.base_prefix):
+        # The interpreter lives where an unprivileged uid cannot go (e.g. /root/.pyenv): plain mode
+        # cannot run student code as another user, so it must refuse rather than run it as root.
+        assert done.returncode != 0
+        assert "sandbox: cannot start a sandboxed process at all" in done.stderr
+        return
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert text.startswith("Sandbox (plain):")
+    assert "WITHOUT namespaces (WHY17_SANDBOX=plain)" in text
+    assert "WITH network access (not isolated)" in text
+    readable = [p for p in isolation.secret_paths() if os.path.exists(p) and os.stat(p).st_mode & 0o004]
+    if readable:
+        assert "COULD read grader files" in text and readable[0] in text
+
+
+def test_protection_line_names_the_limits():
+    text = PROT.describe(isolation.JailLimits(address_space_bytes=2048 * 2**20, processes=40))
+    assert f"Sandbox ({PROT.mode}):" in text
+    assert "2048 MiB address space" in text and "40 processes+threads" in text
+    assert ("with no network" in text) == (not PROT.network)
