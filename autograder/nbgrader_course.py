@@ -50,6 +50,8 @@ os.environ.setdefault({python_env!r}, {python!r})
 c = get_config()  # noqa: F821 - provided by nbgrader
 c.CourseDirectory.course_id = {course_id!r}
 c.Execute.timeout = {timeout}
+# autograde copies the source's files over the student's; never over the modules they wrote
+c.Autograde.exclude_overwriting = {{{course_id!r}: {modules!r}}}
 '''
 
 _TASK_CELL = '''\
@@ -86,12 +88,12 @@ def nbgrader_notebook(solution_nb: dict, assignment) -> dict:
         if manual:
             meta["points"] = 0
         cell.setdefault("metadata", {})["nbgrader"] = meta
-    nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source":
+    nb["cells"].append({"id": "why17-autograder", "cell_type": "markdown", "metadata": {}, "source":
                         "## Autograder\n\nOne cell per task of the course, worth its points; the grader "
                         "fills them in and runs them when it grades your submission."})
     for task in assignment.tasks:
         nb["cells"].append({
-            "cell_type": "code", "execution_count": None, "outputs": [],
+            "id": f"why17-{task.id}", "cell_type": "code", "execution_count": None, "outputs": [],
             "metadata": {"nbgrader": {"grade": True, "solution": False, "locked": True,
                                       "grade_id": task.id, "points": task.points,
                                       "schema_version": SCHEMA_VERSION}},
@@ -103,6 +105,11 @@ def nbgrader_notebook(solution_nb: dict, assignment) -> dict:
             cell["outputs"] = []
             cell["execution_count"] = None
     return nb
+
+
+def student_modules(assignment) -> list[str]:
+    """The files a student writes for ``assignment``: each task's modules, as 'bw.py' ..."""
+    return sorted({f"{name.split('.', 1)[0]}.py" for task in assignment.tasks for name in task.functions})
 
 
 def write_course(out: Path, assignment, *, python: str | None = None) -> Path:
@@ -121,7 +128,8 @@ def write_course(out: Path, assignment, *, python: str | None = None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     (out / "nbgrader_config.py").write_text(_CONFIG.format(
         root=str(course.ROOT), python=python or sys.executable, root_env=ROOT_ENV, python_env=PYTHON_ENV,
-        course_id=assignment.name, timeout=CELL_TIMEOUT_S), encoding="utf-8")
+        course_id=assignment.name, timeout=CELL_TIMEOUT_S, modules=student_modules(assignment)),
+        encoding="utf-8")
     shared = out / "shared"
     if shared.exists():
         shutil.rmtree(shared)

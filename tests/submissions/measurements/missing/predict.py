@@ -1,0 +1,1 @@
+# a submission that forgot measurements.json
