@@ -1,0 +1,102 @@
+"""The sandbox when the grader is NOT root: the jail tests and a grading run, as uid 65534.
+
+CI runs as root, so these tests drop to an unprivileged uid in a subprocess (setpriv) and run
+there what the other security tests run as root: the jail then uses a user namespace instead of
+a uid of its own. Where the interpreter sits below a folder other users cannot enter (a pyenv
+under /root), the subprocess first gets a private mount namespace in which only the
+interpreter's folder is reachable through that folder; nothing outside the test changes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from autograder import isolation
+
+NOBODY = 65534
+ROOT = isolation.ROOT
+_STAGES: list[str] = []
+
+pytestmark = [
+    pytest.mark.skipif(os.getuid() != 0, reason="already unprivileged: the other security tests "
+                                                "run as this user; dropping to another uid needs root"),
+    pytest.mark.skipif(not (shutil.which("setpriv") and shutil.which("unshare")),
+                       reason="util-linux's setpriv and unshare are needed to drop to another uid"),
+]
+
+
+def _blocked_ancestor(path: Path) -> Path | None:
+    """The first folder above ``path`` that other users cannot enter (no o+x), or None."""
+    parts = path.resolve().parts
+    for i in range(1, len(parts)):
+        folder = Path(*parts[:i])
+        if not os.stat(folder).st_mode & 0o001:
+            return folder
+    return None
+
+
+def _reach_script(path: Path) -> str:
+    """Shell lines (run as root in a fresh mount namespace) that make ``path`` reachable by all."""
+    blocked = _blocked_ancestor(path)
+    if blocked is None:
+        return ""
+    inner = path.resolve().relative_to(blocked).parts[0]
+    if _blocked_ancestor(blocked / inner / "x") not in (None, blocked):
+        pytest.skip(f"{path} sits below more than one folder other users cannot enter")
+    stage = tempfile.mkdtemp(prefix="why17-reach-")
+    _STAGES.append(stage)
+    os.chmod(stage, 0o755)
+    return (f"mount --make-rprivate / && mkdir -p {stage}/{inner} && "
+            f"mount --rbind {blocked}/{inner} {stage}/{inner} && mount --rbind {stage} {blocked} && ")
+
+
+def as_nobody(argv: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run ``argv`` as uid/gid 65534 with a clean environment, the interpreter made reachable."""
+    home = Path(tempfile.mkdtemp(prefix="why17-nobody-"))
+    os.chmod(home, 0o777)
+    env = ["env", "-i", f"PATH={os.environ.get('PATH', '/usr/bin:/bin')}", f"HOME={home}",
+           "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", f"TMPDIR={tempfile.gettempdir()}"]
+    drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+    command = " ".join(_quote(a) for a in drop + env + argv)
+    reach = _reach_script(Path(sys.base_prefix))
+    script = reach + f"cd {_quote(str(cwd))} && exec {command}"
+    try:
+        return subprocess.run(["unshare", "--mount", "sh", "-c", script], capture_output=True,
+                              text=True, timeout=timeout)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+        for stage in _STAGES:
+            shutil.rmtree(stage, ignore_errors=True)   # empty: its mounts lived in the namespace
+        _STAGES.clear()
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def test_jail_tests_pass_for_an_unprivileged_grader():
+    done = as_nobody([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                      "tests/test_security_jail.py"], cwd=ROOT)
+    tail = (done.stdout + done.stderr)[-3000:]
+    assert done.returncode == 0, tail
+    assert " passed" in done.stdout and " failed" not in done.stdout, tail
+
+
+def test_unprivileged_grader_reports_a_user_namespace_sandbox():
+    code = ("import json; from autograder import isolation as i; p = i.protection(); "
+            "print(json.dumps({'mode': p.mode, 'uid': p.child_uid, 'text': p.describe()}))")
+    done = as_nobody([sys.executable, "-c", code], cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    if got["mode"] != "namespaces":
+        pytest.skip(f"unprivileged user namespaces are refused here: {got['text']}")
+    assert got["uid"] == NOBODY
+    assert "the grader's own (unprivileged) user" in got["text"]
+    assert "unable to read the grader" in got["text"] and "with no network" in got["text"]
