@@ -1,0 +1,84 @@
+"""The interview card's statements and follow-up questions, loaded from shared/data/quiz.yml and
+checked on load: a wrong key or type is one line naming the key and the file."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+PATH = Path(__file__).resolve().parents[1] / "data" / "quiz.yml"
+
+
+class BankError(ValueError):
+    """quiz.yml is malformed; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """Something a candidate might say; ``costs`` if saying it would cost the question."""
+
+    text: str
+    costs: bool
+    why: str
+    reread: str
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A follow-up question and the model answer revealed after the attempt."""
+
+    question: str
+    answer: str
+    reread: str
+
+
+@dataclass(frozen=True)
+class Bank:
+    tolerance: float          # relative, e.g. 0.05 = within 5% of the worked answer
+    sections: tuple[str, ...]  # lesson section titles
+    statements: tuple[Statement, ...]
+    followups: tuple[FollowUp, ...]
+
+
+def _get(row: dict, key: str, kind, where: str):
+    if not isinstance(row, dict) or key not in row:
+        raise BankError(f"{PATH.name}: {where}: missing key {key!r}")
+    value = row[key]
+    if not isinstance(value, kind) or (kind is str and not value.strip()):
+        raise BankError(f"{PATH.name}: {where}.{key}: expected {getattr(kind, '__name__', kind)}, got {value!r}")
+    return value
+
+
+def parse(data, path: Path = PATH) -> Bank:
+    """A Bank from quiz.yml's parsed contents (BankError naming the key when malformed)."""
+    tolerance = _get(data, "tolerance", (int, float), "top level")
+    if not 0 < tolerance < 1:
+        raise BankError(f"{path.name}: tolerance must be between 0 and 1, got {tolerance}")
+    sections = tuple(_get(data, "sections", list, "top level"))
+    if not all(isinstance(s, str) for s in sections):
+        raise BankError(f"{path.name}: sections must be a list of strings")
+
+    def reread(row, where):
+        title = _get(row, "reread", str, where)
+        if title not in sections:
+            raise BankError(f"{path.name}: {where}.reread: {title!r} is not one of the sections")
+        return title
+
+    statements = tuple(
+        Statement(text=_get(row, "text", str, f"statements[{i}]"), costs=_get(row, "costs", bool, f"statements[{i}]"),
+                  why=_get(row, "why", str, f"statements[{i}]"), reread=reread(row, f"statements[{i}]"))
+        for i, row in enumerate(_get(data, "statements", list, "top level")))
+    followups = tuple(
+        FollowUp(question=_get(row, "question", str, f"followups[{i}]"), answer=_get(row, "answer", str, f"followups[{i}]"),
+                 reread=reread(row, f"followups[{i}]"))
+        for i, row in enumerate(_get(data, "followups", list, "top level")))
+    return Bank(tolerance=float(tolerance), sections=sections, statements=statements, followups=followups)
+
+
+@functools.cache
+def load() -> Bank:
+    """The bank in shared/data/quiz.yml."""
+    with open(PATH, encoding="utf-8") as fh:
+        return parse(yaml.safe_load(fh))
