@@ -118,7 +118,7 @@ def kv_at_context(rng: random.Random) -> Drill:
                 f"cache does one decode step read?"),
         answer=gb, unit="GB",
         worked=(f"2 x {m.layers} x {m.kv_heads} x {m.head_dim} x 2 B = {per:,.0f} B per token; "
-                f"{batch} x {context:,} x {per:,.0f} B = {gb:.2f} GB"),
+                f"{batch} x {context:,} x {per:,.0f} B = {fmt(gb)} GB"),
         reread="The KV cache is also bytes")
 
 

@@ -1,0 +1,55 @@
+"""shared/data/quiz.yml: loads, is well formed, and a malformed bank is one clear error."""
+import copy
+
+import pytest
+import yaml
+
+from shared.quiz import bank, card
+
+
+def raw():
+    return yaml.safe_load(bank.PATH.read_text())
+
+
+def test_the_bank_loads_with_enough_of_each_kind():
+    b = bank.load()
+    costly = [s for s in b.statements if s.costs]
+    fine = [s for s in b.statements if not s.costs]
+    need = card.STATEMENTS_SHOWN - card.AT_LEAST_EACH
+    assert len(costly) >= need and len(fine) >= need
+    assert len(b.followups) >= card.FOLLOWUPS_ASKED
+    assert len({s.text for s in b.statements}) == len(b.statements)
+    assert 0 < b.tolerance < 1
+
+
+def test_every_section_to_reread_is_used():
+    b = bank.load()
+    used = {s.reread for s in b.statements} | {f.reread for f in b.followups}
+    from shared.quiz import drills
+    import random
+    used |= {d.reread for d in drills.make(random.Random(0), 200)}
+    assert used == set(b.sections)
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda d: d.pop("tolerance"), "missing key 'tolerance'"),
+    (lambda d: d.update(tolerance=5), "tolerance must be between 0 and 1"),
+    (lambda d: d["statements"][0].update(costs="yes"), "statements[0].costs: expected bool"),
+    (lambda d: d["followups"][1].update(reread="Chapter 9"), "followups[1].reread: 'Chapter 9' is not one of the sections"),
+    (lambda d: d["statements"][2].pop("why"), "statements[2]: missing key 'why'"),
+])
+def test_a_malformed_bank_names_the_key(edit, message):
+    data = copy.deepcopy(raw())
+    edit(data)
+    with pytest.raises(bank.BankError) as info:
+        bank.parse(data)
+    assert message in str(info.value) and "quiz.yml" in str(info.value)
+
+
+def test_spotting_answers_are_read_strictly():
+    assert card.parse_spotted("2 5", 6) == {2, 5}
+    assert card.parse_spotted("2,5", 6) == {2, 5}
+    assert card.parse_spotted("none", 6) == frozenset()
+    for bad in ("", "two", "0 7", "1 x"):
+        with pytest.raises(ValueError):
+            card.parse_spotted(bad, 6)
