@@ -279,6 +279,7 @@ def _run_script(argv: list[str]) -> None:
 
 def _init(policy: dict, argv: list[str], status_w: int) -> None:
     """pid 1 of the new namespaces: build the root, start the child, reap, report its status."""
+    unshare(CLONE_NEWNS)
     build_root(policy)
     if policy.get("uid") is not None:
         own_tree(policy["workdir"], policy["uid"])
@@ -310,7 +311,8 @@ def run(policy: dict, argv: list[str]) -> None:
             own_tree(policy["workdir"], policy["uid"])
         os.chdir(policy["workdir"])
         _exec(policy, argv)
-    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    # The mount namespace is pid 1's alone (below), so the launcher can remove the mount point.
+    flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
     if uid != 0:
         flags |= CLONE_NEWUSER
     gid = os.getgid()
