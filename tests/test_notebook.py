@@ -1,0 +1,105 @@
+"""The lab notebook runs headless (nbclient) on the CPU, draws its plots and writes a measurements.json
+that the task5 checks accept; the student's copy stops at the stubs with the task's name."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from autograder import course
+from autograder.grade import grade_submission
+
+ROOT = Path(__file__).resolve().parent.parent
+TASK5 = {"measure_file", "measure_ceiling_own_bw", "measure_pct_of_ceiling", "measure_not_above_ceiling",
+         "measure_bw_plausible", "measure_ridge_point"}
+#: Seconds one cell may run before nbclient gives up (a safety net, not a performance assertion).
+CELL_TIMEOUT_S = 600
+
+
+def run_notebook(folder: Path, allow_errors: bool = False) -> nbformat.NotebookNode:
+    """Execute folder/why17.ipynb in place on the CPU, as a student would with Run All."""
+    nb = nbformat.read(folder / "why17.ipynb", as_version=4)
+    env_before = os.environ.get("WHY17_RUN_ON")
+    os.environ["WHY17_RUN_ON"] = "cpu"          # the kernel inherits it
+    try:
+        NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", allow_errors=allow_errors,
+                       resources={"metadata": {"path": str(folder)}}).execute()
+    finally:
+        if env_before is None:
+            os.environ.pop("WHY17_RUN_ON", None)
+        else:
+            os.environ["WHY17_RUN_ON"] = env_before
+    return nb
+
+
+def student_folder(base: Path, notebook_from: Path, modules_from: Path) -> Path:
+    """base/why17 with the notebook and the .py modules, and base/shared beside it as in the bundle."""
+    folder = base / "why17"
+    folder.mkdir(parents=True)
+    shutil.copy(notebook_from / "why17.ipynb", folder)
+    for path in modules_from.glob("*.py"):
+        shutil.copy(path, folder)
+    (base / "shared").symlink_to(ROOT / "shared")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    folder = student_folder(tmp_path_factory.mktemp("nb"), ROOT / "solutions" / "why17",
+                            ROOT / "solutions" / "why17")
+    started = time.monotonic()
+    nb = run_notebook(folder)
+    print(f"\nreference notebook ran on the CPU in {time.monotonic() - started:.1f} s")
+    return folder, nb
+
+
+def outputs(nb, kind):
+    return [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == kind]
+
+
+def test_reference_notebook_runs_without_errors_and_draws_its_plots(executed):
+    _folder, nb = executed
+    assert outputs(nb, "error") == []
+    pngs = [o for o in outputs(nb, "display_data") if "image/png" in o.data]
+    assert len(pngs) == 3          # the cache cliff, the roofline, the batch curve
+    text = "".join(o.text for o in outputs(nb, "stream") if o.name == "stdout")
+    for words in ("measured main-memory bandwidth", "ridge point", "8 MiB buffer", "no synchronize",
+                  "of the half-size ceiling", "KV cache", "wrote measurements.json"):
+        assert words in text
+
+
+def test_reference_notebook_writes_a_table_the_grader_accepts(executed):
+    folder, _nb = executed
+    table = json.loads((folder / "measurements.json").read_text())
+    assert table["device"]["type"] == "cpu" and table["rows"]
+    res = grade_submission(folder, only=TASK5)
+    verdicts = {t["check"]: (t["status"], t["output"]) for t in res["tests"]}
+    assert set(verdicts) == TASK5
+    assert all(status == "passed" for status, _ in verdicts.values()), verdicts
+
+
+def test_notebook_points_at_its_release():
+    """The release notebook is the generated one: stubs where the solutions were, no outputs."""
+    asg = course.load().assignment("why17")
+    nb = nbformat.reads((asg.assignments_dir / "why17.ipynb").read_text(), as_version=4)
+    sources = [c.source for c in nb.cells]
+    assert any("raise NotImplementedError('task5: Measure table')" in s for s in sources)
+    assert sum("YOUR ANSWER HERE" in s for s in sources) == 5
+    assert not any("### BEGIN SOLUTION" in s for s in sources)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+
+
+def test_student_notebook_stops_at_the_stubs_naming_the_task(tmp_path):
+    asg = course.load().assignment("why17")
+    folder = student_folder(tmp_path, asg.assignments_dir, asg.assignments_dir)
+    nb = run_notebook(folder, allow_errors=True)
+    errors = [f"{o.ename}: {o.evalue}" for o in outputs(nb, "error")]
+    assert "NotImplementedError: task1.2: bandwidth_sweep" in errors
+    assert not (folder / "measurements.json").exists() or not json.loads(
+        (folder / "measurements.json").read_text()).get("rows")
