@@ -9,6 +9,7 @@ dispatcher.
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import time
 import timeit
@@ -49,6 +50,31 @@ def _patch(owner, attr: str, sim) -> None:
     setattr(owner, attr, dispatch)
 
 
+def _patch_class(owner, attr: str, sim) -> None:
+    """Replace class ``owner.attr`` with a subclass whose construction dispatches the same way.
+
+    A subclass, not a function, so that code subclassing it (torch._dynamo subclasses
+    torch.Event) and isinstance checks keep working.
+    """
+    original = getattr(owner, attr)
+    if getattr(original, "_simgpu", False):
+        return
+    _ORIGINALS[(owner, attr)] = original
+
+    def __new__(cls, *args, **kwargs):
+        device = state.current()
+        if device is not None and cls is dispatch:
+            return sim(device, *args, **kwargs)
+        if cls is dispatch:
+            return original(*args, **kwargs)   # not a dispatch instance, so __init__ is not re-run
+        return original.__new__(cls, *args, **kwargs)
+
+    dispatch = type(attr, (original,), {"__new__": __new__, "_simgpu": True,
+                                        "__module__": original.__module__,
+                                        "__doc__": original.__doc__})
+    setattr(owner, attr, dispatch)
+
+
 def installed() -> bool:
     """Whether the dispatchers are in place."""
     return getattr(time.perf_counter, "_simgpu", False)
@@ -64,7 +90,12 @@ def _perf_ns(dev):
 
 
 def _wall(dev):
-    return dev.cfg["epoch_s"] + dev.now()
+    # A Unix time near 1.7e9 s resolves only ~0.24 µs: never return the same value twice.
+    value = dev.cfg["epoch_s"] + dev.now()
+    last = getattr(dev, "_last_wall", -math.inf)
+    value = value if value > last else math.nextafter(last, math.inf)
+    dev._last_wall = value
+    return value
 
 
 def _wall_ns(dev):
@@ -113,12 +144,9 @@ CUDA = {
     "current_device": lambda dev: 0,
     "set_device": _nothing,
     "synchronize": _sync,
-    "Event": _event,
-    "Stream": _stream,
     "current_stream": _stream,
     "default_stream": _stream,
     "stream": lambda dev, stream=None: stream if stream is not None else contextlib.nullcontext(),
-    "device": _null_context,
     "get_device_name": lambda dev, *_a, **_k: dev.cfg["name"],
     "get_device_properties": _properties,
     "get_device_capability": lambda dev, *_a, **_k: (dev.cfg["major"], dev.cfg["minor"]),
@@ -162,7 +190,10 @@ def install() -> None:
         _patch(torch.cuda, attr, sim)
     for attr, sim in ACCELERATOR.items():
         _patch(torch.accelerator, attr, sim)
-    _patch(torch, "Event", _event)
+    _patch_class(torch, "Event", _event)
+    _patch_class(torch.cuda, "Event", _event)
+    _patch_class(torch.cuda, "Stream", _stream)
+    _patch_class(torch.cuda, "device", _null_context)
     torch.cuda.OutOfMemoryError = torch.OutOfMemoryError
     bench = sys.modules.get("torch.utils.benchmark.utils.timer")
     if bench is not None and hasattr(bench, "timer"):

@@ -1,0 +1,101 @@
+"""The six GPU sanity checks, end to end through the real grader (sandboxed child, reference).
+
+Sound in both directions: every correct style in tests/submissions/gpu/good_* keeps all six,
+and each wrong_* submission fails exactly its own check, with the check's id in the test name
+and the lesson's words in the message. Grading twice gives identical results.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder import forkserver
+from autograder.grade import grade_submission
+from shared.simgpu.verdicts import CHECK_IDS
+
+ROOT = Path(__file__).resolve().parent.parent
+SUBMISSIONS = Path(__file__).resolve().parent / "submissions" / "gpu"
+IDS = set(CHECK_IDS)
+
+#: wrong submission -> (the one check it must fail, words its message must contain)
+WRONG = {
+    "wrong_no_sync": ("sync_present", "Forget to synchronize"),
+    "wrong_events_no_sync": ("sync_present", "Both events must be completed"),
+    "wrong_bytes_once": ("bytes_counted_twice", "counted the bytes once"),
+    "wrong_tiny_measured": ("buffer_exceeds_cache", "Tiny buffers"),
+    "wrong_ignores_n_bytes": ("buffer_exceeds_cache", "ignores n_bytes"),
+    "wrong_no_warmup": ("warmup_present", "warm up"),
+    "wrong_flops_n3": ("flops_counted_2n3", "counted n**3 FLOPs"),
+    "wrong_units_bytes_per_s": ("units_gb_per_s", "bytes per second"),
+    "wrong_units_gib": ("units_gb_per_s", "GiB/s"),
+    "wrong_units_mb": ("units_gb_per_s", "MB/s"),
+    "wrong_units_ms_as_s": ("units_gb_per_s", "milliseconds used as seconds"),
+}
+GOOD = sorted(p.name for p in SUBMISSIONS.glob("good_*"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fork_server():
+    """Children fork from a process that already imported torch (seconds saved per grade)."""
+    forkserver.start()
+    yield
+    forkserver.stop()
+
+
+def submission(name: str, tmp_path: Path) -> Path:
+    """The folder ``name``, completed with good_events' bw.py / flops.py where it has none."""
+    folder = tmp_path / name
+    shutil.copytree(SUBMISSIONS / name, folder)
+    for module in ("bw.py", "flops.py"):
+        if not (folder / module).exists():
+            shutil.copy(SUBMISSIONS / "good_events" / module, folder / module)
+    return folder
+
+
+def gpu_tests(results: dict) -> dict[str, dict]:
+    return {t["check"]: t for t in results["tests"] if t["check"] in IDS}
+
+
+def test_every_wrong_submission_has_a_check_and_every_check_a_wrong_submission():
+    assert {check for check, _words in WRONG.values()} == IDS
+    assert set(WRONG) == {p.name for p in SUBMISSIONS.glob("wrong_*")}
+
+
+@pytest.mark.parametrize("name", GOOD)
+def test_correct_styles_pass_all_six(name, tmp_path):
+    tests = gpu_tests(grade_submission(submission(name, tmp_path), only=IDS))
+    assert set(tests) == IDS
+    failed = {c: t["output"] for c, t in tests.items() if t["status"] != "passed"}
+    assert failed == {}
+    assert all(t["score"] == t["max_score"] > 0 for t in tests.values())
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_fails_exactly_its_own_check(name, tmp_path):
+    check, words = WRONG[name]
+    tests = gpu_tests(grade_submission(submission(name, tmp_path), only=IDS))
+    failed = {c for c, t in tests.items() if t["status"] == "failed"}
+    assert failed == {check}
+    test = tests[check]
+    assert f"[{check}]" in test["name"] and test["score"] == 0
+    assert words in test["output"]
+    assert "Reread:" in test["output"]
+
+
+def test_reference_passes_and_stubs_fail_every_check():
+    ref = gpu_tests(grade_submission(ROOT / "solutions" / "why17", only=IDS))
+    assert {c for c, t in ref.items() if t["status"] == "passed"} == IDS
+    stub = gpu_tests(grade_submission(ROOT / "assignments" / "why17", only=IDS))
+    assert {c for c, t in stub.items() if t["status"] == "failed"} == IDS
+    assert all("NotImplementedError" in t["output"] for t in stub.values())
+
+
+def test_grading_twice_gives_identical_results(tmp_path):
+    folder = submission("wrong_bytes_once", tmp_path)
+    first = grade_submission(folder, only=IDS)
+    second = grade_submission(folder, only=IDS)
+    strip = lambda r: [(t["name"], t["score"], t["status"], t["output"]) for t in r["tests"]]  # noqa: E731
+    assert strip(first) == strip(second)
+    assert first["score"] == second["score"]

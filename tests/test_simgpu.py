@@ -1,0 +1,286 @@
+"""The simulated GPU itself, in-process: config, clocks, async launches, events, L2, first use,
+memory and OutOfMemoryError, the torch styles student code uses, and determinism."""
+from __future__ import annotations
+
+import sys
+import time
+import timeit
+from pathlib import Path
+
+import pytest
+import torch
+
+from shared import simgpu
+from shared.simgpu import expected, patches
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "solutions" / "why17"))
+simgpu.install()
+import bw  # noqa: E402  (the reference, imported after install like a student module)
+import flops  # noqa: E402
+
+MIB = 2**20
+H100 = simgpu.config("h100")
+
+
+# ------------------------------------------------------------------ config
+def test_every_gpu_in_the_hardware_table_has_a_profile_with_its_numbers():
+    from shared import tables
+    keys = simgpu.gpu_keys()
+    assert {"h100-sxm", "h200", "dgx-spark", "a100-40gb", "rtx-4090", "t4"} <= set(keys)
+    for key in keys:
+        cfg = simgpu.config(key)
+        dev = tables.device(key)
+        assert cfg["bw_gbs"] == dev.bw_gbs and cfg["l2_bytes"] == dev.l2_bytes
+        assert cfg["memory_bytes"] == dev.memory_bytes
+
+
+def test_seeded_profiles_are_reproducible_and_differ_by_seed():
+    a, b = simgpu.config("h100", seed=12345), simgpu.config("h100", seed=12345)
+    assert a == b
+    others = [simgpu.config("h100", seed=s) for s in range(20)]
+    assert len({c["bw_gbs"] for c in others}) == 20
+    for c in others:
+        assert 1.5 * H100["l2_bytes"] <= c["l2_bytes"] + MIB <= 2.5 * H100["l2_bytes"] + 2 * MIB
+        assert 0.7 * H100["bw_gbs"] <= c["bw_gbs"] <= 1.3 * H100["bw_gbs"]
+        assert 2.5 <= c["l2_speedup"] <= 4.0
+
+
+def test_bad_configs_are_refused_with_one_line_naming_the_field():
+    with pytest.raises(ValueError, match="ddr5"):
+        simgpu.config("ddr5")
+    with pytest.raises(ValueError, match="unknown device 'nope'"):
+        simgpu.config("nope")
+    with pytest.raises(ValueError, match="warp_speed"):
+        simgpu.config("h100", warp_speed=2)
+    bad = dict(H100, bw_gbs=-1.0)
+    with pytest.raises(ValueError, match="bw_gbs"):
+        simgpu.validate(bad)
+    missing = {k: v for k, v in H100.items() if k != "l2_bytes"}
+    with pytest.raises(ValueError, match="l2_bytes"):
+        simgpu.validate(missing)
+    with pytest.raises(ValueError, match="l2_bytes"):
+        with simgpu.active(missing):
+            pass
+
+
+# ------------------------------------------------- outside a simulation
+def test_outside_active_everything_behaves_as_the_originals():
+    assert patches.installed()
+    original = patches._ORIGINALS[(torch.cuda, "is_available")]
+    assert torch.cuda.is_available() == original() is False
+    with pytest.raises(Exception) as caught:
+        torch.cuda.synchronize()
+    with pytest.raises(type(caught.value)):
+        patches._ORIGINALS[(torch.cuda, "synchronize")]()
+    before = patches._ORIGINALS[(time, "perf_counter")]()
+    now = time.perf_counter()
+    assert before <= now <= patches._ORIGINALS[(time, "perf_counter")]()
+    assert abs(time.time() - patches._ORIGINALS[(time, "time")]()) < 60
+    assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
+    assert timeit.default_timer is time.perf_counter
+
+
+def test_install_is_idempotent():
+    dispatcher = time.perf_counter
+    simgpu.install()
+    assert time.perf_counter is dispatcher and time.perf_counter.__wrapped__ is not dispatcher
+
+
+# -------------------------------------------------------------- clocks
+def test_every_clock_advances_on_every_read():
+    with simgpu.active(H100):
+        for clock in (time.perf_counter, time.perf_counter_ns, time.time, time.monotonic,
+                      timeit.default_timer):
+            assert clock() < clock()
+
+
+def test_launches_are_asynchronous_and_synchronize_waits():
+    with simgpu.active(H100) as dev:
+        a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        b.copy_(a)
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(10):
+            b.copy_(a)
+        queued = time.perf_counter() - t0
+        torch.cuda.synchronize()
+        done = time.perf_counter() - t0
+        copy_s = 2 * 2**30 / (H100["bw_gbs"] * 1e9 * H100["copy_efficiency"])
+        assert queued < 10 * 10e-6                         # launch overhead only
+        assert done == pytest.approx(10 * copy_s, rel=0.01)  # the device's roofline time
+        assert dev.clock.idle()
+
+
+@pytest.mark.parametrize("wait", ["cuda", "accelerator", "item", "cpu", "tolist", "print", "event"])
+def test_host_reads_and_every_synchronize_wait_for_the_device(wait, capsys):
+    with simgpu.active(H100) as dev:
+        a = torch.zeros(2**28, device="cuda")
+        a.add_(1)
+        end = torch.cuda.Event()
+        end.record()
+        assert not dev.clock.idle()
+        {"cuda": torch.cuda.synchronize, "accelerator": torch.accelerator.synchronize,
+         "item": lambda: a.sum().item(), "cpu": lambda: a[:4].cpu(), "tolist": lambda: a[:3].tolist(),
+         "print": lambda: print(a), "event": end.synchronize}[wait]()
+        assert dev.clock.idle()
+
+
+def test_events_raise_like_pytorch_before_completion_and_time_after():
+    with simgpu.active(H100):
+        a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        b.copy_(a)                                         # warm-up: the first use is not timed
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(5):
+            b.copy_(a)
+        end.record()
+        with pytest.raises(RuntimeError, match="Both events must be completed before calculating elapsed time"):
+            start.elapsed_time(end)
+        end.synchronize()
+        ms = start.elapsed_time(end)
+        assert ms == pytest.approx(5 * 2 * 2**30 / (H100["bw_gbs"] * 1e9 * H100["copy_efficiency"]) * 1e3, rel=0.01)
+        with pytest.raises(RuntimeError, match="enable_timing"):
+            torch.Event().elapsed_time(torch.Event())
+
+
+# ------------------------------------------------------- L2 and first use
+def test_small_working_sets_run_at_l2_speed_once_resident():
+    with simgpu.active(H100):
+        a = torch.empty(8 * MIB, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        b.copy_(a)
+        b.copy_(a)
+    cold, warm = [g for g in simgpu.trace()["op_groups"] if g["kind"] == "copy"]
+    assert (cold["l2"], warm["l2"]) == (False, True)
+    assert cold["seconds_each"] / warm["seconds_each"] == pytest.approx(H100["l2_speedup"])
+
+
+def test_first_use_of_each_kind_costs_once():
+    with simgpu.active(H100) as dev:
+        a = torch.empty(MIB, device="cuda")
+        b = torch.empty_like(a)
+        t0 = dev.clock.host
+        b.copy_(a)
+        first = dev.clock.host - t0
+        t0 = dev.clock.host
+        b.copy_(a)
+        second = dev.clock.host - t0
+        a.view(1024, 1024) @ a.view(1024, 1024)
+    assert first - second == pytest.approx(H100["first_use_s"])
+    assert simgpu.trace()["first_use_kinds"] == ["copy", "matmul"]
+    with simgpu.active(simgpu.config("h100", first_use=False)):
+        b.copy_(a)
+    assert simgpu.trace()["first_use_kinds"] == []
+
+
+# ---------------------------------------------------------------- memory
+def test_big_buffers_cost_no_memory_and_past_capacity_raise_oom():
+    with simgpu.active(H100):
+        free, total = torch.cuda.mem_get_info()
+        assert total == H100["memory_bytes"]
+        a = torch.empty(50 * 10**9, dtype=torch.uint8, device="cuda")
+        assert torch.cuda.memory_allocated() == 50 * 10**9
+        with pytest.raises(torch.cuda.OutOfMemoryError, match="CUDA out of memory"):
+            torch.empty(40 * 10**9, dtype=torch.uint8, device="cuda")
+        del a
+        assert torch.cuda.memory_allocated() == 0
+        b = torch.empty(40 * 10**9, dtype=torch.uint8, device="cuda")
+        assert torch.cuda.max_memory_allocated() == 50 * 10**9
+        del b
+    assert simgpu.trace()["largest_alloc_bytes"] == 50 * 10**9
+
+
+def test_device_properties_describe_the_profile():
+    cfg = simgpu.config("dgx-spark", seed=3)
+    with simgpu.active(cfg):
+        props = torch.cuda.get_device_properties(0)
+        assert props.L2_cache_size == cfg["l2_bytes"] and props.total_memory == cfg["memory_bytes"]
+        assert (props.major, props.minor, props.multi_processor_count) == (12, 1, 48)
+        assert torch.cuda.get_device_name() == props.name == cfg["name"]
+        assert torch.cuda.is_available() and torch.accelerator.is_available()
+        assert torch.accelerator.current_accelerator().type == "cuda"
+
+
+# ------------------------------------------------------ the torch styles
+STYLES = {
+    "to": lambda n: torch.zeros(n, dtype=torch.uint8).to("cuda"),
+    "cuda": lambda n: torch.zeros(n // 4).cuda(),
+    "device object": lambda n: torch.empty(n // 2, dtype=torch.float16, device=torch.device("cuda")),
+    "cuda:0": lambda n: torch.ones(n // 8, dtype=torch.float64, device="cuda:0"),
+    "randn": lambda n: torch.randn(n // 2, dtype=torch.bfloat16, device="cuda"),
+    "full": lambda n: torch.full((n // 4,), 3.0, device="cuda"),
+    "default device": lambda n: _default_device(n),
+}
+
+
+def _default_device(n):
+    with torch.device("cuda"):
+        return torch.empty(n, dtype=torch.uint8)
+
+
+@pytest.mark.parametrize("make", STYLES, ids=list(STYLES))
+@pytest.mark.parametrize("copy", ["copy_", "slice", "clone", "add out"])
+def test_every_style_of_copy_moves_read_plus_write_bytes(make, copy):
+    n = 64 * MIB
+    with simgpu.active(H100):
+        src = STYLES[make](n)
+        assert src.device == torch.device("cuda", 0) and src.is_cuda and str(src.device) == "cuda:0"
+        dst = torch.empty_like(src)
+        {"copy_": lambda: dst.copy_(src), "slice": lambda: dst.__setitem__(slice(None), src),
+         "clone": lambda: src.clone(), "add out": lambda: torch.add(src, 0, out=dst)}[copy]()
+    groups = [g for g in simgpu.trace()["op_groups"] if g["kind"] in ("copy", "elementwise")]
+    assert [(g["read_bytes"], g["write_bytes"]) for g in groups] == [(n, n)]
+
+
+@pytest.mark.parametrize("matmul", ["@", "matmul", "mm", "bmm", "addmm", "linear"])
+def test_matmuls_count_two_flops_per_multiply_add(matmul):
+    m, k, n = 64, 128, 32
+    with simgpu.active(H100):
+        a = torch.randn(m, k, device="cuda")
+        b = torch.randn(k, n, device="cuda")
+        out = {"@": lambda: a @ b, "matmul": lambda: torch.matmul(a, b), "mm": lambda: a.mm(b),
+               "bmm": lambda: torch.bmm(a[None], b[None]), "addmm": lambda: torch.addmm(torch.zeros(m, n, device="cuda"), a, b),
+               "linear": lambda: torch.nn.functional.linear(a, b.T)}[matmul]()
+        assert tuple(out.shape[-2:]) == (m, n) and out.is_cuda
+    assert [g["flops"] for g in simgpu.trace()["op_groups"] if g["kind"] == "matmul"] == [2.0 * m * k * n]
+
+
+def test_views_cost_nothing_and_elementwise_ops_cost_their_bytes():
+    with simgpu.active(H100):
+        a = torch.empty(MIB, device="cuda")
+        a.view(1024, 1024).T[:10]
+        ops_after_views = simgpu.trace()["ops"]
+        (a * 2 + 1).sum()
+    trace = simgpu.trace()
+    assert ops_after_views == 0
+    assert [g["kind"] for g in trace["op_groups"]] == ["elementwise", "elementwise", "reduction"]
+
+
+# ------------------------------------------------- the reference on the model
+def test_reference_sweep_is_deterministic_bit_for_bit_and_shows_the_cliff():
+    cfg = simgpu.config("h100", seed=99)
+    runs = []
+    for _ in range(2):
+        with simgpu.active(cfg):
+            runs.append((bw.bandwidth_sweep(), flops.matmul_tflops(8192)))
+    assert runs[0] == runs[1]
+    sweep = runs[0][0]
+    assert set(sweep) == {8, 32, 128, 512, 2048, 8192}
+    assert sweep[8] > 1.5 * sweep[8192]                   # an 8 MiB copy lives in the L2
+    assert sweep[8192] == pytest.approx(cfg["bw_gbs"] * cfg["copy_efficiency"], rel=0.01)
+
+
+def test_sizes_past_memory_are_left_out_of_the_sweep():
+    with simgpu.active(simgpu.config("t4")):
+        sweep = bw.bandwidth_sweep(sizes_mb=(8, 4096, 8192))   # two 8 GiB buffers exceed 16 GB
+    assert set(sweep) == {8, 4096}
+
+
+def test_measured_bandwidth_reads_the_l2_and_uses_4x_it():
+    cfg = simgpu.config("h100", seed=5)
+    with simgpu.active(cfg):
+        bw.measured_bandwidth()
+    assert simgpu.trace()["largest_copy_bytes"] >= 4 * cfg["l2_bytes"]
