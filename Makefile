@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo install clean
+.PHONY: test demo install release clean
 
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,9 @@ test: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m autograder grade solutions/why17 --out out/reference-results.json
 	$(PY) -m autograder grade assignments/why17 --out out/stub-results.json
+
+release: $(STAMP)
+	$(PY) -m autograder release why17 --out out
 
 clean:
 	rm -rf $(VENV) out
