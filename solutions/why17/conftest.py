@@ -32,9 +32,12 @@ def _upward(name: str) -> Path | None:
 
 
 def _put_on_path() -> None:
+    """The project root (for ``shared``), then this folder in front of it (for your modules)."""
     shared = _upward("shared")
-    for folder in (HERE, shared.parent if shared else None):
-        if folder is not None and str(folder) not in sys.path:
+    for folder in (shared.parent if shared else None, HERE):
+        if folder is not None:
+            if str(folder) in sys.path:
+                sys.path.remove(str(folder))
             sys.path.insert(0, str(folder))
 
 
