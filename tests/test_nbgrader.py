@@ -1,0 +1,124 @@
+"""nbgrader end to end: a course written by `python -m autograder nbgrader-course`, the real nbgrader
+commands, its real SQLite gradebook; a reference student gets the points `python -m autograder grade`
+gives per task, a stub student zero."""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder import course
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSIGNMENT = "why17"
+REFERENCE_TABLE = ROOT / "tests" / "submissions" / "measurements" / "reference" / "measurements.json"
+
+
+def run(*args, cwd: Path) -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, f"{args} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+def submit(course_dir: Path, student: str, *, reference: bool) -> Path:
+    """submitted/<student>/why17: the released files; the reference one filled in like a good student."""
+    folder = course_dir / "submitted" / student / ASSIGNMENT
+    shutil.copytree(course_dir / "release" / ASSIGNMENT, folder)
+    if reference:
+        for path in (ROOT / "solutions" / ASSIGNMENT).glob("*.py"):
+            shutil.copy(path, folder / path.name)
+        source = json.loads((course_dir / "source" / ASSIGNMENT / "why17.ipynb").read_text())
+        answers = {c["metadata"]["nbgrader"]["grade_id"]: c["source"] for c in source["cells"]
+                   if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+        nb = json.loads((folder / "why17.ipynb").read_text())
+        for cell in nb["cells"]:
+            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            if grade_id in answers:
+                cell["source"] = answers[grade_id]
+        (folder / "why17.ipynb").write_text(json.dumps(nb))
+        shutil.copy(REFERENCE_TABLE, folder / "measurements.json")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    course_dir = tmp_path_factory.mktemp("course")
+    run("-m", "autograder", "nbgrader-course", "--out", str(course_dir), cwd=ROOT)
+    run("-m", "nbgrader", "generate_assignment", ASSIGNMENT, cwd=course_dir)
+    submit(course_dir, "ref", reference=True)
+    submit(course_dir, "stub", reference=False)
+    run("-m", "nbgrader", "autograde", ASSIGNMENT, cwd=course_dir)
+    run("-m", "nbgrader", "generate_feedback", ASSIGNMENT, cwd=course_dir)
+    run("-m", "nbgrader", "export", "--to", str(course_dir / "grades.csv"), cwd=course_dir)
+    return course_dir
+
+
+def gradebook_scores(course_dir: Path, student: str) -> dict:
+    """grade_id -> score of the autograded task cells, read from nbgrader's SQLite gradebook."""
+    from nbgrader.api import Gradebook
+
+    tasks = course.load().assignment(ASSIGNMENT).tasks
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+        return {t.id: gb.find_grade(t.id, "why17", ASSIGNMENT, student).score for t in tasks}
+
+
+def grader_scores(folder: Path, out: Path) -> dict:
+    """task id -> points of `python -m autograder grade folder`."""
+    run("-m", "autograder", "grade", str(folder), "--out", str(out), cwd=ROOT)
+    scores: dict[str, float] = {}
+    for test in json.loads(out.read_text())["tests"]:
+        scores[test["task"]] = scores.get(test["task"], 0.0) + test["score"]
+    return scores
+
+
+def test_reference_gets_the_graders_points_per_task(graded, tmp_path):
+    nbgrader = gradebook_scores(graded, "ref")
+    ours = grader_scores(graded / "submitted" / "ref" / ASSIGNMENT, tmp_path / "results.json")
+    assert set(nbgrader) == {t.id for t in course.load().assignment(ASSIGNMENT).tasks}
+    for task_id, score in nbgrader.items():
+        assert score == pytest.approx(ours.get(task_id, 0.0), abs=1e-3), task_id
+    assert nbgrader["task5"] == pytest.approx(20.0, abs=1e-3)
+
+
+def test_stub_gets_zero_on_every_task(graded):
+    assert all(score == 0 for score in gradebook_scores(graded, "stub").values())
+
+
+def test_task_cells_write_nothing_to_stderr_and_end_in_a_number(graded):
+    nb = json.loads((graded / "autograded" / "ref" / ASSIGNMENT / "why17.ipynb").read_text())
+    task_cells = [c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade")
+                  and c["cell_type"] == "code"]
+    assert len(task_cells) == len(course.load().assignment(ASSIGNMENT).tasks)
+    for cell in task_cells:
+        kinds = [(o["output_type"], o.get("name")) for o in cell["outputs"]]
+        assert ("stream", "stderr") not in kinds and all(k != "error" for k, _ in kinds)
+        result = [o for o in cell["outputs"] if o["output_type"] == "execute_result"]
+        float("".join(result[0]["data"]["text/plain"]))
+
+
+def test_export_and_feedback(graded):
+    rows = {r["student_id"]: r for r in csv.DictReader((graded / "grades.csv").open())}
+    assert set(rows) == {"ref", "stub"}
+    assert float(rows["stub"]["score"]) == 0.0
+    assert float(rows["ref"]["score"]) == pytest.approx(sum(gradebook_scores(graded, "ref").values()), abs=1e-3)
+    assert float(rows["ref"]["max_score"]) == course.load().assignment(ASSIGNMENT).max_score
+    for student in ("ref", "stub"):
+        html = (graded / "feedback" / student / ASSIGNMENT / "why17.html").read_text()
+        assert "task5" in html
+
+
+def test_autograde_keeps_the_students_own_modules(graded):
+    ours = (graded / "autograded" / "ref" / ASSIGNMENT / "bw.py").read_text()
+    assert ours == (ROOT / "solutions" / ASSIGNMENT / "bw.py").read_text()
+
+
+def test_nbgrader_course_refuses_an_unknown_assignment(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "autograder", "nbgrader-course", "--out", str(tmp_path),
+                           "--assignment", "nope"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "unknown assignment 'nope'" in done.stderr
