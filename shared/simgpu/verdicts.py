@@ -105,7 +105,8 @@ class Runner(Protocol):
 def configs(profile: str, seed: int | None) -> dict[str, dict]:
     """The simulator settings the checks use, all on the same (seeded) device.
 
-    ideal:    launches wait; launches, allocations and syncs cost the host nothing; no first use:
+    ideal:    launches wait; launches, allocations and syncs cost the host nothing, a clock read
+              1 ns (the resolution of perf_counter_ns); no first-use cost:
               the timer sees exactly the device's time
     async:    real launches (asynchronous), no first-use cost
     blocking: every launch waits for its kernel, no first-use cost
@@ -113,7 +114,7 @@ def configs(profile: str, seed: int | None) -> dict[str, dict]:
     """
     return {
         "ideal": config(profile, seed, sync_launches=True, first_use=False, launch_overhead_s=0.0,
-                        alloc_s=0.0, sync_overhead_s=0.0),
+                        alloc_s=0.0, sync_overhead_s=0.0, clock_read_s=1e-9),
         "async": config(profile, seed, sync_launches=False, first_use=False),
         "blocking": config(profile, seed, sync_launches=True, first_use=False),
         "cold": config(profile, seed, sync_launches=True, first_use=True),

@@ -1,0 +1,53 @@
+"""python -m shared.simgpu: the student's own code on the simulated GPU, in a real process."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GPU = Path(__file__).resolve().parent / "submissions" / "gpu"
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "shared.simgpu", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_reference_shows_the_cliff_the_matmul_and_six_passes():
+    out = run("--device", "h100", ROOT / "solutions/why17/bw.py", ROOT / "solutions/why17/flops.py")
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    cliff = [line for line in lines if "<- cache cliff" in line]
+    assert len(cliff) == 1 and cliff[0].split()[0] == "32"     # 8 MiB fits in 50 MiB, 32 MiB does not
+    assert any(line.startswith("matmul_tflops(8192)") for line in lines)
+    assert sum(line.strip().startswith("pass ") for line in lines) == 6
+
+
+def test_a_mistake_is_named_and_the_exit_code_says_so():
+    out = run(GPU / "wrong_bytes_once" / "bw.py")
+    assert out.returncode == 1
+    fails = [line for line in out.stdout.splitlines() if line.strip().startswith("FAIL")]
+    assert len(fails) == 1 and "bytes_counted_twice" in fails[0] and "0.50x" in fails[0]
+    assert "skip flops_counted_2n3" in out.stdout
+
+
+def test_a_folder_and_another_profile():
+    out = run("--device", "spark", GPU / "good_timeit")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "DGX Spark" in out.stdout and "cache cliff" in out.stdout
+
+
+@pytest.mark.parametrize("args,words", [
+    (["nope/bw.py"], "no such file"),
+    (["--device", "ddr5", "solutions/why17/bw.py"], "not a GPU"),
+    (["--device", "h999", "solutions/why17/bw.py"], "unknown device"),
+    (["solutions/why17/predict.py"], "expected bw.py or flops.py"),
+])
+def test_bad_usage_is_one_line_and_exit_2(args, words):
+    out = run(*args)
+    assert out.returncode == 2
+    assert words in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in out.stderr

@@ -1,0 +1,83 @@
+"""The verdicts' arithmetic: ratios explained by byte/FLOP counts and units, without ambiguity,
+and the analytic model the student command compares with matches the reference's measurement."""
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from shared import simgpu
+from shared.simgpu import expected, verdicts
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "solutions" / "why17"))
+simgpu.install()
+import bw  # noqa: E402
+import flops  # noqa: E402
+
+
+@pytest.mark.parametrize("counts,units", [(verdicts.BYTE_FACTORS, verdicts.GBS_UNITS),
+                                          (verdicts.FLOP_FACTORS, verdicts.TFLOPS_UNITS)])
+def test_no_two_explanations_are_within_twice_the_tolerance(counts, units):
+    products = sorted(c * u for c, u in itertools.product(counts, units))
+    gaps = [math.log(b / a) for a, b in zip(products, products[1:])]
+    assert min(gaps) > 2 * math.log(verdicts.RATIO_TOLERANCE)
+
+
+@pytest.mark.parametrize("ratio,explained", [
+    (0.5, (0.5, 1.0)), (1.0, (1.0, 1.0)), (1.01, (1.0, 1.0)), (1e9, (1.0, 1e9)),
+    (0.5e3, (0.5, 1e3)), (1e9 / 2**30, (1.0, 1e9 / 2**30)), (0.7, None), (1.05, None)])
+def test_ratios_are_explained_or_not(ratio, explained):
+    assert verdicts._explain(ratio, verdicts.BYTE_FACTORS, verdicts.GBS_UNITS) == explained
+
+
+def test_ratio_formatting():
+    assert [verdicts.fmt_ratio(r) for r in (0.5, 1.004, 232.4, 1e9, 0.001)] == \
+        ["0.50x", "1.00x", "232x", "1e+09x", "0.001x"]
+
+
+def test_check_sizes_bracket_the_cache():
+    for seed in range(10):
+        cfg = verdicts.configs("h100", seed)["ideal"]
+        small, large = verdicts.sizes(cfg)
+        assert 2 * small <= cfg["l2_bytes"] / 2 and large >= 8 * cfg["l2_bytes"]
+        assert small % 2**20 == 0 and large % 2**20 == 0
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(profile=st.sampled_from(simgpu.gpu_keys()), seed=st.integers(0, 2**31),
+       mib=st.integers(1, 2048))
+def test_reference_copy_on_the_ideal_device_reads_what_the_model_says(profile, seed, mib):
+    cfg = verdicts.configs(profile, seed)["ideal"]
+    with simgpu.active(cfg):
+        measured = bw.copy_bandwidth(mib * 2**20, iters=5)
+    assert measured == pytest.approx(expected.copy_gbs(cfg, mib * 2**20), rel=1e-3)
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(profile=st.sampled_from([k for k in simgpu.gpu_keys() if k != "t4"]),
+       n=st.sampled_from([256, 1024, 4096, 8192]))
+def test_reference_matmul_on_the_ideal_device_reads_what_the_model_says(profile, n):
+    cfg = verdicts.configs(profile, None)["ideal"]
+    with simgpu.active(cfg):
+        measured = flops.matmul_tflops(n, iters=3)
+    assert measured == pytest.approx(expected.matmul_tflops(cfg, n), rel=1e-3)
+    if n == 8192:                            # compute-bound: the matmul efficiency of the peak
+        assert measured == pytest.approx(cfg["peak_tflops"] * cfg["matmul_efficiency"], rel=1e-3)
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 1000), mib=st.sampled_from([512, 2048]))
+def test_doubling_the_bandwidth_doubles_the_measured_copy(seed, mib):
+    cfg = simgpu.config("h200", seed, sync_launches=True, launch_overhead_s=0.0, alloc_s=0.0,
+                        sync_overhead_s=0.0, first_use=False)
+    fast = dict(cfg, bw_gbs=2 * cfg["bw_gbs"])
+    values = []
+    for c in (cfg, fast):
+        with simgpu.active(c):
+            values.append(bw.copy_bandwidth(mib * 2**20, iters=3))
+    assert values[1] / values[0] == pytest.approx(2.0, rel=1e-3)
