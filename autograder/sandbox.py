@@ -103,18 +103,20 @@ def python_path() -> list[str]:
     return paths
 
 
-def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib.figure")) -> ChildHandle:
+def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib.figure"),
+                 simgpu: bool = True) -> ChildHandle:
     """Start shared/runner.py in a fresh isolated interpreter with ``workdir`` as its cwd.
 
     The child gets its own session (so the whole process group can be killed), stdin from
     /dev/null, stdout+stderr on a drained pipe, and the protocol on two extra pipes passed with
-    pass_fds. It imports ``preload`` and installs the simulated GPU before saying it is ready.
+    pass_fds. It imports ``preload`` and installs the simulated GPU (unless ``simgpu`` is False)
+    before saying it is ready.
     """
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
     out_r, out_w = os.pipe()
     config = {
-        "fd_in": req_r, "fd_out": rep_w, "path": python_path(), "preload": list(preload),
+        "fd_in": req_r, "fd_out": rep_w, "path": python_path(), "preload": list(preload), "simgpu": simgpu,
         "limits": {
             "address_space_bytes": int(limits.memory_limit_mb) * 2**20,
             "file_size_bytes": limits.file_size_bytes,
@@ -250,10 +252,11 @@ class Sandbox:
     """
 
     def __init__(self, source: Path, limits: Limits, *, preload=("torch", "matplotlib.figure"),
-                 label: str = "your code"):
+                 simgpu: bool = True, label: str = "your code"):
         self.source = Path(source)
         self.limits = limits
         self.preload = tuple(preload)
+        self.use_simgpu = simgpu
         self.label = label
         self.child: ChildHandle | None = None
         self.poisoned: dict[str, StudentError] = {}   # 'module' or 'module.function' -> error
@@ -273,7 +276,7 @@ class Sandbox:
         for path in self.source.iterdir():
             if path.is_file() and not path.is_symlink():
                 shutil.copy2(path, workdir / path.name)
-        self.child = launch_child(workdir, self.limits, preload=self.preload)
+        self.child = launch_child(workdir, self.limits, preload=self.preload, simgpu=self.use_simgpu)
         self.starts += 1
         return self.child
 

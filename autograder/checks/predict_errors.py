@@ -19,6 +19,10 @@ TASK = "task3"
 #: Error handling is worth half a formula check.
 WEIGHT = 0.5
 NAN, INF = math.nan, math.inf
+RAISES = "Reread: the Raises section of its docstring."
+#: Extra cases hypothesis draws per function (valid bases, negative magnitudes) after the
+#: enumeration above has tried every argument with every kind of bad value.
+HYPOTHESIS_EXAMPLES = 15
 #: Values no argument accepts (beyond what is allowed per argument below).
 BAD = (0.0, -1.0, -1e-12, -3.5e9, NAN, INF, -INF)
 
@@ -57,11 +61,11 @@ def _expect_value_error(ctx, function: str, kwargs: dict, name: str) -> None:
     except StudentRaised as exc:
         if exc.exc_type == "ValueError":
             return
-        raise CheckFailed(f"{function} with {name}={_shown(kwargs[name])} raised {exc.exc_type}; raise a "
-                          f"ValueError with a clear message naming {name} instead.") from None
+        raise CheckFailed(f"{function} with {name}={_shown(kwargs[name])} raised {exc.exc_type} ({exc.message}); "
+                          f"raise a ValueError with a clear message naming {name} instead. {RAISES}") from None
     raise CheckFailed(f"{function} with {name}={_shown(kwargs[name])} returned {value!r} instead of raising "
                       f"ValueError; a {'non-finite' if not _finite(kwargs[name]) else 'non-positive'} {name} "
-                      f"is meaningless. Check every argument (math.isfinite, > 0).")
+                      f"is meaningless. Check every argument (math.isfinite, > 0). {RAISES}")
 
 
 def _finite(x) -> bool:
@@ -74,7 +78,7 @@ def _expect_number(ctx, function: str, kwargs: dict, name: str) -> None:
     except StudentRaised as exc:
         raise CheckFailed(f"{function} with {name}={_shown(kwargs[name])} raised {exc.exc_type}, but {name} "
                           f"may be {_shown(kwargs[name])}: context and kv_bytes_per_token may be 0 and "
-                          f"peak_tflops may be inf (no compute roof).") from None
+                          f"peak_tflops may be inf (no compute roof). {RAISES}") from None
     first = value[0] if isinstance(value, (tuple, list)) and value else value
     oracle.number(first, function, "tokens/s")
 
@@ -100,7 +104,8 @@ def _make(function: str):
             _expect_value_error(ctx, function, {**kwargs, name: -magnitude}, name)
 
         S.run_law(st.tuples(S.model_shapes(), S.gpu_specs(), st.integers(0, 6),
-                            st.floats(min_value=1e-6, max_value=1e15, allow_nan=False)), body)
+                            st.floats(min_value=1e-6, max_value=1e15, allow_nan=False)), body,
+                  max_examples=HYPOTHESIS_EXAMPLES)
     run.__name__ = f"errors_{function}"
     return run
 

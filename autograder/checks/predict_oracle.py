@@ -93,20 +93,24 @@ _HINTS = [
     (1e3, "a factor 1000 too many: 1 TFLOP/s = 1000 GFLOP/s"),
     (1e-12, "TFLOP/s must become FLOP/s (x 1e12) before dividing"),
     (1e12, "TFLOP/s must become FLOP/s (x 1e12), not the other way round"),
-    (0.5, "a factor 2 is missing: K and V are two tensors, and a multiply-add is 2 FLOPs"),
-    (2.0, "a factor 2 too many: count each K and V once, and a multiply-add as 2 FLOPs, not 4"),
+    (0.5, "a factor 2 is missing"),
+    (2.0, "a factor 2 too many"),
 ]
 
 
-def ratio_hint(yours: float, expected: float) -> str:
-    """'(ratio 0.50: <likely slip>)' or '(ratio 1.37)' when no classic slip matches."""
+def ratio_hint(yours: float, expected: float, twos: str = "") -> str:
+    """'(ratio 0.5: <likely slip>)' or '(ratio 1.37)' when no classic slip matches.
+
+    ``twos`` says where a factor 2 belongs for this quantity ('a multiply-add is 2 FLOPs').
+    """
     if expected == 0 or not math.isfinite(yours):
         return f"(yours is {yours!r})"
     ratio = yours / expected
     for target, words in _HINTS:
         if close(ratio, target, 1e-6):
-            return f"(ratio {ratio:.3g}: {words})"
-    return f"(ratio {ratio:.3g})"
+            extra = f": {twos}" if twos and target in (0.5, 2.0) else ""
+            return f"(ratio {ratio:.3g}: {words}{extra})"
+    return f"(ratio {ratio:.4g})"
 
 
 def fmt(x: float) -> str:

@@ -26,11 +26,11 @@ def _call(ctx, function, *args, **kwargs):
                           f"arguments.") from None
 
 
-def _expect(ctx, function, args, kwargs, expected, *, unit, what, section):
+def _expect(ctx, function, args, kwargs, expected, *, unit, what, section, twos=""):
     value = oracle.number(_call(ctx, function, *args, **kwargs), function, unit)
     if not oracle.close(value, expected, REL):
         raise CheckFailed(f"{function} for {what} gave {oracle.fmt(value)} {unit} "
-                          f"{oracle.ratio_hint(value, expected)}. Reread: {section}.")
+                          f"{oracle.ratio_hint(value, expected, twos)}. Reread: {section}.")
 
 
 def _bpw(fmt: str) -> float:
@@ -67,7 +67,7 @@ def kv_bytes_gqa(ctx):
         _expect(ctx, "kv_bytes_per_token", args, {}, oracle.kv_bytes(*args), unit="bytes",
                 what=f"{m.name} ({m.layers} layers, {m.kv_heads} KV heads, head_dim {m.head_dim}, "
                      f"{bpv:g} bytes per value)",
-                section="The KV cache is also bytes")
+                section="The KV cache is also bytes", twos="K and V are two tensors per layer")
 
 
 @check("intensity_and_ridge", task=TASK, name="arithmetic_intensity and ridge_point on other machines",
@@ -136,4 +136,4 @@ def prefill_time(ctx):
     args = (float(model.total_params), 4096, d.peak_bf16_tflops)
     _expect(ctx, "prefill_seconds", args, {}, oracle.prefill(*args), unit="s",
             what=f"{model.name}, a 4096-token prompt, {oracle.fmt(d.peak_bf16_tflops)} TFLOP/s",
-            section="Prefill is the opposite workload")
+            section="Prefill is the opposite workload", twos="a multiply-add is 2 FLOPs")
