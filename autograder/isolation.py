@@ -267,3 +267,8 @@ def protection() -> Protection:
     if seen is None:
         raise RuntimeError(f"sandbox: cannot start a sandboxed process at all: {why}")
     return Protection("plain", root, seen["uid"], tuple(seen["readable"]), seen["network"], reason)
+
+
+def describe(sandbox_limits) -> str:
+    """The results' line for a Sandbox with ``sandbox_limits`` (autograder.sandbox.Limits)."""
+    return protection().describe(JailLimits.from_sandbox(sandbox_limits))

@@ -1,0 +1,157 @@
+"""The Gradescope package, end to end: build the zip, unpack it under a temporary root laid out as
+Gradescope lays out /autograder (source/, submission/, results/, run_autograder), run its
+run_autograder with AUTOGRADER_ROOT pointing there and WHY17_PYTHON at this venv's Python (setup.sh
+is Gradescope's job: nothing is pip-installed here), and read results/results.json.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder import course, gradescope
+
+ROOT = Path(__file__).resolve().parent.parent
+SUBMISSIONS = ROOT / "tests" / "submissions"
+REFERENCE = ROOT / "solutions" / "why17"
+STUBS = ROOT / "assignments" / "why17"
+MODULES = ("bw", "flops", "predict", "roofline")
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("package") / "autograder.zip"
+    done = subprocess.run([sys.executable, "-m", "autograder", "gradescope", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def gradescope_root(package: Path, where: Path, files: dict[str, Path]) -> Path:
+    """``where`` laid out as Gradescope's /autograder, with ``files`` (name -> source) submitted."""
+    with zipfile.ZipFile(package) as zf:
+        zf.extractall(where / "source")
+    for name in ("run_autograder", "setup.sh"):
+        os.chmod(where / "source" / name, 0o755)          # zipfile does not restore modes
+    shutil.copy2(where / "source" / "run_autograder", where / "run_autograder")
+    (where / "submission").mkdir()
+    (where / "results").mkdir()
+    for name, src in files.items():
+        shutil.copyfile(src, where / "submission" / name)
+    return where
+
+
+def run_autograder(root: Path, python: str = sys.executable) -> dict:
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), WHY17_PYTHON=python)
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads((root / "results" / "results.json").read_text())
+
+
+def reference_files() -> dict[str, Path]:
+    files = {f"{m}.py": REFERENCE / f"{m}.py" for m in MODULES}
+    files["measurements.json"] = SUBMISSIONS / "measurements" / "reference" / "measurements.json"
+    return files
+
+
+# --------------------------------------------------------------------------- the zip itself
+
+def test_package_holds_the_grader_and_nothing_of_the_repository_besides(package):
+    with zipfile.ZipFile(package) as zf:
+        infos = {i.filename: i for i in zf.infolist()}
+    names = set(infos)
+    for script in ("setup.sh", "run_autograder"):
+        assert script in names and (infos[script].external_attr >> 16) & 0o111, f"{script} not executable"
+    assert "course.yml" in names and "requirements.txt" in names
+    assert any(n.startswith("autograder/checks/") for n in names)
+    assert {f"solutions/why17/{m}.py" for m in MODULES} <= names
+    assert "shared/runner.py" in names and "autograder/sandbox_jail.py" in names
+    for name in names:
+        top = name.split("/", 1)[0]
+        assert top not in ("tests", ".git", ".venv", "assignments", "out", ".notes"), name
+        assert "__pycache__" not in name and not name.endswith(".pyc"), name
+
+
+def test_the_same_tree_builds_the_same_bytes(package, tmp_path):
+    again = gradescope.build(tmp_path / "again.zip")
+    assert again.read_bytes() == package.read_bytes()
+
+
+def test_setup_sh_installs_cpu_torch_at_the_projects_pin(package, tmp_path):
+    with zipfile.ZipFile(package) as zf:
+        setup = zf.read("setup.sh").decode()
+    pins = [l.strip() for l in (ROOT / "requirements.txt").read_text().splitlines()
+            if re.match(r"^torch\s*==", l.strip())]
+    assert len(pins) == 1
+    assert f'--index-url {gradescope.TORCH_CPU_INDEX} "{pins[0]}"' in setup
+    assert '-r "$SOURCE/requirements.txt"' in setup
+    assert 'ROOT="${AUTOGRADER_ROOT:-/autograder}"' in setup
+    (tmp_path / "setup.sh").write_text(setup)
+    syntax = subprocess.run(["bash", "-n", str(tmp_path / "setup.sh")], capture_output=True, text=True)
+    assert syntax.returncode == 0, syntax.stderr
+
+
+def test_out_that_is_a_folder_is_one_line_exit_2(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "autograder", "gradescope", "--out", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "is a folder" in done.stderr
+
+
+# --------------------------------------------------------------------------- end to end
+
+def test_reference_submission_gets_full_marks(package, tmp_path):
+    root = gradescope_root(package, tmp_path, reference_files())
+    res = run_autograder(root)
+    failed = [t["name"] for t in res["tests"] if t["status"] != "passed"]
+    assert failed == []
+    assert res["score"] == pytest.approx(res["max_score"]) and res["max_score"] == pytest.approx(
+        sum(t.points for t in course.load().assignment("why17").tasks))
+    visibility = course.load().assignment("why17").visibility
+    assert res["visibility"] == visibility
+    assert all(t["visibility"] == visibility for t in res["tests"])
+    assert "Sandbox (" in res["output"], "the results must say what protection was in force"
+
+
+def test_stub_submission_gets_zero_and_visibility_follows_course_yml(package, tmp_path):
+    files = {f"{m}.py": STUBS / f"{m}.py" for m in MODULES}
+    root = gradescope_root(package, tmp_path, files)
+    course_file = root / "source" / "course.yml"
+    raw = yaml.safe_load(course_file.read_text())
+    raw["assignments"]["why17"]["visibility"] = "hidden"          # the instructor changes one line
+    course_file.write_text(yaml.safe_dump(raw, sort_keys=False))
+    res = run_autograder(root)
+    assert res["score"] == 0 and res["tests"]
+    assert res["visibility"] == "hidden"
+    assert {t["visibility"] for t in res["tests"]} == {"hidden"}
+
+
+def test_malicious_submission_cannot_forge_its_results(package, tmp_path):
+    files = reference_files()
+    files["bw.py"] = SUBMISSIONS / "attacks" / "write_results" / "bw.py"
+    root = gradescope_root(package, tmp_path / "attack", files)
+    res = run_autograder(root)
+    base_files = dict(files, **{"bw.py": SUBMISSIONS / "attacks" / "baseline" / "bw.py"})
+    base = run_autograder(gradescope_root(package, tmp_path / "baseline", base_files))
+    text = (root / "results" / "results.json").read_text()
+    assert "FORGED" not in text and res["score"] <= 100
+    assert sorted(p.name for p in (root / "results").iterdir()) == ["results.json"]
+    assert res["score"] == pytest.approx(base["score"]), "the attack changed the score"
+    assert {t["check"]: t["score"] for t in res["tests"]} == {t["check"]: t["score"] for t in base["tests"]}
+
+
+def test_a_grader_that_cannot_run_still_leaves_valid_results(package, tmp_path):
+    root = gradescope_root(package, tmp_path, {"predict.py": REFERENCE / "predict.py"})
+    res = run_autograder(root, python="/bin/false")
+    assert res["score"] == 0 and res["tests"] == []
+    assert "could not grade this submission (exit status 1)" in res["output"]

@@ -1,0 +1,183 @@
+"""Malicious submissions (tests/submissions/attacks/*/bw.py) graded by the real grader.
+
+Each attack is the reference solution with bw.py replaced by a hostile one. It returns the same
+values as attacks/baseline/bw.py, so "gains nothing" is exact: on every check the attack scores
+at most what the baseline scores, and the honest files beside it (predict.py, flops.py,
+roofline.py) are graded exactly as the baseline's are. Attacks that search or reach for
+something are also called directly through the sandbox, and what they found comes back as a
+value: the tests assert it holds nothing secret.
+
+The grading runs use a fork server (as grade-all does), so each child starts without paying the
+torch import; every child still runs in its own jail.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder import forkserver, isolation
+from autograder.grade import grade_submission
+from autograder.sandbox import Limits, Sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+ATTACKS = ROOT / "tests" / "submissions" / "attacks"
+REFERENCE = ROOT / "solutions" / "why17"
+MODULES = ("bw", "flops", "predict", "roofline")
+#: A bounded set of checks: every bw check (the attacks' target) and honest work of each other task.
+ONLY = {"bw_returns_gbs", "bw_honours_args", "bw_sweep_sizes", "bw_rejects_bad", "sync_present",
+        "units_gb_per_s", "errors_predict_decode", "law_bandwidth_doubles", "decode_quantized",
+        "ceiling_kv_cache", "flops_returns_tflops", "roofline_loglog"}
+#: Seconds per call: enough for honest calls on a loaded 2-core machine; bounds the hanging attack.
+TIME_LIMIT_S = 20
+PROT = isolation.protection()
+needs_namespaces = pytest.mark.skipif(
+    PROT.mode != "namespaces", reason=f"this kernel refuses namespaces here: {PROT.reason}")
+ATTACK_NAMES = sorted(p.name for p in ATTACKS.iterdir() if p.is_dir() and p.name != "baseline")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fork_server():
+    forkserver.start()
+    yield
+    forkserver.stop()
+
+
+def submission(attack: str, dest: Path) -> Path:
+    dest.mkdir(parents=True, exist_ok=True)
+    for module in MODULES:
+        shutil.copyfile(REFERENCE / f"{module}.py", dest / f"{module}.py")
+    shutil.copyfile(ATTACKS / attack / "bw.py", dest / "bw.py")
+    return dest
+
+
+def grade(attack: str, where: Path) -> dict:
+    return grade_submission(submission(attack, where), only=ONLY, time_limit_s=TIME_LIMIT_S)
+
+
+def scores(results: dict) -> dict[str, float]:
+    return {t["check"]: t["score"] for t in results["tests"]}
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory) -> dict:
+    return grade("baseline", tmp_path_factory.mktemp("baseline"))
+
+
+def processes_named(name: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if Path(f"/proc/{entry}/comm").read_text().strip() == name:
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.parametrize("attack", ATTACK_NAMES)
+def test_attack_gains_nothing_and_honest_work_is_still_graded(attack, baseline, tmp_path):
+    res = grade(attack, tmp_path / "sub")
+    got, base = scores(res), scores(baseline)
+    assert set(got) == set(base) == ONLY
+    gained = {c: (got[c], base[c]) for c in ONLY if got[c] > base[c]}
+    assert gained == {}, f"{attack} scored more than the baseline on {gained}"
+    honest = {t["check"]: t["score"] for t in baseline["tests"] if t["task"] != "task1"}
+    assert {c: got[c] for c in honest} == honest, f"{attack} spoiled the grading of its honest files"
+    assert res["score"] <= baseline["score"]
+    assert "FORGED" not in json.dumps(res)
+
+
+@needs_namespaces
+def test_disk_search_finds_no_grader_checks_or_solutions(tmp_path):
+    with Sandbox(submission("read_secrets", tmp_path / "sub"), Limits(time_limit_s=300)) as box:
+        found, _ = box.call("bw", "search")
+    assert found == [], f"the child found grader files: {found[:5]}"
+
+
+@needs_namespaces
+def test_proc_shows_nothing_of_the_grader(tmp_path):
+    with Sandbox(submission("read_proc", tmp_path / "sub"), Limits(time_limit_s=60)) as box:
+        found, _ = box.call("bw", "search")
+    assert found["hits"] == []
+    assert len(found["seen"]) <= 4, f"the child sees processes beyond its own sandbox: {found['seen']}"
+
+
+@needs_namespaces
+def test_results_written_by_the_child_stay_in_its_private_folders(tmp_path):
+    outside = tmp_path / "results"
+    outside.mkdir()
+    (outside / "results.json").write_text('{"score": 1}')
+    with Sandbox(submission("write_results", tmp_path / "sub"), Limits(time_limit_s=120)) as box:
+        written, _ = box.call("bw", "attack")
+        workdir = box.child.workdir
+    assert written, "the attack wrote nothing at all: it would prove nothing"
+    assert all(p.startswith((str(workdir), "/tmp/")) for p in written), written
+    assert (outside / "results.json").read_text() == '{"score": 1}'
+    for name in ("results.json", "gradebook.csv"):       # the child's /tmp was its own
+        host = Path("/tmp") / name
+        assert not host.exists() or "FORGED" not in host.read_text(errors="replace")
+
+
+@needs_namespaces
+def test_network_is_unreachable_even_on_the_graders_loopback(tmp_path):
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    server.settimeout(0.2)
+    received, stop = [], threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                received.append(conn.recv(64))
+                conn.close()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        with Sandbox(submission("network", tmp_path / "sub"), Limits(time_limit_s=60)) as box:
+            reached, _ = box.call("bw", "reach", ([server.getsockname()[1]],))
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+    assert reached == [] and received == []
+
+
+@needs_namespaces
+def test_resource_attacks_hit_their_limits(tmp_path):
+    limits = Limits(time_limit_s=120)
+    jail = isolation.JailLimits.from_sandbox(limits)
+    folders = {name: submission(name, tmp_path / name) for name in
+               ("fork_bomb", "memory_hog", "giant_file", "many_files")}
+    with Sandbox(folders["fork_bomb"], limits) as box:
+        forks, _ = box.call("bw", "bomb", (2.0,))
+    assert 0 < forks < jail.processes
+    with Sandbox(folders["memory_hog"], limits) as box:
+        mib, _ = box.call("bw", "hog")
+    assert mib * 2**20 <= jail.address_space_bytes
+    with Sandbox(folders["giant_file"], limits) as box:
+        size, _ = box.call("bw", "fill")
+    assert size <= jail.file_size_bytes
+    with Sandbox(folders["many_files"], limits) as box:
+        opened, _ = box.call("bw", "exhaust")
+    assert opened < jail.open_files
+
+
+def test_escaped_grandchild_does_not_outlive_grading(tmp_path):
+    grade("escapee", tmp_path / "sub")
+    deadline = time.monotonic() + 10
+    while processes_named("why17-escapee") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_named("why17-escapee") == []
