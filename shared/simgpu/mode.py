@@ -21,6 +21,10 @@ HOST_READS = frozenset({"item", "tolist", "numpy", "__repr__", "__str__", "__for
                         "__array__", "is_nonzero"})
 
 
+#: ``*_like`` factories taken through their plain factory (see SimMode._like).
+LIKE = frozenset({"empty_like", "zeros_like", "ones_like", "rand_like", "randn_like", "full_like"})
+
+
 def is_sim(t) -> bool:
     """Whether ``t`` is a tensor on the simulated device (a meta tensor)."""
     return isinstance(t, torch.Tensor) and t.device.type == "meta"
@@ -83,7 +87,13 @@ class SimMode(TorchFunctionMode):
             kwargs["device"] = META
         out_kw = kwargs.get("out")
         inputs = [t for t in _flat(list(args) + [v for k, v in kwargs.items() if k != "out"], []) if is_sim(t)]
-        out = func(*args, **kwargs)
+        out = self._like(name, args, kwargs)
+        if out is None and name in ("randn", "rand") and kwargs.get("device") == META:
+            # no values to draw: the same meta tensor without torch's Python reference path
+            out = torch.empty(*args, dtype=kwargs.get("dtype"), device=META,
+                              requires_grad=bool(kwargs.get("requires_grad", False)))
+        if out is None:
+            out = func(*args, **kwargs)
         outputs = [t for t in _flat([out], []) if is_sim(t)]
         if out_kw is not None and not outputs:
             outputs = [t for t in _flat([out_kw], []) if is_sim(t)]
@@ -98,6 +108,27 @@ class SimMode(TorchFunctionMode):
         return out
 
     # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _like(name, args, kwargs):
+        """``empty_like(t)`` and kin on a contiguous simulated tensor, through the plain factory.
+
+        Same result; it skips torch's Python reference path for meta tensors, whose first call
+        imports sympy (about half a second of CPU).
+        """
+        if name not in LIKE or not args or not is_sim(args[0]) or not args[0].is_contiguous():
+            return None
+        if set(kwargs) - {"dtype", "device", "requires_grad"}:
+            return None
+        t = args[0]
+        extra = list(args[1:])
+        if len(extra) != (1 if name == "full_like" else 0):
+            return None
+        factory = getattr(torch, name.removesuffix("_like"))
+        if name in ("rand_like", "randn_like"):
+            factory = torch.empty                  # no values to draw on the simulated device
+        return factory(t.shape, *extra, dtype=kwargs.get("dtype") or t.dtype, device=META,
+                       requires_grad=bool(kwargs.get("requires_grad", False)))
+
     def _property(self, func, args, kwargs):
         prop = getattr(getattr(func, "__self__", None), "__name__", "")
         out = func(*args, **kwargs)
