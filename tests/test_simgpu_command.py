@@ -40,6 +40,13 @@ def test_a_folder_and_another_profile():
     assert "DGX Spark" in out.stdout and "cache cliff" in out.stdout
 
 
+def test_a_module_that_does_not_import_is_one_line(tmp_path):
+    (tmp_path / "bw.py").write_text("def copy_bandwidth(:\n")
+    out = run(tmp_path / "bw.py")
+    assert out.returncode == 1
+    assert "does not import: SyntaxError line 1" in out.stderr and "Traceback" not in out.stderr
+
+
 @pytest.mark.parametrize("args,words", [
     (["nope/bw.py"], "no such file"),
     (["--device", "ddr5", "solutions/why17/bw.py"], "not a GPU"),

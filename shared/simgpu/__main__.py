@@ -99,6 +99,11 @@ def main(argv=None) -> int:
     except (ValueError, local.UsageError) as exc:
         print(f"python -m shared.simgpu: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # noqa: BLE001 - the student's module does not import
+        where = f" line {exc.lineno}" if isinstance(exc, SyntaxError) else ""
+        print(f"python -m shared.simgpu: your module does not import: {type(exc).__name__}{where}: "
+              f"{' '.join(str(exc).split())[:200]}", file=sys.stderr)
+        return 1
     print(f"Simulated GPU, {cfg['name']}: {cfg['bw_gbs']:.0f} GB/s memory, {cfg['l2_bytes'] // 2**20} MiB L2, "
           f"{cfg['peak_tflops']:.0f} TFLOP/s bf16, {cfg['memory_bytes'] / 1e9:.0f} GB")
     if "bw" in modules:
