@@ -1,0 +1,159 @@
+"""The child process and its protocol: plain data only, time limits that kill the whole process
+group, capped output, one-line reasons, and a fresh child after a crash."""
+from __future__ import annotations
+
+import math
+import os
+import signal
+import time
+
+import pytest
+
+from autograder.checks.base import StudentCrashed, StudentMissing, StudentRaised, StudentTimeout
+from autograder.sandbox import Limits, Sandbox
+from shared import runner
+
+LIGHT = dict(preload=(), simgpu=False)
+
+
+def _sandbox(tmp_path, files: dict[str, str], **limits) -> Sandbox:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return Sandbox(tmp_path, Limits(**{"time_limit_s": 20.0, **limits}), **LIGHT)
+
+
+@pytest.mark.parametrize("value", [
+    1.5, -0.0, 7, True, None, "text", [1, [2, 3]], (1, (2.5, "x")), {"a": 1.0}, {1: 2.0, 8: (3, 4)},
+    {"__float__": "not a tag"}, {(1, 2): "tuple key"}, math.inf, -math.inf,
+])
+def test_codec_round_trips_plain_values(value):
+    line = runner.dumps({"value": runner.encode(value)})
+    assert b"NaN" not in line and b"Infinity" not in line
+    import json
+    back = runner.decode(json.loads(line)["value"])
+    assert back == value and type(back) is type(value)
+
+
+def test_codec_keeps_nan_and_names_torch_dtypes():
+    import json
+    back = runner.decode(json.loads(runner.dumps({"v": runner.encode([math.nan, runner.Dtype("float64")])}))["v"])
+    assert math.isnan(back[0]) and back[1] == runner.Dtype("float64")
+
+
+def test_decode_never_builds_objects_from_tags():
+    assert runner.decode({"__opaque__": ["os.system", "rm -rf /"]}) == runner.Opaque("os.system", "rm -rf /")
+    with pytest.raises(ValueError):
+        runner.decode({"__float__": "__import__('os')"})
+
+
+def test_values_come_back_as_data(tmp_path):
+    code = ("import numpy as np\n"
+            "def f():\n    return {2: np.float64(1.5), 'nan': float('nan'), 't': (1, 2), 'a': np.arange(3)}\n"
+            "class Thing:\n    pass\n"
+            "def g():\n    return Thing()\n")
+    with _sandbox(tmp_path, {"m.py": code}) as box:
+        value, _ = box.call("m", "f")
+        assert value[2] == 1.5 and math.isnan(value["nan"]) and value["t"] == (1, 2)
+        assert value["a"].kind == "numpy" and value["a"].data == [0, 1, 2]
+        thing, _ = box.call("m", "g")
+        assert isinstance(thing, runner.Opaque) and thing.type_name == "m.Thing"
+
+
+def test_student_exception_is_one_line_with_their_line_number(tmp_path):
+    with _sandbox(tmp_path, {"m.py": "def f(x):\n    raise ValueError(f'bad x\\n{x}')\n"}) as box:
+        with pytest.raises(StudentRaised) as info:
+            box.call("m", "f", (3,))
+    assert info.value.exc_type == "ValueError" and info.value.message == "bad x 3 (m.py line 2)"
+
+
+def test_missing_module_and_function(tmp_path):
+    with _sandbox(tmp_path, {"m.py": "def f():\n    return 1\n"}) as box:
+        with pytest.raises(StudentMissing, match="the submission has no other.py"):
+            box.call("other", "f")
+        with pytest.raises(StudentMissing, match="m.py has no function g"):
+            box.call("m", "g")
+        assert box.call("m", "f")[0] == 1
+
+
+def test_timeout_kills_the_process_group_and_a_fresh_child_serves_the_next_call(tmp_path):
+    code = ("import subprocess, sys, time\n"
+            "def spawn():\n"
+            "    p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+            "    return p.pid\n"
+            "def hang():\n    time.sleep(600)\n"
+            "def ok():\n    return 42\n")
+    with _sandbox(tmp_path, {"m.py": code}, time_limit_s=1.5) as box:
+        grandchild, _ = box.call("m", "spawn")
+        started = time.monotonic()
+        with pytest.raises(StudentTimeout, match="hang did not return within 1.5 s"):
+            box.call("m", "hang")
+        assert time.monotonic() - started < 30
+        _wait_gone(grandchild)
+        with pytest.raises(StudentTimeout):  # not called again: a hang costs one time limit
+            box.call("m", "hang")
+        assert box.call("m", "ok")[0] == 42
+        assert box.starts == 2
+
+
+def _wait_gone(pid):
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        try:  # a zombie of ours would still answer; reap it if it is our child (it is not)
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    pytest.fail(f"grandchild {pid} outlived the timeout")
+
+
+def test_os_exit_and_sys_exit_are_reported(tmp_path):
+    code = "import os, sys\ndef die():\n    os._exit(9)\ndef leave():\n    sys.exit(2)\ndef ok():\n    return 1\n"
+    with _sandbox(tmp_path, {"m.py": code}) as box:
+        with pytest.raises(StudentCrashed, match="die: the process running your code exited with code 9"):
+            box.call("m", "die")
+        with pytest.raises(StudentCrashed, match=r"leave called sys.exit\(2\)"):
+            box.call("m", "leave")
+        assert box.call("m", "ok")[0] == 1
+
+
+def test_syntax_error_names_file_and_line_and_spares_other_modules(tmp_path):
+    files = {"bad.py": "x = 1\n\ndef f(:\n    pass\n", "good.py": "def f():\n    return 'fine'\n"}
+    with _sandbox(tmp_path, files) as box:
+        with pytest.raises(StudentMissing, match=r"^bad.py does not import: SyntaxError line 3"):
+            box.call("bad", "f")
+        assert box.call("good", "f")[0] == "fine"
+
+
+def test_output_flood_is_drained_and_capped(tmp_path):
+    code = "import sys\ndef loud():\n    sys.stdout.write('y' * (8 * 2**20))\n    sys.stdout.flush()\n    return 'done'\n"
+    with _sandbox(tmp_path, {"m.py": code}) as box:
+        assert box.call("m", "loud")[0] == "done"
+        text = box.output()
+    assert len(text) < 100_000 and "more bytes not kept" in text
+
+
+def test_memory_limit_stops_a_huge_allocation(tmp_path):
+    code = "def hog():\n    return len(bytearray(64 * 2**30))\ndef ok():\n    return 1\n"
+    with _sandbox(tmp_path, {"m.py": code}, memory_limit_mb=1024) as box:
+        with pytest.raises(StudentRaised, match="MemoryError"):
+            box.call("m", "hog")
+        assert box.call("m", "ok")[0] == 1
+
+
+def test_student_cannot_see_the_grader_pipes_as_stdin(tmp_path):
+    code = "import sys\ndef read():\n    return sys.stdin.read()\n"
+    with _sandbox(tmp_path, {"m.py": code}) as box:
+        assert box.call("m", "read")[0] == ""
+
+
+def test_child_works_in_a_private_copy(tmp_path):
+    code = "import os\ndef where():\n    open('scribble.txt', 'w').write('x')\n    return os.getcwd()\n"
+    src = tmp_path / "src"
+    src.mkdir()
+    with _sandbox(src, {"m.py": code}) as box:
+        cwd, _ = box.call("m", "where")
+    assert cwd != str(src) and not (src / "scribble.txt").exists() and not os.path.exists(cwd)
