@@ -46,3 +46,24 @@ def run_pytest(*args: str, cwd: Path, scratch: Path, env: dict | None = None) ->
                           cwd=cwd, env=child_env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     items = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {}
     return Run(proc.returncode, proc.stdout + proc.stderr, items)
+
+
+#: Submissions in other styles, correct and wrong, for the public tests themselves.
+STYLES = Path(__file__).with_name("public_styles")
+
+
+def student_tree(where: Path, course_text: str | None = None, replace: tuple[Path, ...] = ()) -> Path:
+    """A student's working folder under ``where``: course.yml, shared/ and assignments/why17.
+
+    assignments/why17 starts as the reference (solutions/why17); each file in ``replace`` then
+    takes the place of the module of the same name. ``course_text`` replaces course.yml.
+    """
+    root = where / "tree"
+    ignore = shutil.ignore_patterns("__pycache__", "*.ipynb", "measurements.json", ".pytest_cache")
+    shutil.copytree(ROOT / "solutions" / "why17", root / "assignments" / "why17", ignore=ignore)
+    shutil.copytree(ROOT / "shared", root / "shared", ignore=ignore)
+    text = course_text if course_text is not None else (ROOT / "course.yml").read_text(encoding="utf-8")
+    (root / "course.yml").write_text(text, encoding="utf-8")
+    for path in replace:
+        shutil.copy(path, root / "assignments" / "why17" / path.name)
+    return root

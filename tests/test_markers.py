@@ -3,14 +3,13 @@
 Every check runs pytest in a child process, on the repository or on a temporary copy of the
 public tests with an edited course.yml beside them.
 """
-import shutil
 import textwrap
 
 import pytest
 import yaml
 
 from autograder import course
-from tests.public_runs import ROOT, run_pytest
+from tests.public_runs import ROOT, run_pytest, student_tree
 
 ASSIGNMENT = course.load().assignment("why17")
 COURSE_TEXT = (ROOT / "course.yml").read_text(encoding="utf-8")
@@ -18,12 +17,7 @@ COURSE_TEXT = (ROOT / "course.yml").read_text(encoding="utf-8")
 
 def _tree(tmp_path, course_text=COURSE_TEXT):
     """A copy of the public tests and the reference beside ``course_text`` and the project's shared/."""
-    root = tmp_path / "tree"
-    ignore = shutil.ignore_patterns("__pycache__", "*.ipynb", "measurements.json", ".pytest_cache")
-    shutil.copytree(ROOT / "solutions" / "why17", root / "assignments" / "why17", ignore=ignore)
-    shutil.copytree(ROOT / "shared", root / "shared", ignore=ignore)
-    (root / "course.yml").write_text(course_text, encoding="utf-8")
-    return root
+    return student_tree(tmp_path, course_text)
 
 
 def _renamed(old: str, new: str) -> str:

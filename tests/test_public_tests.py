@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from autograder import course
-from tests.public_runs import ROOT, run_pytest
+from tests.public_runs import ROOT, STYLES, run_pytest, student_tree
 
 ASSIGNMENT = course.load().assignment("why17")
 TASK_IDS = {t.id for t in ASSIGNMENT.tasks}
@@ -66,3 +66,38 @@ def test_the_benchmark_tests_pass_on_the_reference_on_a_gpu(tmp_path):
     run = run_pytest("solutions/why17", "-m", "task1 or task2", cwd=ROOT, scratch=tmp_path)
     assert run.returncode == 0, run.output[-3000:]
     assert run.items and run.outcomes() == {"passed"}
+
+
+# --- Correct work in other styles passes; wrong work fails with an ordinary assertion -----------
+
+def test_correct_work_in_other_styles_passes(tmp_path):
+    alternative = STYLES / "alternative"
+    root = student_tree(tmp_path, replace=tuple(sorted(alternative.glob("*.py"))))
+    run = run_pytest("assignments/why17", cwd=root, scratch=tmp_path / "run", env=NO_GPU)
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.items and run.outcomes() == {"passed"}
+
+
+def _failed(run) -> dict[str, str]:
+    return {n.split("::", 1)[1]: item["message"] for n, item in run.items.items() if item["outcome"] != "passed"}
+
+
+def test_ceilings_in_gib_fail_the_lessons_numbers(tmp_path):
+    root = student_tree(tmp_path, replace=(STYLES / "wrong_units" / "predict.py",))
+    run = run_pytest("assignments/why17", "-m", "task3", cwd=root, scratch=tmp_path / "run")
+    failed = _failed(run)
+    for name in ("test_spark_whole_checkpoint_is_about_17_tokens_per_s", "test_h100_is_about_209_tokens_per_s",
+                 "test_spark_ridge_point_is_about_458_flops_per_byte", "test_batch_64_at_1k_context_on_the_spark"):
+        assert name in failed, sorted(failed)
+        assert failed[name].startswith("assert"), failed[name]
+    # Laws that hold whatever the unit still pass: the failures point at the units, not at everything.
+    assert "test_doubling_bandwidth_doubles_the_ceiling" not in failed
+    assert not any(name.startswith("test_each_positional_argument_rejects") for name in failed)
+
+
+def test_an_unmarked_ridge_point_fails_only_that_test(tmp_path):
+    root = student_tree(tmp_path, replace=(STYLES / "no_ridge" / "roofline.py",))
+    run = run_pytest("assignments/why17", "-m", "task4", cwd=root, scratch=tmp_path / "run")
+    failed = _failed(run)
+    assert list(failed) == ["test_roofline_marks_the_ridge_point"], failed
+    assert "mark the ridge point at 458 FLOPs/byte" in failed["test_roofline_marks_the_ridge_point"]
