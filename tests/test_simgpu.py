@@ -248,6 +248,15 @@ def test_matmuls_count_two_flops_per_multiply_add(matmul):
     assert [g["flops"] for g in simgpu.trace()["op_groups"] if g["kind"] == "matmul"] == [2.0 * m * k * n]
 
 
+def test_formatting_pinning_and_comparisons_of_simulated_tensors():
+    with simgpu.active(H100):
+        x = torch.ones(1, device="cuda")
+        assert f"{x.sum():.1f}" == "0.0"                     # no values: zeros
+        host = torch.empty(16, pin_memory=True).pin_memory()
+        y = host.to("cuda", non_blocking=True)
+        assert y.is_cuda and torch.equal(y, y) and bool((y == y).all())
+
+
 def test_views_cost_nothing_and_elementwise_ops_cost_their_bytes():
     with simgpu.active(H100):
         a = torch.empty(MIB, device="cuda")

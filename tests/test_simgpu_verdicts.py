@@ -35,6 +35,16 @@ def test_ratios_are_explained_or_not(ratio, explained):
     assert verdicts._explain(ratio, verdicts.BYTE_FACTORS, verdicts.GBS_UNITS) == explained
 
 
+def test_numbers_the_checks_accept():
+    import numpy as np
+    import torch
+    from shared.runner import Array
+    ok = [2.5, 3, np.float32(2.5), torch.tensor(2.5), Array("torch.Tensor", "float32", [2.5])]
+    assert all(verdicts._number(v) == pytest.approx(2.5) or v == 3 for v in ok)
+    bad = [None, True, "2.5", float("nan"), -1.0, 0.0, float("inf"), [2.5], Array("numpy", "f8", [1.0, 2.0])]
+    assert [verdicts._number(v) for v in bad] == [None] * len(bad)
+
+
 def test_ratio_formatting():
     assert [verdicts.fmt_ratio(r) for r in (0.5, 1.004, 232.4, 1e9, 0.001)] == \
         ["0.50x", "1.00x", "232x", "1e+09x", "0.001x"]

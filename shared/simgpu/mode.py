@@ -83,6 +83,10 @@ class SimMode(TorchFunctionMode):
             if is_sim(self_t) and not is_sim(args[1]) and args[1].numel() > 1:   # host-to-device
                 self.device.transfer("h2d", costs.nbytes(args[1]))
                 return self_t
+        if name == "pin_memory" and self_t is not None:
+            return self_t                      # page-locking needs a real CUDA driver
+        if kwargs.get("pin_memory"):
+            kwargs["pin_memory"] = False
         if "device" in kwargs and is_cuda_like(kwargs["device"]):
             kwargs["device"] = META
         out_kw = kwargs.get("out")
@@ -145,6 +149,8 @@ class SimMode(TorchFunctionMode):
         t = args[0] if args and isinstance(args[0], torch.Tensor) else None
         if name in ("equal", "allclose", "__bool__", "is_nonzero"):
             return True          # no values to compare: sanity asserts on simulated data pass
+        if name == "__format__" and t is not None and t.numel() == 1:
+            return format(torch.zeros((), dtype=t.dtype).item(), args[1] if len(args) > 1 else "")
         if name in ("__repr__", "__str__", "__format__"):
             return (f"tensor(<simulated, no values>, size={tuple(t.shape)}, device='cuda:0', "
                     f"dtype={t.dtype})") if t is not None else "<simulated>"

@@ -135,9 +135,18 @@ def fmt_ratio(ratio: float) -> str:
 
 
 def _number(value) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """``value`` as a positive finite float (a float, an int, a one-element array), or None."""
+    if value is None or isinstance(value, (bool, str, bytes)):
         return None
-    x = float(value)
+    if type(value).__name__ == "Array":           # shared.runner's tensor/array that came back
+        data = getattr(value, "data", None)
+        value = data[0] if isinstance(data, list) and len(data) == 1 else data
+        if value is None or isinstance(value, (bool, str, list)):
+            return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError, RuntimeError, OverflowError):
+        return None
     return x if math.isfinite(x) and x > 0 else None
 
 
