@@ -90,8 +90,15 @@ def _parse(lines: str, job_id: str) -> dict[int, str]:
 
 
 def task_states(job_id: str) -> dict[int, str]:
-    """Slurm state of each task of array ``job_id`` that squeue or sacct still knows."""
+    """Slurm state of each task of array ``job_id`` that squeue or sacct still knows.
+
+    Raises SlurmError when squeue cannot answer (controller unreachable), not when it has simply
+    forgotten the job."""
     proc = _run(["squeue", "-h", "-r", "--states=all", "-j", job_id, "-o", "%i|%T"], check=False)
+    if proc.returncode != 0 and "invalid job id" not in proc.stderr.lower():
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        raise SlurmError(f"squeue failed (exit {proc.returncode}): "
+                         f"{lines[-1].strip() if lines else 'no message'}")
     states = _parse(proc.stdout, job_id) if proc.returncode == 0 else {}
     if shutil.which("sacct"):
         acct = _run(["sacct", "-n", "-P", "-X", "-j", job_id, "-o", "JobID,State"], check=False)

@@ -1,0 +1,85 @@
+"""autograder/slurm/plan.py and task.py entry: slices, the manifest, the job script."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.slurm import plan
+from autograder.slurm.executor import state_line
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_slices_keep_the_order_and_cover_everyone_once():
+    students = [f"s{i}" for i in range(7)]
+    parts = plan.slices(students, 3)
+    assert parts == [["s0", "s1", "s2"], ["s3", "s4", "s5"], ["s6"]]
+    assert plan.slices(students, 10) == [students]
+    assert plan.slices([], 3) == []
+    with pytest.raises(ValueError, match="per_task"):
+        plan.slices(students, 0)
+
+
+def _manifest() -> plan.Manifest:
+    job = {"student": "ada", "digest": "ab" * 32,
+           "payload": {"path": "/class/ada", "assignment": "why17", "device": "sim",
+                       "time_limit_s": None, "only": None}}
+    return plan.Manifest(out="/out", assignment="why17", key="k" * 16, workers=2, budget_s=1200.0,
+                         slices=[[job], [dict(job, student="bob")]])
+
+
+def test_a_manifest_reads_back_as_written(tmp_path):
+    m = _manifest()
+    assert plan.Manifest.read(m.write(tmp_path)) == m
+    assert m.students() == ["ada", "bob"]
+
+
+def test_a_manifest_of_another_version_is_refused(tmp_path):
+    (tmp_path / plan.MANIFEST).write_text('{"version": 99}')
+    with pytest.raises(ValueError, match="version-1"):
+        plan.Manifest.read(tmp_path / plan.MANIFEST)
+
+
+def test_the_job_script_runs_the_task_from_the_checkout_with_quoted_paths(tmp_path):
+    run = tmp_path / "run with space"
+    run.mkdir()
+    script = plan.write_script(run, python="/opt/venv/bin/python", root=ROOT)
+    text = script.read_text()
+    assert text.startswith("#!/bin/bash\n") and os.access(script, os.X_OK)
+    assert f"cd {ROOT}" in text
+    assert f"exec /opt/venv/bin/python -m autograder.slurm.task '{run}/manifest.json'" in text
+    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
+
+
+def test_new_runs_are_listed_oldest_first_and_remember_their_job(tmp_path):
+    first = plan.new_run(tmp_path)
+    plan.write_job(first, "41", ["sbatch", "x"])
+    assert plan.runs(tmp_path) == [first]
+    assert plan.read_job(first) == "41"
+    assert plan.runs(tmp_path / "nowhere") == []
+
+
+def test_the_state_line_counts_tasks_by_word():
+    words = {0: "done", 1: "running", 2: "pending", 3: "pending", 4: "failed"}
+    assert state_line("12", words) == "array 12: 2 pending, 1 running, 1 done, 1 failed"
+    assert state_line("12", {0: "pending"}) == "array 12: 1 pending, 0 done"
+
+
+def test_the_task_outside_an_array_says_so_in_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "SLURM_ARRAY_TASK_ID"}
+    proc = subprocess.run([sys.executable, "-m", "autograder.slurm.task", str(tmp_path / "m.json")],
+                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: SLURM_ARRAY_TASK_ID is not set") and proc.stderr.count("\n") == 1
+
+
+def test_the_task_with_an_unreadable_manifest_fails_naming_it(tmp_path):
+    env = {**os.environ, "SLURM_ARRAY_TASK_ID": "0"}
+    proc = subprocess.run([sys.executable, "-m", "autograder.slurm.task", str(tmp_path / "m.json")],
+                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith(f"error: {tmp_path / 'm.json'}: slice 0") and "Traceback" not in proc.stdout + proc.stderr
