@@ -86,3 +86,15 @@ def test_bad_arguments_exit_2_with_one_line(args, names):
 
 def test_the_formula_knows_the_size_of_every_dtype_the_benchmark_allocates():
     assert {name: dtype.itemsize for name, dtype in bench.DTYPES.items()} == DTYPE_BYTES
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_moe_run_counts_the_experts_it_read_and_both_counts_agree(batch):
+    cfg = config.DecoderConfig(key="t-moe", name="t", hidden=128, layers=2, heads=4, kv_heads=2, head_dim=32,
+                               intermediate=64, vocab=300, tied=False, experts=8, experts_per_token=2)
+    r = bench.run(cfg, dtype="fp32", device="cpu", batch=batch, context=5, tokens=4, bw_gbs=10.0)
+    assert r.bytes_agree
+    assert cfg.experts_per_token <= r.experts_read <= min(cfg.experts, batch * cfg.experts_per_token)
+    if batch == 1:
+        assert r.experts_read == cfg.experts_per_token
+    assert "experts      " in bench.report(r)
