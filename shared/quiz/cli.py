@@ -36,8 +36,8 @@ def _whole(minimum: int, maximum: int | None = None):
 def parser() -> argparse.ArgumentParser:
     return _Parser(
         prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Interview self-check for 'Why ~17 tokens per second?': numeric drills with worked "
-                    "answers, the interview card's statements to judge, follow-up questions with model "
+        description="Interview self-check for 'Why ~17 tokens per second?': numeric drills with worked\n"
+                    "answers, the interview card's statements to judge, follow-up questions with model\n"
                     "answers, and the lesson sections to reread.",
         epilog=answers.__doc__.split("\n\n", 1)[1])
 
