@@ -60,7 +60,8 @@ def number(value, what: str, unit: str) -> float:
         kind = type(value).__name__ if not hasattr(value, "type_name") else value.type_name
         if hasattr(value, "kind"):  # an Array from the child: a tensor or a numpy array
             kind = value.kind
-        raise CheckFailed(f"{what} returned a {kind}, not a number; return a plain float in {unit}.")
+        hint = " (a tensor's .item() gives one)" if "Tensor" in str(kind) or kind == "numpy" else ""
+        raise CheckFailed(f"{what} returned a {kind}, not a number; return a plain float in {unit}{hint}.")
     return float(value)
 
 

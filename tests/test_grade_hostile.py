@@ -1,0 +1,57 @@
+"""Broken and hostile submissions are graded to completion in bounded time; each costs only the
+checks of the file or function at fault, and the result names the cause in one line."""
+from __future__ import annotations
+
+import pytest
+
+from autograder.grade import grade_submission
+from tests.submissions import build
+
+#: A short time limit per call, so an endless loop costs seconds in this test.
+LIMIT_S = 3.0
+
+ROOFLINE = {"roofline_loglog", "roofline_axis_labels", "roofline_roofs_meet", "roofline_ridge_marked",
+            "roofline_workloads", "batch_curve_lines", "batch_curve_values"}
+BW = {"bw_returns_gbs", "bw_honours_args", "bw_sweep_sizes", "bw_rejects_bad"}
+FLOPS = {"flops_returns_tflops", "flops_honours_args", "flops_rejects_bad", "flops_peak_plausible"}
+
+#: Submission -> (checks that must fail, words every one of their messages carries).
+EXPECTED = {
+    "syntax_error_roofline": (ROOFLINE, "roofline.py does not import: SyntaxError line"),
+    "crash_at_import": (ROOFLINE, "roofline.py does not import: RuntimeError"),
+    "sys_exit_at_import": (FLOPS, "flops.py does not import: it calls sys.exit(3)"),
+    "os_exit_at_import": (BW, "bw.py does not import: the process running your code exited with code 4"),
+    "os_exit_in_function": ({"prefill_time", "errors_prefill_seconds"}, "exited with code 7"),
+    "sys_exit_in_function": ({"kv_bytes_gqa", "law_kv_linear", "errors_kv_bytes_per_token"},
+                             "kv_bytes_per_token called sys.exit(1)"),
+    "endless_loop": ({"prefill_time", "errors_prefill_seconds"}, f"prefill_seconds did not return within {LIMIT_S:g} s"),
+    "output_flood": (set(), ""),
+    "huge_allocation": ({"bw_returns_gbs", "bw_honours_args", "bw_sweep_sizes"}, "MemoryError"),
+}
+
+
+def test_every_hostile_submission_is_listed():
+    assert {p.name for p in (build.HERE / "hostile").iterdir() if p.is_dir()} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_hostile_submission_costs_only_its_own_checks(name, tmp_path):
+    folder = build.overlay("hostile", name, tmp_path / name)
+    reachable = build.checks_touching(build.changed_modules("hostile", name))
+    must_fail, words = EXPECTED[name]
+    results = grade_submission(folder, device="cpu", only=reachable, time_limit_s=LIMIT_S)
+    assert {t["check"] for t in results["tests"]} == reachable
+    assert build.failed(results) == must_fail
+    for check_id in must_fail:
+        message = build.outputs(results)[check_id]
+        assert words in message, message
+        assert "\n" not in message and "Traceback" not in message, message
+
+
+def test_a_missing_file_costs_only_its_checks(tmp_path):
+    folder = build.overlay("good", "numpy_predict", tmp_path / "s")
+    (folder / "roofline.py").unlink()
+    reachable = build.checks_touching({"predict"})
+    results = grade_submission(folder, device="cpu", only=reachable)
+    assert build.failed(results) == ROOFLINE
+    assert all("the submission has no roofline.py" in build.outputs(results)[c] for c in ROOFLINE)

@@ -1,0 +1,54 @@
+"""The reference gets full marks on every check of tasks 1-4; the untouched stubs get zero, each
+failure naming the NotImplementedError and its task. Full gradings, GPU checks included."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from autograder import course, results
+from autograder.grade import grade_submission
+
+CODE_TASKS = ("task1", "task2", "task3", "task4")
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return grade_submission(course.load().assignment("why17").solutions_dir)
+
+
+@pytest.fixture(scope="module")
+def stubs():
+    return grade_submission(course.load().assignment("why17").assignments_dir)
+
+
+def test_reference_passes_every_code_check(reference):
+    code = [t for t in reference["tests"] if t["task"] in CODE_TASKS]
+    assert code and all(t["status"] == "passed" for t in code), [t["output"] for t in code if t["status"] != "passed"]
+    tasks = course.load().assignment("why17").tasks
+    for task in tasks[:4]:
+        earned = sum(t["score"] for t in code if t["task"] == task.id)
+        assert earned == pytest.approx(task.points, abs=1e-3)
+
+
+def test_stubs_score_zero_naming_their_task(stubs):
+    code = [t for t in stubs["tests"] if t["task"] in CODE_TASKS]
+    assert code and all(t["status"] == "failed" and t["score"] == 0 for t in code)
+    for t in code:
+        assert "NotImplementedError" in t["output"], t
+        assert re.search(rf"\b{t['task']}\.\d: \w+", t["output"]), t
+
+
+def test_results_follow_gradescope_format(reference, tmp_path):
+    path = results.write(reference, tmp_path / "out" / "results.json")
+    data = json.loads(path.read_text())
+    assert set(data) >= {"score", "max_score", "execution_time", "output", "tests"}
+    assert "--device sim" in data["output"]
+    for t in data["tests"]:
+        assert set(t) >= {"name", "score", "max_score", "status", "output", "visibility", "task", "check"}
+        assert t["status"] in ("passed", "failed")
+        assert t["visibility"] in course.VISIBILITIES
+        assert t["name"].startswith(t["task"] + " ") and t["name"].endswith(f"[{t['check']}]")
+    assert data["max_score"] == pytest.approx(sum(t["max_score"] for t in data["tests"]), abs=0.01)
+    assert list(tmp_path.joinpath("out").iterdir()) == [path]  # no temp file left behind
