@@ -81,7 +81,8 @@ class ForkServer:
         env["MPLBACKEND"] = env.get("MPLBACKEND", "Agg")
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "autograder.forkserver", str(child_sock.fileno()), ",".join(preload)],
+            [sys.executable, "-m", "autograder.forkserver", str(child_sock.fileno()), ",".join(preload),
+             str(os.getpid())],
             pass_fds=(child_sock.fileno(),), stdin=subprocess.DEVNULL, env=env, cwd=root)
         child_sock.close()
         self._sock = parent_sock
@@ -356,9 +357,11 @@ def _set_pdeathsig() -> None:
         pass
 
 
-def _serve(sock_fd: int, preload: list[str]) -> None:
+def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None) -> None:
     _set_pdeathsig()
-    parent = os.getppid()
+    if client_pid is not None and os.getppid() != client_pid:   # the client is already gone
+        return
+    server_pid = os.getpid()
     preloaded = []
     for name in preload:
         try:
@@ -405,7 +408,7 @@ def _serve(sock_fd: int, preload: list[str]) -> None:
                 sock.close()
                 for fd in status_of.values():
                     os.close(fd)
-                _child(request, fds, base_path, parent)
+                _child(request, fds, base_path, server_pid)
             finally:
                 os._exit(70)
         stdin, stdout, stderr, status_w = fds[:4]
@@ -432,13 +435,15 @@ def _reap(status_of: dict[int, int]) -> None:
             os.close(fd)
 
 
-def _child(request: dict, fds: list[int], base_path: list[str], _server_parent: int) -> None:
+def _child(request: dict, fds: list[int], base_path: list[str], server_pid: int) -> None:
     """In the forked child: become ``python ARGV`` and run it; never returns."""
     import resource
     pass_fds = request["pass_fds"]
     if request["session"]:
         os.setsid()
     _set_pdeathsig()
+    if os.getppid() != server_pid:   # the server died before the line above: die with it
+        os._exit(137)
     # Move every received fd above the targets first, so no dup2 below clobbers one still needed.
     import fcntl
     floor = max([2, *pass_fds]) + 1
@@ -567,4 +572,5 @@ def _flush_and_exit(code: int) -> None:
 
 
 if __name__ == "__main__":
-    _serve(int(sys.argv[1]), [m for m in sys.argv[2].split(",") if m] if len(sys.argv) > 2 else [])
+    _serve(int(sys.argv[1]), [m for m in sys.argv[2].split(",") if m] if len(sys.argv) > 2 else [],
+           int(sys.argv[3]) if len(sys.argv) > 3 else None)

@@ -114,12 +114,15 @@ def _entries(folder: Path) -> list[Path]:
 
 
 def _looks_nbgrader(root: Path, entries: list[Path], folder: str) -> bool:
-    """``root`` is nbgrader's ``submitted/`` itself: every student folder holds ``<folder>/``, and
-    nbgrader's ``timestamp.txt`` is there (or the folder is named ``submitted``)."""
+    """``root`` is nbgrader's ``submitted/`` itself: named so, or every student folder holds
+    ``<folder>/`` and nbgrader's ``timestamp.txt`` is in one of them."""
     dirs = [e for e in entries if e.is_dir()]
-    if not dirs or not all((d / folder).is_dir() for d in dirs):
+    if not dirs:
         return False
-    return root.name == "submitted" or any((d / folder / "timestamp.txt").is_file() for d in dirs)
+    if root.name == "submitted":
+        return True
+    return (all((d / folder).is_dir() for d in dirs)
+            and any((d / folder / "timestamp.txt").is_file() for d in dirs))
 
 
 def _folders(root: Path, entries: list[Path], names) -> Layout:

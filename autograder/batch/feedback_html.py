@@ -40,7 +40,7 @@ def page(title: str, body: str) -> str:
 def sweep_chart(data: dict) -> str:
     """The student's bandwidth sweep against the device's curve, the L2 size marked."""
     chart = svg.Chart(title="Copy bandwidth against buffer size", xlabel="buffer size (MiB)",
-                      ylabel="bandwidth (GB/s)", xlog=True, ylog=True)
+                      ylabel="bandwidth (GB/s)", xlog=True, ylog=True, legend="bottom-left")
     device = data.get("device") or {}
     curve = data.get("device_sweep_gbs") or {}
     if curve:

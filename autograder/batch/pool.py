@@ -126,9 +126,11 @@ class Pool:
     # ------------------------------------------------------------------ workers
     def _start_worker(self) -> _Worker:
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env = dict(os.environ if self.env is None else self.env)
+        env["WHY17_BATCH_PARENT"] = str(os.getpid())
         proc = subprocess.Popen(self.worker_argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=self.log if self.log is not None else subprocess.DEVNULL,
-                                cwd=root, env=self.env, start_new_session=True)
+                                cwd=root, env=env, start_new_session=True)
         worker = _Worker(proc=proc, deadline=time.monotonic() + STARTUP_TIMEOUT_S)
         os.set_blocking(proc.stdout.fileno(), False)
         self.selector.register(proc.stdout, selectors.EVENT_READ, worker)

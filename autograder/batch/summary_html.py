@@ -20,12 +20,12 @@ def render(summary: dict, rows: list[dict]) -> str:
     edges = hist["bins"]
     labels = [f"{edges[i]:g}-{edges[i + 1]:g}" for i in range(len(hist["counts"]))]
     histogram = svg.bar_chart(labels, hist["counts"], title="Score histogram (students per bin)",
-                              ylabel="students", value_fmt=lambda v: f"{v:g}")
+                              ylabel="students", value_fmt=lambda v: f"{v:g}", width=450)
     tasks = summary["tasks"]
     task_chart = svg.bar_chart(
         [f"{k}" for k in tasks], [100 * v["mean_fraction"] for v in tasks.values()],
         title="Mean score per task (% of its points)", ylabel="% of points", ymax=100,
-        color=svg.PALETTE[2], value_fmt=lambda v: f"{v:.0f}%")
+        color=svg.PALETTE[2], value_fmt=lambda v: f"{v:.0f}%", width=450)
     ranked = sorted(summary["mistakes"], key=lambda m: (-m["students"], m["id"]))
     mistake_rows = []
     for m in ranked:
@@ -36,10 +36,9 @@ def render(summary: dict, rows: list[dict]) -> str:
             f"<td>{m['students']} ({share:.0%})<div class=\"bar\"><div style=\"width:{share * 100:.1f}%\">"
             f"</div></div></td><td>{escape(m['lesson'])}</td>"
             f"<td class=\"muted\">{escape(who)}</td></tr>")
-    mistakes_chart = svg.bar_chart([m["id"].replace("_", " ") for m in ranked],
-                                   [m["students"] for m in ranked],
-                                   title="Students per classic mistake", ylabel="students",
-                                   color=svg.PALETTE[1], width=900, height=320)
+    mistakes_chart = svg.hbar_chart([m["title"] for m in ranked], [m["students"] for m in ranked],
+                                    title="Students per classic mistake", xlabel="students",
+                                    color=svg.PALETTE[1])
     not_run = summary["not_run"]
     zero_rows = "".join(f"<tr><td>{escape(e['student'])}</td><td>{escape(e['reason'])}</td></tr>"
                         for e in summary["not_graded"])

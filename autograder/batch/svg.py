@@ -44,13 +44,14 @@ class Chart:
     """A 2-D chart. ``xlog``/``ylog`` choose log axes; sizes are in CSS pixels."""
 
     def __init__(self, *, title: str, xlabel: str, ylabel: str, xlog: bool = False,
-                 ylog: bool = False, width: int = 640, height: int = 380):
+                 ylog: bool = False, width: int = 640, height: int = 380, legend: str = "top-left"):
         self.title, self.xlabel, self.ylabel = title, xlabel, ylabel
         self.xlog, self.ylog = xlog, ylog
         self.width, self.height = width, height
         self.series: list[_Series] = []
         self.vlines: list[tuple[float, str, str]] = []
         self.margin = (48, 20, 56, 74)  # top, right, bottom, left
+        self.legend = legend            # 'top-left' or 'bottom-left', inside the plot area
 
     def _ok(self, x, y) -> bool:
         return (_finite(x, y) and (not self.xlog or x > 0) and (not self.ylog or y > 0))
@@ -154,8 +155,9 @@ class Chart:
             X = px(x)
             out.append(f'<line x1="{X:.1f}" y1="{top}" x2="{X:.1f}" y2="{top + ph}" stroke="{color}" '
                        f'stroke-width="1.5" stroke-dasharray="6 4"/>')
-            out.append(f'<text x="{X + 4:.1f}" y="{top + 14}" style="{FONT};fill:{color}">'
-                       f'{escape(label)}</text>')
+            anchor, tx = ("end", X - 4) if X > left + 0.75 * pw else ("start", X + 4)
+            out.append(f'<text x="{tx:.1f}" y="{top + 14}" text-anchor="{anchor}" '
+                       f'style="{FONT};fill:{color}">{escape(label)}</text>')
         for s in self.series:
             if s.kind == "line":
                 path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(s.xs, s.ys))
@@ -172,8 +174,10 @@ class Chart:
                     if name:
                         out.append(f'<text x="{px(x) + 7:.1f}" y="{py(y) - 7:.1f}" '
                                    f'style="{FONT};fill:{s.color}">{escape(name)}</text>')
-        # legend, top-left inside the plot
-        lx, ly = left + 10, top + 22
+        # legend, inside the plot where the data leaves room
+        labelled = [s for s in self.series if s.label]
+        lx = left + 10
+        ly = top + 22 if self.legend == "top-left" else top + ph - 10 - 16 * (len(labelled) - 1)
         for s in self.series:
             if not s.label:
                 continue
@@ -217,5 +221,33 @@ def bar_chart(labels, values, *, title: str, ylabel: str, ymax: float | None = N
                    f'style="{FONT}">{escape(value_fmt(value))}</text>')
         out.append(f'<text x="{x + bw / 2:.1f}" y="{top + ph + 16}" text-anchor="middle" '
                    f'style="{FONT};font-size:11px">{escape(str(label))}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def hbar_chart(labels, values, *, title: str, xlabel: str, width: int = 900, color: str = PALETTE[1],
+               value_fmt=lambda v: f"{v:g}") -> str:
+    """Horizontal bars, one per label (long labels fit on the left), each with its value."""
+    labels, values = [str(x) for x in labels], [v if _finite(v) else 0.0 for v in values]
+    row, top, left, right = 24, 40, 260, 60
+    height = top + row * max(len(values), 1) + 36
+    pw = width - left - right
+    top_value = max(values) if values and max(values) > 0 else 1.0
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">',
+           f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
+           f'<text x="{width / 2:.1f}" y="20" text-anchor="middle" style="{FONT};font-size:14px;'
+           f'font-weight:600">{escape(title)}</text>']
+    for i, (label, value) in enumerate(zip(labels, values)):
+        y = top + i * row
+        bw = max(0.0, value / top_value) * pw
+        out.append(f'<text x="{left - 8}" y="{y + 15}" text-anchor="end" style="{FONT}">'
+                   f'{escape(label)}</text>')
+        out.append(f'<rect x="{left}" y="{y + 3}" width="{bw:.1f}" height="{row - 8}" fill="{color}">'
+                   f'<title>{escape(label)}: {escape(value_fmt(value))}</title></rect>')
+        out.append(f'<text x="{left + bw + 6:.1f}" y="{y + 15}" style="{FONT}">'
+                   f'{escape(value_fmt(value))}</text>')
+    out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 10}" text-anchor="middle" '
+               f'style="{FONT}">{escape(xlabel)}</text>')
     out.append("</svg>")
     return "\n".join(out)

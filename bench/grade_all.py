@@ -1,0 +1,87 @@
+"""Benchmark grade-all: generate a mixed class, grade it, print submissions per minute, CPU seconds
+per submission and peak memory per worker. Figures only; nothing here asserts a time.
+
+    python bench/grade_all.py                      # 200 submissions, --jobs 2, every check
+    python bench/grade_all.py -n 40 --checks quick # the 40-submission demonstration, quick checks
+    python bench/grade_all.py -n 20 --no-forkserver  # the same workers without the fork server
+
+The class cycles through tests/test_batch_fixtures.py's KINDS: the reference (folders and zips),
+classic mistakes, stubs, entries with nothing gradable, a hang, a crash and a memory hog.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.test_batch_fixtures import KINDS, QUICK_CHECKS, make_class  # noqa: E402
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("-n", type=int, default=200, help="submissions to generate (default 200)")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--checks", default=None,
+                   help="'quick' for the tests' check subset, a comma list of ids, or all (default)")
+    p.add_argument("--time-limit-s", type=float, default=None, help="per-call limit (default course.yml)")
+    p.add_argument("--no-forkserver", action="store_true", help="start each sandboxed child with exec")
+    p.add_argument("--keep", type=Path, default=None, help="grade into this folder and keep it")
+    args = p.parse_args(argv)
+    work = args.keep or Path(tempfile.mkdtemp(prefix="why17-bench-"))
+    src, out = work / "submissions", work / "out"
+    if not src.exists():
+        make_class(src, args.n)
+    kinds = Counter(KINDS[i % len(KINDS)] for i in range(args.n))
+    cmd = [sys.executable, "-m", "autograder", "grade-all", str(src), "--out", str(out),
+           "--jobs", str(args.jobs), "--force"]
+    if args.checks:
+        cmd += ["--checks", ",".join(QUICK_CHECKS) if args.checks == "quick" else args.checks]
+    if args.time_limit_s:
+        cmd += ["--time-limit-s", str(args.time_limit_s)]
+    env = dict(os.environ)
+    if args.no_forkserver:
+        env["WHY17_FORKSERVER"] = "0"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        print(proc.stderr[-3000:], file=sys.stderr)
+        return proc.returncode
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    workers = re.findall(r"worker \d+: ([\d.]+) CPU s, peak memory (\d+) MiB "
+                         r"\(largest process it started: (\d+) MiB\)", proc.stderr)
+    summary = json.loads((out / "summary.json").read_text())
+    graded = len([d for d in out.iterdir() if (d / "results.json").is_file()])
+    print(f"class: {args.n} submissions ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
+    print(f"command: {' '.join(cmd[1:])}{'  [WHY17_FORKSERVER=0]' if args.no_forkserver else ''}")
+    print(f"machine: {os.cpu_count()} CPUs, load average before/after "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"graded: {graded} results; mean {summary['mean_total']} / {summary['max_score']:g}")
+    print(f"wall: {wall:.1f} s -> {args.n / wall * 60:.1f} submissions per minute")
+    print(f"CPU: {cpu:.1f} s in all -> {cpu / args.n:.2f} CPU s per submission")
+    for i, (cpu_s, rss, child) in enumerate(workers, 1):
+        print(f"worker {i}: {cpu_s} CPU s; peak memory {rss} MiB (largest process under it {child} MiB)")
+    print("mistakes counted: " + ", ".join(f"{m['id']} {m['students']}" for m in summary["mistakes"]
+                                           if m["students"]))
+    print(f"outputs in {out}" if args.keep else f"(deleted {work}; --keep DIR keeps it)")
+    if not args.keep:
+        import shutil
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

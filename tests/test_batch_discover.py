@@ -1,0 +1,133 @@
+"""Which input layout grade-all finds, the submissions in it, and the zeros with a reason."""
+from __future__ import annotations
+
+import zipfile
+
+import pytest
+
+from autograder import course
+from autograder.batch import discover
+from autograder.errors import UsageError
+
+
+@pytest.fixture(scope="module")
+def asg():
+    return course.load().assignment("why17")
+
+
+def _student(folder, *files):
+    folder.mkdir(parents=True)
+    for name in files:
+        (folder / name).write_text("# work\n")
+    return folder
+
+
+def _zip(path, members: dict):
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, text in members.items():
+            zf.writestr(name, text)
+    return path
+
+
+def test_folders_and_zips_per_student(tmp_path, asg):
+    _student(tmp_path / "alice", "bw.py")
+    _zip(tmp_path / "bob.zip", {"why17/predict.py": "x = 1\n"})
+    (tmp_path / "syllabus.pdf").write_text("not a submission")
+    (tmp_path / ".DS_Store").write_text("")
+    layout = discover.discover(tmp_path, asg)
+    assert layout.kind == "folders"
+    assert [s.student for s in layout.submissions] == ["alice", "bob"]
+    assert [s.kind for s in layout.submissions] == ["folder", "zip"]
+    assert all(s.problem is None for s in layout.submissions)
+    assert layout.notes == ("syllabus.pdf: skipped (not a folder or a .zip)",)
+
+
+def test_nothing_gradable_is_a_student_with_a_reason_not_a_stop(tmp_path, asg):
+    (tmp_path / "empty").mkdir()
+    _student(tmp_path / "notes", "notes.txt")
+    (tmp_path / "broken.zip").write_bytes(b"PK not a zip")
+    _zip(tmp_path / "pictures.zip", {"cat.png": "meow"})
+    _student(tmp_path / "ok", "measurements.json")
+    problems = {s.student: s.problem for s in discover.discover(tmp_path, asg).submissions}
+    assert problems["empty"] == "nothing to grade: the folder is empty"
+    assert problems["notes"].startswith("nothing to grade: the folder holds none of bw.py")
+    assert problems["broken"] == "nothing to grade: broken.zip is not a readable zip file"
+    assert problems["pictures"].startswith("nothing to grade: pictures.zip holds none of")
+    assert problems["ok"] is None
+
+
+def test_nbgrader_exchange_layout_from_the_course_folder_or_submitted(tmp_path, asg):
+    sub = tmp_path / "submitted"
+    _student(sub / "alice" / "why17", "bw.py", "timestamp.txt")
+    _student(sub / "bob" / "ps0", "bw.py")
+    for root in (tmp_path, sub):
+        layout = discover.discover(root, asg)
+        assert layout.kind == "nbgrader"
+        by = {s.student: s for s in layout.submissions}
+        assert by["alice"].path == sub / "alice" / "why17" and by["alice"].problem is None
+        assert by["bob"].problem == "nothing to grade: no why17/ folder in submitted/bob/"
+
+
+def test_gradescope_export_with_top_level_metadata_and_a_group(tmp_path, asg):
+    _student(tmp_path / "submission_111", "bw.py")
+    _student(tmp_path / "submission_222", "predict.py")
+    (tmp_path / "submission_metadata.yml").write_text(
+        "submission_111:\n"
+        "  :submitters:\n"
+        "  - :name: Ada Lovelace\n"
+        "    :sid: '1815'\n"
+        "    :email: ada@example.edu\n"
+        "  - :name: Charles Babbage\n"
+        "    :sid: '1791'\n"
+        "    :email: cb@example.edu\n"
+        "submission_222:\n"
+        "  :submitters:\n"
+        "  - :name: Grace Hopper\n"
+        "    :email: grace@example.edu\n")
+    layout = discover.discover(tmp_path, asg)
+    assert layout.kind == "gradescope"
+    by = {s.student: s for s in layout.submissions}
+    assert set(by) == {"1815", "grace@example.edu"}
+    assert [m.name for m in by["1815"].members] == ["Ada Lovelace", "Charles Babbage"]
+    assert by["1815"].path == tmp_path / "submission_111"
+
+
+def test_gradescope_metadata_inside_each_folder(tmp_path, asg):
+    folder = _student(tmp_path / "submission_9", "bw.py")
+    (folder / "submission_metadata.yml").write_text(":submitters:\n- :name: Alan\n  :sid: '42'\n")
+    layout = discover.discover(tmp_path, asg)
+    assert layout.kind == "gradescope"
+    assert [(s.student, s.problem) for s in layout.submissions] == [("42", None)]
+
+
+def test_unsafe_and_clashing_names_become_distinct_safe_folders(tmp_path, asg):
+    _student(tmp_path / "Zoë Smith", "bw.py")
+    _student(tmp_path / "Zo_ Smith", "bw.py")
+    _student(tmp_path / "..hidden", "bw.py")
+    names = [s.student for s in discover.discover(tmp_path, asg).submissions]
+    assert len(set(n.lower() for n in names)) == len(names) == 2   # "..hidden" starts with a dot
+    assert all(discover.safe_name(n) == n and "/" not in n for n in names)
+
+
+def test_a_folder_and_a_zip_of_the_same_student_grade_one_and_say_so(tmp_path, asg):
+    _student(tmp_path / "alice", "bw.py")
+    _zip(tmp_path / "alice.zip", {"bw.py": "x"})
+    layout = discover.discover(tmp_path, asg)
+    assert [s.student for s in layout.submissions] == ["alice"]
+    assert layout.notes == ("alice.zip: skipped; alice is graded for alice",)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p / "missing", "no such folder"),
+    (lambda p: (p / "file.txt").write_text("x") and p / "file.txt", "not a folder"),
+    (lambda p: p, "no submissions found"),
+])
+def test_bad_submissions_dir_is_one_line_usage_error(tmp_path, asg, make, message):
+    with pytest.raises(UsageError, match=message):
+        discover.discover(make(tmp_path), asg)
+
+
+def test_gradable_names_come_from_course_yml(asg):
+    names = discover.gradable_names(asg)
+    assert names[:4] == ("bw.py", "flops.py", "predict.py", "roofline.py")
+    assert "measurements.json" in names and "why17.ipynb" in names

@@ -1,0 +1,77 @@
+"""The worker pool: a hang past the budget, a worker that dies, a worker that will not start.
+
+The budget test runs the real worker on a real submission that hangs. The death tests run a
+stand-in worker: a few lines of Python speaking the same JSON-lines protocol that SIGKILL
+themselves on a chosen submission, as the kernel's out-of-memory killer would; a real worker
+cannot be made to die on cue without it.
+"""
+from __future__ import annotations
+
+import io
+import sys
+import textwrap
+
+import pytest
+
+from autograder.batch import pool
+from tests.test_batch_fixtures import write_student
+
+STAND_IN = textwrap.dedent("""
+    import json, os, signal, sys
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        job = json.loads(line)
+        if "die" in job["path"]:
+            os.kill(os.getpid(), signal.SIGKILL)
+        print(json.dumps({"id": job["id"], "results": {"score": 1, "tests": []}, "cpu_s": 0.0}),
+              flush=True)
+    print(json.dumps({"bye": True, "cpu_s": 0.5, "maxrss_kb": 1024, "children_maxrss_kb": 2048}),
+          flush=True)
+""")
+
+
+def _run(jobs, *, workers=2, budget_s=60.0, argv=None):
+    outcomes = []
+    p = pool.Pool(workers, budget_s=budget_s, worker_argv=argv)
+    p.run(jobs, outcomes.append)
+    return {o.job.key: o for o in outcomes}, p
+
+
+def test_a_dying_worker_is_replaced_the_job_retried_once_then_zeroed(tmp_path):
+    script = tmp_path / "stand_in.py"
+    script.write_text(STAND_IN)
+    jobs = [pool.Job(k, {"path": f"/class/{k}"}) for k in ("a", "die", "b", "c", "d")]
+    out, p = _run(jobs, argv=[sys.executable, str(script)])
+    assert sorted(out) == ["a", "b", "c", "d", "die"]
+    assert all(out[k].results == {"score": 1, "tests": []} for k in "abcd")
+    assert out["die"].results is None and out["die"].job.attempts == 2
+    assert "killed by SIGKILL" in out["die"].failure and "twice" in out["die"].failure
+    assert [(s.maxrss_kb, s.children_maxrss_kb) for s in p.stats] == [(1024, 2048)] * len(p.stats)
+
+
+def test_a_worker_that_cannot_start_stops_the_run_with_a_reason(tmp_path):
+    script = tmp_path / "broken.py"
+    script.write_text("raise SystemExit(4)\n")
+    with pytest.raises(RuntimeError, match="did not start: the grading worker exited with code 4"):
+        _run([pool.Job("a", {"path": "/x"})], argv=[sys.executable, str(script)])
+
+
+def test_a_hang_past_the_budget_is_zeroed_and_the_batch_goes_on(tmp_path):
+    hang = write_student(tmp_path, "hang", "hang")
+    good = write_student(tmp_path, "stub", "stubs")
+    payload = {"assignment": "why17", "device": None, "time_limit_s": 600, "only": ["sync_present"]}
+    jobs = [pool.Job("hang", {"path": str(hang), **payload}), pool.Job("stub", {"path": str(good), **payload})]
+    out, _ = _run(jobs, workers=1, budget_s=8)
+    assert out["hang"].results is None and "budget of 8 s" in out["hang"].failure
+    assert out["stub"].results is not None      # graded by a fresh worker after the kill
+    assert [t["check"] for t in out["stub"].results["tests"]] == ["sync_present"]
+
+
+def test_progress_line_shows_done_total_rate_and_time_left():
+    stream = io.StringIO()
+    progress = pool.Progress(4, stream)
+    progress.step("alice 90/100")
+    line = stream.getvalue().strip()
+    assert line.startswith("[######..................] 1/4") and "/min" in line
+    assert "left " in line and line.endswith("last: alice 90/100")
+    assert pool._clock(3725) == "1:02:05" and pool._clock(65) == "1:05"

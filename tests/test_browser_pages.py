@@ -1,0 +1,97 @@
+"""feedback.html and summary.html in a real headless Chromium: they render their plots, log no
+console errors and load nothing from anywhere (self-contained). Screenshots go to the test's
+temporary folder. Skipped, with the reason, only where Chromium or its driver is not installed
+(.ci/run installs Debian's chromium and chromium-driver)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_batch_fixtures import QUICK_CHECKS, make_class
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--window-size=1100,1400")
+
+pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
+                                reason="Chromium or chromedriver is not installed "
+                                       "(apt-get install chromium chromium-driver)")
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory):
+    base = tmp_path_factory.mktemp("browser")
+    make_class(base / "s", 4, kinds=("reference_measured", "bytes_once", "empty_folder", "stubs"))
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(base / "s"), "--out",
+                           str(base / "o"), "--jobs", "2", "--checks", ",".join(QUICK_CHECKS)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return base / "o"
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def _visit(browser, page: Path, shot: Path) -> dict:
+    browser.get(page.as_uri())
+    facts = browser.execute_script("""
+        const sized = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+        return {
+          svgs: Array.from(document.querySelectorAll('svg')).filter(sized).length,
+          marks: Array.from(document.querySelectorAll('svg polyline, svg rect, svg circle')).length,
+          title: document.title,
+          text: document.body.innerText,
+          loaded: performance.getEntriesByType('resource').map(e => e.name),
+          height: document.body.scrollHeight,
+        };""")
+    browser.set_window_size(1100, min(int(facts["height"]) + 80, 6000))
+    assert browser.save_screenshot(str(shot))
+    facts["errors"] = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+    return facts
+
+
+def test_feedback_page_renders_both_plots_without_errors(out, browser, tmp_path):
+    shot = tmp_path / "feedback.png"
+    facts = _visit(browser, out / "s000" / "feedback.html", shot)
+    assert facts["svgs"] == 2 and facts["marks"] > 10
+    assert "Copy bandwidth against buffer size" in facts["text"] and "Your roofline" in facts["text"]
+    assert "cache cliff" in facts["text"]
+    assert facts["errors"] == [] and facts["loaded"] == []
+    assert shot.stat().st_size > 10_000
+
+
+def test_feedback_without_measurements_still_renders_scores_and_checks(out, browser, tmp_path):
+    facts = _visit(browser, out / "s001" / "feedback.html", tmp_path / "mistake.png")
+    assert facts["errors"] == [] and facts["loaded"] == []
+    assert "bytes_counted_twice" in facts["text"] and "failed" in facts["text"]
+
+
+def test_summary_page_renders_charts_mistakes_and_links(out, browser, tmp_path):
+    shot = tmp_path / "summary.png"
+    facts = _visit(browser, out / "summary.html", shot)
+    assert facts["svgs"] == 3 and facts["errors"] == [] and facts["loaded"] == []
+    assert "Counted the bytes once" in facts["text"] and "nothing to grade" in facts["text"]
+    links = browser.execute_script(
+        "return Array.from(document.querySelectorAll('a')).map(a => a.href)")
+    assert sorted(Path(l.removeprefix("file://")).parent.name for l in links) == [
+        "s000", "s001", "s002", "s003"]
+    assert shot.stat().st_size > 10_000

@@ -1,0 +1,150 @@
+"""The fork server: children behave like freshly started interpreters, isolated from each other,
+with the import of torch already paid; the server survives children that crash, hang or hog memory.
+Real processes throughout."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from autograder import forkserver
+
+
+@pytest.fixture(scope="module")
+def server():
+    srv = forkserver.ForkServer(preload=("torch",))
+    yield srv
+    srv.close()
+
+
+def run(server, code: str, *args, stdin: bytes | None = None, timeout: float = 60, **kw):
+    proc = server.spawn([sys.executable, "-c", code, *args], stdin=forkserver.PIPE,
+                        stdout=forkserver.PIPE, stderr=forkserver.PIPE, **kw)
+    out, err = proc.communicate(stdin, timeout=timeout)
+    return proc.returncode, out.decode(), err.decode()
+
+
+def test_torch_is_imported_once_in_the_server_not_per_child(server):
+    code, out, _ = run(server, "import sys; print('torch' in sys.modules)")
+    assert (code, out.strip()) == (0, "True")
+    assert "torch" in server.preloaded
+
+
+def test_child_gets_argv_stdin_env_cwd_and_exit_status(server, tmp_path):
+    code, out, err = run(server, "import os, sys; print(sys.argv[1:], sys.stdin.read(), "
+                         "os.environ.get('WHY17_X'), os.getcwd()); print('e', file=sys.stderr); "
+                         "sys.exit(5)", "a", "b", stdin=b"hello",
+                         env={"WHY17_X": "42", "PATH": os.environ["PATH"]}, cwd=tmp_path)
+    assert code == 5
+    assert out.strip() == f"['a', 'b'] hello 42 {tmp_path}"
+    assert err.strip() == "e"
+
+
+def test_each_child_is_a_new_process_in_its_own_session(server):
+    _, out1, _ = run(server, "import os; print(os.getpid(), os.getsid(0))")
+    _, out2, _ = run(server, "import os; print(os.getpid(), os.getsid(0))")
+    (pid1, sid1), (pid2, sid2) = (map(int, o.split()) for o in (out1, out2))
+    assert pid1 != pid2 and pid1 != os.getpid()
+    assert sid1 == pid1 and sid2 == pid2
+
+
+def test_children_do_not_share_state(server):
+    code, _, _ = run(server, "import torch; torch.secret_from_child = 1; import json; json.dumps = None")
+    assert code == 0
+    _, out, _ = run(server, "import torch, json; print(hasattr(torch, 'secret_from_child'), json.dumps([1]))")
+    assert out.strip() == "False [1]"
+
+
+def test_exceptions_signals_and_os_exit_report_like_an_interpreter(server):
+    code, _, err = run(server, "raise ValueError('boom')")
+    assert code == 1 and "ValueError: boom" in err
+    assert run(server, "import os; os._exit(7)")[0] == 7
+    assert run(server, "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")[0] == -signal.SIGSEGV
+
+
+def test_memory_limit_applies_to_the_child_only(server):
+    code, out, err = run(server, "x = bytearray(3 * 2**30); print('allocated')",
+                         rlimits={"RLIMIT_AS": (2 * 2**30, 2 * 2**30)})
+    assert code == 1 and "MemoryError" in err and "allocated" not in out
+    assert run(server, "x = bytearray(64 * 2**20); print(len(x))")[1].strip() == str(64 * 2**20)
+
+
+def test_a_hang_times_out_and_is_killed_without_harming_the_server(server):
+    proc = server.spawn([sys.executable, "-c", "while True: pass"])
+    with pytest.raises(subprocess.TimeoutExpired):
+        proc.wait(timeout=0.5)
+    assert proc.poll() is None
+    proc.kill()
+    assert proc.wait(timeout=10) == -signal.SIGKILL
+    assert run(server, "print('still serving')")[1].strip() == "still serving"
+
+
+def test_pass_fds_reach_the_child_under_their_numbers(server):
+    r, w = os.pipe()
+    try:
+        proc = server.spawn([sys.executable, "-c", f"import os; os.write({w}, b'via fd'); os.close({w})"],
+                            pass_fds=(w,))
+        os.close(w)
+        assert proc.wait(timeout=60) == 0
+        assert os.read(r, 100) == b"via fd"
+    finally:
+        os.close(r)
+
+
+def test_other_descriptors_are_closed_in_the_child(server):
+    r, w = os.pipe()
+    try:
+        code, _, err = run(server, f"import os; os.write({w}, b'x')")
+        assert code == 1 and "Bad file descriptor" in err
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def test_script_and_module_forms(server, tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text("import sys; print('script', sys.argv[1:], sys.path[0] == %r)" % str(tmp_path))
+    proc = server.spawn([sys.executable, str(script), "x"], stdout=forkserver.PIPE)
+    assert proc.communicate(timeout=60)[0].decode().strip() == "script ['x'] True"
+    proc = server.spawn([sys.executable, "-I", "-S", str(script), "x"], stdout=forkserver.PIPE)
+    assert proc.communicate(timeout=60)[0].decode().strip() == "script ['x'] False"
+    proc = server.spawn([sys.executable, "-m", "json.tool"], stdin=forkserver.PIPE, stdout=forkserver.PIPE)
+    assert proc.communicate(b'{"a":1}', timeout=60)[0].decode().split() == ["{", '"a":', "1", "}"]
+
+
+def test_children_die_with_the_server():
+    srv = forkserver.ForkServer(preload=())
+    proc = srv.spawn([sys.executable, "-c", "import time; time.sleep(600)"])
+    pid = proc.pid
+    srv.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def test_start_active_stop_manage_one_server_per_process():
+    assert forkserver.active() is None
+    srv = forkserver.start(preload=())
+    try:
+        assert forkserver.active() is srv and forkserver.start() is srv
+    finally:
+        forkserver.stop()
+    assert forkserver.active() is None
+
+
+def test_bad_pass_fds_are_refused_with_a_reason(server):
+    with pytest.raises(forkserver.ForkServerError, match="above 2"):
+        server.spawn([sys.executable, "-c", "pass"], pass_fds=(1,))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
