@@ -18,9 +18,11 @@ test: $(STAMP)
 	$(PY) -m autograder generate --check
 	$(PY) -m pytest -q tests
 
+# The sample class: the reference, the untouched stubs and classic mistakes (tests/submissions/demo_class.py).
 demo: $(STAMP)
-	$(PY) -m autograder grade solutions/why17 --out out/reference-results.json
-	$(PY) -m autograder grade assignments/why17 --out out/stub-results.json
+	$(PY) -m tests.submissions.demo_class build out/demo-class
+	$(PY) -m autograder grade-all out/demo-class --out out/demo --force
+	$(PY) -m tests.submissions.demo_class table out/demo
 
 release: $(STAMP)
 	$(PY) -m autograder release why17 --out out
