@@ -5,8 +5,9 @@ per submission and peak memory per worker. Figures only; nothing here asserts a 
     python bench/grade_all.py -n 40 --checks quick # the 40-submission demonstration, quick checks
     python bench/grade_all.py -n 20 --no-forkserver  # the same workers without the fork server
 
-The class cycles through tests/test_batch_fixtures.py's KINDS: the reference (folders and zips),
-classic mistakes, stubs, entries with nothing gradable, a hang, a crash and a memory hog.
+The class mixes tests/test_batch_fixtures.py's kinds in MIX_200's proportions: the reference
+(folders and zips), classic mistakes, stubs, entries with nothing gradable, crashes, memory hogs
+and hangs.
 """
 from __future__ import annotations
 
@@ -25,7 +26,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.test_batch_fixtures import KINDS, QUICK_CHECKS, make_class  # noqa: E402
+from tests.test_batch_fixtures import KINDS, QUICK_CHECKS, write_student  # noqa: E402
+
+#: A class of 200 as a TA might see it: mostly complete work, a fifth with a classic mistake, some
+#: unfinished or empty, a few crashes and memory hogs, and 3 hangs (each costs course.yml's
+#: time_limit_s, 60 s, by design). Scaled to other sizes by cycling through this list.
+MIX_200 = {"reference_folder": 40, "reference_zip": 30, "reference_measured": 10, "bytes_once": 20,
+           "bytes_once_zip": 10, "no_sync": 20, "tiny_buffer": 20, "stubs": 20, "empty_folder": 5,
+           "broken_zip": 5, "notes_only": 5, "crash": 6, "memory_hog": 6, "hang": 3}
+
+
+def class_kinds(n: int, mix: str) -> list[str]:
+    """The kind of each of ``n`` students: MIX_200 spread evenly, or KINDS in turn ('cycle')."""
+    if mix == "cycle":
+        return [KINDS[i % len(KINDS)] for i in range(n)]
+    pool = [k for k, count in MIX_200.items() for _ in range(count)]
+    # interleave so that every stretch of the class looks alike (no block of hangs at the end)
+    order = sorted(range(len(pool)), key=lambda i: ((i * 7919) % len(pool), i))
+    spread = [pool[i] for i in order]
+    return [spread[i % len(spread)] for i in range(n)]
 
 
 def main(argv=None) -> int:
@@ -37,12 +56,17 @@ def main(argv=None) -> int:
     p.add_argument("--time-limit-s", type=float, default=None, help="per-call limit (default course.yml)")
     p.add_argument("--no-forkserver", action="store_true", help="start each sandboxed child with exec")
     p.add_argument("--keep", type=Path, default=None, help="grade into this folder and keep it")
+    p.add_argument("--mix", choices=("ta", "cycle"), default="ta",
+                   help="ta: MIX_200's proportions (default); cycle: every kind in turn, as the tests")
     args = p.parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="why17-bench-"))
     src, out = work / "submissions", work / "out"
+    kinds_list = class_kinds(args.n, args.mix)
     if not src.exists():
-        make_class(src, args.n)
-    kinds = Counter(KINDS[i % len(KINDS)] for i in range(args.n))
+        src.mkdir(parents=True)
+        for i, kind in enumerate(kinds_list):
+            write_student(src, f"s{i:03d}", kind)
+    kinds = Counter(kinds_list)
     cmd = [sys.executable, "-m", "autograder", "grade-all", str(src), "--out", str(out),
            "--jobs", str(args.jobs), "--force"]
     if args.checks:

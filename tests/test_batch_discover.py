@@ -109,6 +109,14 @@ def test_unsafe_and_clashing_names_become_distinct_safe_folders(tmp_path, asg):
     assert all(discover.safe_name(n) == n and "/" not in n for n in names)
 
 
+def test_the_out_folder_inside_submissions_is_not_a_student(tmp_path, asg):
+    _student(tmp_path / "alice", "bw.py")
+    (tmp_path / "graded").mkdir()
+    layout = discover.discover(tmp_path, asg, exclude=tmp_path / "graded")
+    assert [s.student for s in layout.submissions] == ["alice"]
+    assert layout.notes == ("graded: skipped (it is the --out folder)",)
+
+
 def test_a_folder_and_a_zip_of_the_same_student_grade_one_and_say_so(tmp_path, asg):
     _student(tmp_path / "alice", "bw.py")
     _zip(tmp_path / "alice.zip", {"bw.py": "x"})

@@ -52,6 +52,12 @@ def test_each_child_is_a_new_process_in_its_own_session(server):
     assert sid1 == pid1 and sid2 == pid2
 
 
+def test_thread_count_follows_the_childs_environment(server):
+    code, out, _ = run(server, "import torch; print(torch.get_num_threads())",
+                       env={"OMP_NUM_THREADS": "1", "PATH": os.environ["PATH"]})
+    assert (code, out.strip()) == (0, "1")
+
+
 def test_children_do_not_share_state(server):
     code, _, _ = run(server, "import torch; torch.secret_from_child = 1; import json; json.dumps = None")
     assert code == 0

@@ -82,9 +82,10 @@ def gradable_names(assignment) -> tuple[str, ...]:
     return tuple(modules) + ("measurements.json", f"{assignment.folder}.ipynb")
 
 
-def discover(root: Path | str, assignment) -> Layout:
+def discover(root: Path | str, assignment, exclude: Path | None = None) -> Layout:
     """The layout of ``root`` and its submissions, sorted by student. UsageError when ``root`` is
-    not a readable folder or holds no submission at all."""
+    not a readable folder or holds no submission at all. ``exclude`` (grade-all's OUT, when it lies
+    inside ``root``) is passed over with a note."""
     root = Path(root)
     if not root.exists():
         raise UsageError(f"{root}: no such folder (SUBMISSIONS_DIR)")
@@ -102,6 +103,12 @@ def discover(root: Path | str, assignment) -> Layout:
         layout = _nbgrader(root, assignment.folder, names)
     else:
         layout = _folders(root, entries, names)
+    if exclude is not None:
+        skip = Path(exclude).resolve()
+        kept = tuple(s for s in layout.submissions if s.path.resolve() != skip)
+        if len(kept) != len(layout.submissions):
+            layout = Layout(layout.kind, layout.description, kept,
+                            layout.notes + (f"{skip.name}: skipped (it is the --out folder)",))
     if not layout.submissions:
         raise UsageError(f"{root}: no submissions found (expected one folder or .zip per student)")
     return layout

@@ -65,7 +65,7 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
         raise UsageError(f"--jobs {jobs}: must be at least 1")
     limit = float(time_limit_s or asg.time_limit_s)
     budget_s = float(budget_s or BUDGET_CALLS * limit)
-    layout = discover.discover(src, asg)
+    layout = discover.discover(src, asg, exclude=Path(out))
     print(f"found: {layout.description}: {len(layout.submissions)} submissions", file=stream)
     for note in layout.notes:
         print(f"  note: {note}", file=stream)
