@@ -257,6 +257,17 @@ def test_formatting_pinning_and_comparisons_of_simulated_tensors():
         assert y.is_cuda and torch.equal(y, y) and bool((y == y).all())
 
 
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((2, 3, 4), (4, 5)),
+                                    ((4,), (4, 5)), ((7, 4), (4,))])
+def test_matmul_results_have_torchs_shapes_and_errors(shapes):
+    expected_shape = (torch.empty(shapes[0]) @ torch.empty(shapes[1])).shape
+    with simgpu.active(H100):
+        a, b = torch.empty(shapes[0], device="cuda"), torch.empty(shapes[1], device="cuda")
+        assert (a @ b).shape == expected_shape
+        with pytest.raises(RuntimeError):
+            a @ torch.empty(3, 3, device="cuda")
+
+
 def test_views_cost_nothing_and_elementwise_ops_cost_their_bytes():
     with simgpu.active(H100):
         a = torch.empty(MIB, device="cuda")

@@ -56,6 +56,31 @@ def _name(func) -> str:
     return getattr(func, "__name__", "") or ""
 
 
+def _matmul_result(name, args, kwargs):
+    """The (empty) result of a matmul of simulated tensors, shaped without torch's Python meta
+    kernel (whose first call imports sympy, about half a second); None to let torch do it."""
+    if kwargs or len(args) < 2 or not all(is_sim(t) for t in args[:3] if isinstance(t, torch.Tensor)):
+        return None
+    a, b = (args[1], args[2]) if name == "addmm" and len(args) >= 3 else (args[0], args[1])
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or a.dtype != b.dtype:
+        return None
+    if name == "linear":
+        if len(args) > 2 or b.dim() != 2 or a.dim() < 1 or a.shape[-1] != b.shape[1]:
+            return None
+        shape = (*a.shape[:-1], b.shape[0])
+    elif name in ("mm", "addmm", "matmul", "__matmul__", "bmm"):
+        if a.dim() < 2 or a.dim() != b.dim() or a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
+            return None
+        if (name in ("mm", "addmm") and a.dim() != 2) or (name == "bmm" and a.dim() != 3):
+            return None
+        if name == "addmm" and (len(args) > 3 or args[0].shape != (a.shape[0], b.shape[1])):
+            return None
+        shape = (*a.shape[:-1], b.shape[-1])
+    else:
+        return None
+    return torch.empty(shape, dtype=a.dtype, device=META)
+
+
 class SimMode(TorchFunctionMode):
     """Routes CUDA work of every torch call to ``device`` (a SimDevice)."""
 
@@ -92,6 +117,8 @@ class SimMode(TorchFunctionMode):
         out_kw = kwargs.get("out")
         inputs = [t for t in _flat(list(args) + [v for k, v in kwargs.items() if k != "out"], []) if is_sim(t)]
         out = self._like(name, args, kwargs)
+        if out is None and name in costs.MATMUL:
+            out = _matmul_result(name, args, kwargs)
         if out is None and name in ("randn", "rand") and kwargs.get("device") == META:
             # no values to draw: the same meta tensor without torch's Python reference path
             out = torch.empty(*args, dtype=kwargs.get("dtype"), device=META,
