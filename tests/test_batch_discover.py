@@ -109,6 +109,11 @@ def test_unsafe_and_clashing_names_become_distinct_safe_folders(tmp_path, asg):
     assert all(discover.safe_name(n) == n and "/" not in n for n in names)
 
 
+def test_a_student_named_like_a_class_file_gets_another_folder(tmp_path, asg):
+    _student(tmp_path / "gradebook.csv", "bw.py")
+    assert [s.student for s in discover.discover(tmp_path, asg).submissions] == ["gradebook.csv-student"]
+
+
 def test_the_out_folder_inside_submissions_is_not_a_student(tmp_path, asg):
     _student(tmp_path / "alice", "bw.py")
     (tmp_path / "graded").mkdir()

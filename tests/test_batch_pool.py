@@ -75,3 +75,10 @@ def test_progress_line_shows_done_total_rate_and_time_left():
     assert line.startswith("[######..................] 1/4") and "/min" in line
     assert "left " in line and line.endswith("last: alice 90/100")
     assert pool._clock(3725) == "1:02:05" and pool._clock(65) == "1:05"
+
+
+def test_zeros_without_grading_do_not_inflate_the_rate():
+    stream = io.StringIO()
+    progress = pool.Progress(3, stream)
+    progress.step("empty 0/100", graded=False)
+    assert " 0.0/min  left --:--" in stream.getvalue()

@@ -29,6 +29,8 @@ JUNK_NAMES = frozenset({"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoi
 #: How deep inside a submission the gradable files are looked for (a zip of a folder is depth 2).
 SEARCH_DEPTH = 3
 GRADESCOPE_METADATA = "submission_metadata.yml"
+#: Names grade-all writes at the top of OUT; a student folder never takes one of them.
+RESERVED = frozenset({"gradebook.csv", "canvas.csv", "summary.json", "summary.html", "grade-all.log"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
 
 
@@ -264,6 +266,8 @@ def _unique(subs: list[Submission]) -> tuple[Submission, ...]:
     out, used = [], set()
     for sub in sorted(subs, key=lambda s: s.student):
         base = safe_name(sub.student)
+        if base.lower() in RESERVED:
+            base = f"{base}-student"
         key, n = base, 2
         while key.lower() in used:
             key, n = f"{base}-{n}", n + 1

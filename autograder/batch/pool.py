@@ -75,6 +75,7 @@ class Progress:
     def __init__(self, total: int, stream: TextIO | None = None, width: int = 24):
         self.total = total
         self.done = 0
+        self.timed = 0          # steps that took grading (zeros given without grading do not)
         self.stream = stream if stream is not None else sys.stderr
         self.width = width
         self.started = time.monotonic()
@@ -82,16 +83,20 @@ class Progress:
 
     def line(self, last: str = "") -> str:
         elapsed = max(time.monotonic() - self.started, 1e-9)
-        rate = self.done / elapsed * 60
-        left = (self.total - self.done) / (self.done / elapsed) if self.done else None
+        per_s = self.timed / elapsed
+        rate = per_s * 60
+        left = (self.total - self.done) / per_s if per_s > 0 else None
         filled = int(self.width * self.done / self.total) if self.total else self.width
         bar = "#" * filled + "." * (self.width - filled)
         eta = _clock(left) if left is not None else "--:--"
         tail = f"  last: {last}" if last else ""
         return f"[{bar}] {self.done}/{self.total}  {rate:.1f}/min  left {eta}{tail}"
 
-    def step(self, last: str = "") -> None:
+    def step(self, last: str = "", graded: bool = True) -> None:
+        """One more student finished; ``graded`` False for a zero given without grading (it does
+        not count in the rate)."""
         self.done += 1
+        self.timed += bool(graded)
         text = self.line(last)
         if self.tty:
             self.stream.write("\r\x1b[K" + text)

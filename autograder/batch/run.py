@@ -28,6 +28,7 @@ CANVAS = "canvas.csv"
 SUMMARY_JSON = "summary.json"
 SUMMARY_HTML = "summary.html"
 LOG = "grade-all.log"
+assert {GRADEBOOK, CANVAS, SUMMARY_JSON, SUMMARY_HTML, LOG} == discover.RESERVED
 #: Default wall-clock budget of one submission, in per-call time limits (course.yml time_limit_s).
 BUDGET_CALLS = 20
 
@@ -82,11 +83,11 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
         progress = pool.Progress(len(todo), stream)
         by_key = {sub.student: (sub, digest) for sub, digest in todo}
 
-        def save(sub, digest, results, seconds):
+        def save(sub, digest, results, seconds, graded=True):
             st.save(sub.student, digest, results, feedback_html.render(sub.student, results, asg),
                     seconds=seconds, source=str(sub.path))
             score = sum(gradebook.task_scores(results, [t.id for t in asg.tasks]).values())
-            progress.step(f"{sub.student} {score:.4g}/{asg.max_score:g}")
+            progress.step(f"{sub.student} {score:.4g}/{asg.max_score:g}", graded=graded)
 
         def on_done(outcome: pool.Outcome):
             sub, digest = by_key[outcome.job.key]
@@ -100,7 +101,7 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
             gradable = []
             for sub, digest in todo:
                 if sub.problem:
-                    save(sub, digest, zero_results(asg, sub.problem), 0.0)
+                    save(sub, digest, zero_results(asg, sub.problem), 0.0, graded=False)
                 else:
                     gradable.append(pool.Job(sub.student, {
                         "path": str(sub.path.resolve()), "assignment": asg.name, "device": device,
@@ -112,6 +113,9 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
                         workers.run(gradable, on_done)
                     except RuntimeError as exc:
                         print(f"error: {exc} ({Path(out) / LOG})", file=stream)
+                        return 1
+                    except OSError as exc:   # OUT became unwritable (disk full, removed)
+                        print(f"error: cannot write in {out}: {exc.strerror or exc}", file=stream)
                         return 1
                     report_stats(workers.stats, stream)
         except KeyboardInterrupt:
