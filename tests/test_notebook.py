@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -22,19 +23,22 @@ TASK5 = {"measure_file", "measure_ceiling_own_bw", "measure_pct_of_ceiling", "me
 CELL_TIMEOUT_S = 600
 
 
-def run_notebook(folder: Path, allow_errors: bool = False) -> nbformat.NotebookNode:
-    """Execute folder/why17.ipynb in place on the CPU, as a student would with Run All."""
+def run_notebook(folder: Path, allow_errors: bool = False, **env: str) -> nbformat.NotebookNode:
+    """Execute folder/why17.ipynb in place, as a student would with Run All (on the CPU unless
+    ``env`` says otherwise, e.g. WHY17_RUN_ON='sim')."""
     nb = nbformat.read(folder / "why17.ipynb", as_version=4)
-    env_before = os.environ.get("WHY17_RUN_ON")
-    os.environ["WHY17_RUN_ON"] = "cpu"          # the kernel inherits it
+    env = {"WHY17_RUN_ON": "cpu", **env}
+    before = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)                      # the kernel inherits it
     try:
         NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", allow_errors=allow_errors,
                        resources={"metadata": {"path": str(folder)}}).execute()
     finally:
-        if env_before is None:
-            os.environ.pop("WHY17_RUN_ON", None)
-        else:
-            os.environ["WHY17_RUN_ON"] = env_before
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     return nb
 
 
@@ -103,3 +107,20 @@ def test_student_notebook_stops_at_the_stubs_naming_the_task(tmp_path):
     assert "NotImplementedError: task1.2: bandwidth_sweep" in errors
     assert not (folder / "measurements.json").exists() or not json.loads(
         (folder / "measurements.json").read_text()).get("rows")
+
+
+def test_notebook_on_the_simulated_gpu_shows_the_mistakes_and_passes_task5(tmp_path):
+    """WHY17_RUN_ON=sim: an H100 profile; the spec check has a spec to compare with, and forgetting
+    to synchronize shows as an impossible number (on a CPU the two agree)."""
+    folder = student_folder(tmp_path, ROOT / "solutions" / "why17", ROOT / "solutions" / "why17")
+    nb = run_notebook(folder, WHY17_RUN_ON="sim", WHY17_SIM_PROFILE="h100-sxm",
+                      WHY17_MEASURE_MODELS="llama-3.2-1b")
+    assert outputs(nb, "error") == []
+    table = json.loads((folder / "measurements.json").read_text())
+    assert table["device"]["key"] == "h100-sxm" and [r["model"] for r in table["rows"]] == ["llama-3.2-1b"]
+    text = "".join(o.text for o in outputs(nb, "stream") if o.name == "stdout")
+    unsynced = float(re.search(r"no synchronize:\s+([\d.]+) GB/s", text).group(1))
+    synced = float(re.search(r"synchronized:\s+([\d.]+) GB/s", text).group(1))
+    assert unsynced > 10 * synced
+    res = grade_submission(folder, only=TASK5)
+    assert all(t["status"] == "passed" for t in res["tests"]), res["tests"]
