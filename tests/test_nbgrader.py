@@ -122,3 +122,37 @@ def test_nbgrader_course_refuses_an_unknown_assignment(tmp_path):
                            "--assignment", "nope"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "unknown assignment 'nope'" in done.stderr
+
+
+def test_task_cells_grade_the_submission_as_handed_in(tmp_path):
+    """While nbgrader autogrades, the notebook runs in autograded/<student>/why17 and rewrites
+    measurements.json there; the task cells grade submitted/<student>/why17, as `grade` would."""
+    from autograder.nbgrader_course import submission_dir
+
+    autograded = tmp_path / "autograded" / "ann" / ASSIGNMENT
+    autograded.mkdir(parents=True)
+    assert submission_dir(autograded) == autograded.resolve()      # no submitted copy: grade here
+    submitted = tmp_path / "submitted" / "ann" / ASSIGNMENT
+    submitted.mkdir(parents=True)
+    assert submission_dir(autograded) == submitted.resolve()
+    elsewhere = tmp_path / "mine" / "ann" / ASSIGNMENT
+    elsewhere.mkdir(parents=True)
+    assert submission_dir(elsewhere) == elsewhere.resolve()
+
+
+def test_source_notebook_metadata(tmp_path):
+    """Answers are nbgrader answer cells, each task one locked test cell worth its points."""
+    run("-m", "autograder", "nbgrader-course", "--out", str(tmp_path), cwd=ROOT)
+    nb = json.loads((tmp_path / "source" / ASSIGNMENT / "why17.ipynb").read_text())
+    meta = [c["metadata"]["nbgrader"] for c in nb["cells"] if "nbgrader" in c.get("metadata", {})]
+    tasks = course.load().assignment(ASSIGNMENT).tasks
+    graded = {m["grade_id"]: m["points"] for m in meta if m["grade"] and not m["solution"]}
+    assert graded == {t.id: t.points for t in tasks}
+    assert sum(1 for m in meta if m["solution"] and not m["grade"]) == 1        # the Measure table
+    assert sum(1 for m in meta if m["solution"] and m["grade"]) == 5            # Explain It Back
+    assert len({m["grade_id"] for m in meta}) == len(meta)
+    config = (tmp_path / "nbgrader_config.py").read_text()
+    assert "c.Execute.timeout" in config and "'bw.py'" in config
+    assert (tmp_path / "shared" / "tables.py").is_file()
+    assert (tmp_path / "source" / ASSIGNMENT / "bw.py").read_text() == \
+        (course.load().assignment(ASSIGNMENT).assignments_dir / "bw.py").read_text()
