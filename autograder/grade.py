@@ -49,6 +49,11 @@ class NotRun(str):
     "outcome": "error" (a plain failed check is "outcome": "failed")."""
 
 
+def _on_gpu(check: Check) -> bool:
+    """Whether ``check`` is a GPU sanity check (autograder/checks/gpu_*.py: simulated GPU + reference)."""
+    return check.fn.__module__.rsplit(".", 1)[-1].startswith("gpu_")
+
+
 def run_check(ctx: GradingContext, check: Check) -> tuple[bool, str]:
     """(passed, message) of one check; student failures and grader slips both end as one message."""
     try:
@@ -107,16 +112,19 @@ def grade_submission(path, assignment: str = "why17", device: str | None = None,
     sub = submission.load(path)
     # torch and the simulated GPU cost seconds to import; a partial grading (tests, benchmarks)
     # that needs neither bw.py, flops.py nor a GPU check starts a lighter child.
-    light = only is not None and not any(
-        set(c.files) & {"bw", "flops"} or c.fn.__module__.rsplit(".", 1)[-1].startswith("gpu_")
-        for _task, task_checks in checks_for(asg, only) for c in task_checks)
+    light = only is not None and not any(set(c.files) & {"bw", "flops"} or _on_gpu(c)
+                                         for _task, cs in checks_for(asg, only) for c in cs)
     student = Sandbox(sub.folder, limits, preload=("matplotlib.figure",) if light else ("torch", "matplotlib.figure"),
                       simgpu=not light)
+    # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
     reference = Sandbox(asg.solutions_dir, Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
-                                                  memory_limit_mb=asg.memory_limit_mb), label="reference")
+                                                  memory_limit_mb=asg.memory_limit_mb),
+                        preload=("torch",), label="reference")
     try:
-        student.start()  # the child starts importing while the checks load
+        student.start()  # the child imports while the checks load (hypothesis, the tables)
         plan = checks_for(asg, only)
+        if any(_on_gpu(c) for _task, cs in plan for c in cs):
+            reference.start()  # the GPU checks compare with the reference: both children import at once
         ctx = GradingContext(student, reference, seed=sub.seed, device=device,
                              submission_dir=sub.folder, sim_profile=asg.sim_profile)
         tests, notes = [], []
