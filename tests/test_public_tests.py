@@ -84,7 +84,7 @@ def _failed(run) -> dict[str, str]:
 
 def test_ceilings_in_gib_fail_the_lessons_numbers(tmp_path):
     root = student_tree(tmp_path, replace=(STYLES / "wrong_units" / "predict.py",))
-    run = run_pytest("assignments/why17", "-m", "task3", cwd=root, scratch=tmp_path / "run")
+    run = run_pytest("assignments/why17/tests/test_predict.py", cwd=root, scratch=tmp_path / "run")
     failed = _failed(run)
     for name in ("test_spark_whole_checkpoint_is_about_17_tokens_per_s", "test_h100_is_about_209_tokens_per_s",
                  "test_spark_ridge_point_is_about_458_flops_per_byte", "test_batch_64_at_1k_context_on_the_spark"):
@@ -97,7 +97,7 @@ def test_ceilings_in_gib_fail_the_lessons_numbers(tmp_path):
 
 def test_an_unmarked_ridge_point_fails_only_that_test(tmp_path):
     root = student_tree(tmp_path, replace=(STYLES / "no_ridge" / "roofline.py",))
-    run = run_pytest("assignments/why17", "-m", "task4", cwd=root, scratch=tmp_path / "run")
+    run = run_pytest("assignments/why17/tests/test_roofline.py", cwd=root, scratch=tmp_path / "run")
     failed = _failed(run)
     assert list(failed) == ["test_roofline_marks_the_ridge_point"], failed
     assert "mark the ridge point at 458 FLOPs/byte" in failed["test_roofline_marks_the_ridge_point"]
