@@ -88,3 +88,12 @@ def test_the_readme_says_how_to_run_check_and_submit(needle):
 
 def test_the_release_carries_the_same_readme():
     assert (ROOT / "assignments" / "why17" / "README.md").read_bytes() == README.read_bytes()
+
+
+def test_the_measurements_schema_matches_the_graders():
+    from autograder import measurements
+
+    text = README.read_text(encoding="utf-8")
+    assert f'"schema": "{measurements.SCHEMA}"' in text
+    for field in measurements._TOP + measurements._DEVICE + measurements._ROW:
+        assert f'"{field}":' in text, f"the README's measurements.json schema lacks {field!r}"
