@@ -27,7 +27,7 @@ from autograder.course import ROOT, Assignment
 
 #: What a student installs, by package name; versions and pins come from the project's requirements.txt.
 STUDENT_PACKAGES = ("torch", "numpy", "matplotlib", "pyyaml", "pytest", "hypothesis")
-#: Folders and files of shared/ that are build or run leftovers, never shipped.
+#: Folders and files of shared/ that are build or run leftovers, never shipped (nor any dotfile).
 SKIP = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints", ".hypothesis"}
 #: Timestamp of every zip entry (the earliest a zip can hold), so the bytes do not depend on when.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
@@ -70,7 +70,8 @@ def _shared_files(shared: Path) -> dict[str, bytes]:
     files = {}
     for path in sorted(shared.rglob("*")):
         rel = path.relative_to(shared.parent)
-        if path.is_file() and not any(part in SKIP for part in rel.parts) and path.suffix != ".pyc":
+        hidden = any(part in SKIP or part.startswith(".") for part in rel.parts)
+        if path.is_file() and not hidden and path.suffix != ".pyc":
             files[rel.as_posix()] = path.read_bytes()
     return files
 

@@ -142,8 +142,25 @@ def test_the_bundle_holds_the_release_shared_course_and_readme(released, unpacke
     assert (unpacked / "course.yml").read_bytes() == (ROOT / "course.yml").read_bytes()
     for path in (ROOT / "shared").rglob("*"):
         rel = path.relative_to(ROOT)
-        if path.is_file() and "__pycache__" not in rel.parts and path.suffix != ".pyc":
+        leftover = "__pycache__" in rel.parts or any(p.startswith(".") for p in rel.parts)
+        if path.is_file() and not leftover and path.suffix != ".pyc":
             assert (unpacked / rel).read_bytes() == path.read_bytes(), rel
+
+
+def test_caches_and_dotfiles_of_shared_stay_home(tmp_path):
+    project = tmp_path / "project"
+    for name in ("shared", "solutions"):
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("course.yml", "requirements.txt"):
+        shutil.copy(ROOT / name, project / name)
+    (project / "shared" / "__pycache__").mkdir()
+    (project / "shared" / "__pycache__" / "tables.cpython-311.pyc").write_bytes(b"\0")
+    (project / "shared" / ".tables.py.swp").write_bytes(b"\0")
+    (project / "shared" / ".hypothesis" / "examples").mkdir(parents=True)
+    (project / "shared" / ".hypothesis" / "examples" / "x").write_bytes(b"\0")
+    names = bundle.contents(ASSIGNMENT, root=project)
+    assert f"{TOP}/shared/tables.py" in names
+    assert not [n for n in names if "__pycache__" in n or "/." in n or n.endswith(".pyc")]
 
 
 def test_the_students_requirements_pin_torch_as_the_project_does(unpacked):
