@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import select
 import shutil
 import signal
@@ -168,7 +169,7 @@ def receive(child: ChildHandle, deadline: float) -> dict | None:
             del child.buffer[: newline + 1]
             try:
                 message = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise ChildGone("the process running your code wrote garbage on the grader's channel") from None
             if not isinstance(message, dict):
                 raise ChildGone("the process running your code wrote garbage on the grader's channel")
@@ -261,7 +262,6 @@ class Sandbox:
         self.child: ChildHandle | None = None
         self.poisoned: dict[str, StudentError] = {}   # 'module' or 'module.function' -> error
         self.modules: dict[str, list[str] | StudentError] = {}
-        self.next_id = 0
         self.starts = 0
         self.output_log: list[str] = []
 
@@ -332,8 +332,8 @@ class Sandbox:
             raise self.poisoned[module]
         child = self.start()
         self._ready(child)
-        self.next_id += 1
-        message = {"id": self.next_id, **message}
+        # Ids are random so that replies written ahead of time by student code match nothing.
+        message = {"id": secrets.randbits(62), **message}
         try:
             send(child, message)
             while True:
@@ -391,7 +391,10 @@ class Sandbox:
         reply = self._request(message, timeout_s or self.limits.time_limit_s, function,
                               f"{module}.{function}")
         if reply.get("ok"):
-            return runner.decode(reply.get("value")), runner.decode(reply.get("trace")) or {}
+            try:
+                return runner.decode(reply.get("value")), runner.decode(reply.get("trace")) or {}
+            except (RecursionError, ValueError, TypeError):
+                raise StudentCrashed(f"{function}: the value returned could not be read as plain data") from None
         kind = reply.get("kind")
         text = str(reply.get("message", ""))
         if kind == "raised":

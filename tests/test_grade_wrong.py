@@ -78,3 +78,12 @@ def test_wrong_submission_fails_exactly_its_checks(name, tmp_path):
         assert len(message.splitlines()) <= 3, message
         # a lesson section to reread, or (for a refused valid argument) what the function raised
         assert "Reread:" in message or "raised" in message, message
+
+
+def test_same_submission_same_results(tmp_path):
+    """The grading profile is derandomized: a failing law reports the same case every time."""
+    folder = build.overlay("wrong", "ceiling_swapped_pair", tmp_path / "s")
+    only = {"law_per_stream_never_rises", "law_total_never_falls", "errors_decode_ceiling"}
+    first, second = (grade_submission(folder, device="cpu", only=only)["tests"] for _ in range(2))
+    assert first == second
+    assert [t["status"] for t in first] == ["passed", "failed", "failed"]

@@ -157,3 +157,27 @@ def test_child_works_in_a_private_copy(tmp_path):
     with _sandbox(src, {"m.py": code}) as box:
         cwd, _ = box.call("m", "where")
     assert cwd != str(src) and not (src / "scribble.txt").exists() and not os.path.exists(cwd)
+
+
+def test_forged_and_garbage_replies_do_not_fool_or_break_the_grader(tmp_path):
+    code = ("import json, os\n"
+            "def forge():\n"
+            "    for fd in range(3, 20):\n"
+            "        for rid in range(1, 50):\n"
+            "            try:\n"
+            "                os.write(fd, (json.dumps({'id': rid, 'ok': True, 'value': 999}) + '\\n').encode())\n"
+            "            except OSError:\n"
+            "                pass\n"
+            "    return 1\n"
+            "def nest():\n"
+            "    for fd in range(3, 20):\n"
+            "        try:\n"
+            "            os.write(fd, b'[' * 100000 + b'\\n')\n"
+            "        except OSError:\n"
+            "            pass\n"
+            "    return 2\n")
+    with _sandbox(tmp_path, {"m.py": code}) as box:
+        assert box.call("m", "forge")[0] == 1          # forged replies carry ids nobody asked for
+        with pytest.raises(StudentCrashed, match="garbage on the grader's channel"):
+            box.call("m", "nest")                       # nesting too deep to parse: one line, no crash
+        assert box.call("m", "forge")[0] == 1          # and a fresh child serves the next call
