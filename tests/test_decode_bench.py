@@ -7,7 +7,7 @@ cache), so the decode, which must read at least the counted bytes, cannot honest
 "<= 100%" is the law the lesson teaches. The runs use one thread: with two threads on two busy
 cores, each operator's thread barrier can wait a whole scheduler slice, which slows the decode
 (dozens of operators per step) far more than the bandwidth kernels; one thread slows both alike.
-Both configs read about 190 MB (tiny) or 2.5 GB (1B) per step against about 60 operators per layer,
+Both configs read about 190 MB (tiny) or 2.5 GB (1B) per step against a few dozen operators per layer,
 so Python overhead is a few % of a step, and ">= 5%" holds with a wide margin under load.
 """
 import re

@@ -7,6 +7,7 @@ Modules, one concept each:
   ceiling that follows from a bandwidth; no torch needed, so the quiz uses it too.
 - ``model``: the decoder in PyTorch (GQA, RMSNorm, SwiGLU, rotary embeddings, a preallocated KV
   cache, mixture-of-experts layers that read only the routed experts).
+- ``ceiling``: the lesson's ceilings on table rows (tokens/s, batching, prefill), shared with the quiz.
 - ``tensor_bytes``: the same bytes counted from the tensors the decoder allocated.
 - ``bandwidth``: the memory bandwidth measured in the same run.
 - ``bench``: one benchmark run (memory check, warm-up, timed greedy decode, report).
