@@ -51,11 +51,14 @@ class ForkServerError(RuntimeError):
 # --------------------------------------------------------------------------- client side
 
 
-def start(preload=PRELOAD, env: dict | None = None) -> "ForkServer":
-    """Start this process's fork server (once) and make it the one ``active()`` returns."""
+def start(preload=PRELOAD, env: dict | None = None, wait: bool = True) -> "ForkServer":
+    """Start this process's fork server (once) and make it the one ``active()`` returns.
+
+    ``wait=False`` returns while the server is still importing, so the caller can do its own
+    imports meanwhile; the first ``spawn`` waits for it."""
     global _active
     if _active is None or not _active.alive():
-        _active = ForkServer(preload=preload, env=env)
+        _active = ForkServer(preload=preload, env=env, wait=wait)
     return _active
 
 
@@ -75,7 +78,7 @@ def stop() -> None:
 class ForkServer:
     """Client handle of one fork server process (thread-safe)."""
 
-    def __init__(self, preload=PRELOAD, env: dict | None = None):
+    def __init__(self, preload=PRELOAD, env: dict | None = None, wait: bool = True):
         parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env = dict(os.environ if env is None else env)
         env["MPLBACKEND"] = env.get("MPLBACKEND", "Agg")
@@ -87,12 +90,23 @@ class ForkServer:
         child_sock.close()
         self._sock = parent_sock
         self._lock = threading.Lock()
-        ready = _recv_msg(self._sock)
-        if ready is None or ready.get("ready") is not True:
-            self.close()
-            raise ForkServerError("the fork server did not start")
-        self.preloaded = tuple(ready.get("preloaded", ()))
         self.pid = self._proc.pid
+        self.preloaded: tuple[str, ...] | None = None
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self) -> None:
+        """Block until the server has imported ``preload`` (once); ForkServerError if it died."""
+        if self.preloaded is not None:
+            return
+        with self._lock:
+            if self.preloaded is not None:
+                return
+            ready = _recv_msg(self._sock)
+            if ready is None or ready.get("ready") is not True:
+                self.close()
+                raise ForkServerError("the fork server did not start")
+            self.preloaded = tuple(ready.get("preloaded", ()))
 
     def alive(self) -> bool:
         return self._proc.poll() is None
@@ -115,6 +129,7 @@ class ForkServer:
         (soft, hard). ``pass_fds`` are kept open in the child under the same numbers; every
         other descriptor is closed (``close_fds`` is accepted for Popen's sake and always true).
         """
+        self.wait_ready()
         argv = [str(a) for a in argv]
         to_close, mine = [], {}
         fds = []

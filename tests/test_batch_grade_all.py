@@ -123,6 +123,15 @@ def test_changed_content_is_regraded_and_force_regrades_all(tmp_path):
     assert all(forced[n] != after[n] for n in before)
 
 
+def test_a_submission_the_grader_refuses_gets_a_zero_with_its_reason(tmp_path):
+    make_class(tmp_path / "s", 1, kinds=("stubs",))
+    (tmp_path / "s" / "s000" / "link.py").symlink_to("/etc/passwd")
+    grade_all(tmp_path / "s", tmp_path / "o")
+    (row,) = csv.DictReader((tmp_path / "o" / "gradebook.csv").open())
+    assert row["total"] == "0" and "symlink" in row["note"]
+    assert "symlink" in json.loads((tmp_path / "o" / "s000" / "results.json").read_text())["output"]
+
+
 def _markers(out: Path) -> dict[str, int]:
     found = {}
     for marker in out.glob("*/.grade-all.json"):

@@ -143,6 +143,16 @@ def test_start_active_stop_manage_one_server_per_process():
     assert forkserver.active() is None
 
 
+def test_start_without_waiting_serves_once_ready():
+    srv = forkserver.ForkServer(preload=("json",), wait=False)
+    try:
+        assert srv.preloaded is None
+        proc = srv.spawn([sys.executable, "-c", "print('ok')"], stdout=forkserver.PIPE)
+        assert proc.communicate(timeout=60)[0] == b"ok\n" and srv.preloaded == ("json",)
+    finally:
+        srv.close()
+
+
 def test_bad_pass_fds_are_refused_with_a_reason(server):
     with pytest.raises(forkserver.ForkServerError, match="above 2"):
         server.spawn([sys.executable, "-c", "pass"], pass_fds=(1,))

@@ -73,10 +73,13 @@ def main() -> int:
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)                                   # stray prints go to the log, not the protocol
     sys.stdout = sys.stderr
-    import autograder.grade  # noqa: F401 - the grader's imports, paid once per worker
     if os.environ.get("WHY17_FORKSERVER", "1") != "0":
         from autograder import forkserver
-        forkserver.start()
+        forkserver.start(wait=False)                # imports torch while we import the grader
+    from autograder.grade import load_checks
+    load_checks()                                   # the grader's imports, paid once per worker
+    if os.environ.get("WHY17_FORKSERVER", "1") != "0":
+        forkserver.active().wait_ready()
     protocol.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)
