@@ -98,3 +98,11 @@ def test_moe_run_counts_the_experts_it_read_and_both_counts_agree(batch):
     if batch == 1:
         assert r.experts_read == cfg.experts_per_token
     assert "experts      " in bench.report(r)
+
+
+@pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="needs a CUDA GPU")
+def test_llama_8b_on_the_gpu_runs_within_the_ceiling():
+    run = decode_bench("--model", "llama-3.1-8b", "--device", "cuda", "--tokens", "32", timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "from the formula (agree)" in run.stdout
+    assert 5.0 <= figure(run.stdout, "% of ceiling") <= 100.0, run.stdout
