@@ -119,7 +119,7 @@ def grade_submission(path, assignment: str = "why17", device: str | None = None,
     # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
     reference = Sandbox(asg.solutions_dir, Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
                                                   memory_limit_mb=asg.memory_limit_mb),
-                        preload=("torch",), label="reference")
+                        preload=("torch",), label="the reference solution")
     try:
         student.start()  # the child imports while the checks load (hypothesis, the tables)
         plan = checks_for(asg, only)

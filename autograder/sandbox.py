@@ -55,6 +55,7 @@ class ChildHandle:
     output: "OutputDrain"
     buffer: bytearray = field(default_factory=bytearray)
     ready: dict | None = None
+    who: str = "your code"   # in messages: "the process running <who> ..."
 
 
 class OutputDrain(threading.Thread):
@@ -170,12 +171,12 @@ def receive(child: ChildHandle, deadline: float) -> dict | None:
             try:
                 message = json.loads(line)
             except (ValueError, RecursionError):
-                raise ChildGone("the process running your code wrote garbage on the grader's channel") from None
+                raise ChildGone(f"the process running {child.who} wrote garbage on the grader's channel") from None
             if not isinstance(message, dict):
-                raise ChildGone("the process running your code wrote garbage on the grader's channel")
+                raise ChildGone(f"the process running {child.who} wrote garbage on the grader's channel")
             return message
         if len(child.buffer) > runner.MAX_REPLY_BYTES + 4096:
-            raise ChildGone("the process running your code sent an oversized reply")
+            raise ChildGone(f"the process running {child.who} sent an oversized reply")
         left = deadline - time.monotonic()
         if left <= 0:
             return None
@@ -193,16 +194,16 @@ def death_reason(child: ChildHandle) -> str:
     try:
         code = child.proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
-        return "the process running your code stopped answering"
+        return f"the process running {child.who} stopped answering"
     if code is None:
-        return "the process running your code stopped answering"
+        return f"the process running {child.who} stopped answering"
     if code >= 0:
-        return f"the process running your code exited with code {code} (sys.exit or os._exit)"
+        return f"the process running {child.who} exited with code {code} (sys.exit or os._exit)"
     sig = -code
     name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
     hints = {signal.SIGKILL: ", most likely the memory limit", signal.SIGXCPU: ": CPU time limit",
              signal.SIGSEGV: ": a crash in native code"}
-    return f"the process running your code was killed by {name}{hints.get(sig, '')}"
+    return f"the process running {child.who} was killed by {name}{hints.get(sig, '')}"
 
 
 def kill(child: ChildHandle) -> None:
@@ -277,6 +278,7 @@ class Sandbox:
             if path.is_file() and not path.is_symlink():
                 shutil.copy2(path, workdir / path.name)
         self.child = launch_child(workdir, self.limits, preload=self.preload, simgpu=self.use_simgpu)
+        self.child.who = self.label
         self.starts += 1
         return self.child
 

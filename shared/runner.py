@@ -99,9 +99,9 @@ def encode(value, _depth: int = 0):
     if isinstance(value, list):
         return [encode(v, _depth + 1) for v in value]
     if isinstance(value, dict):
-        if all(isinstance(k, str) for k in value):
-            return {"__dict__": [[k, encode(v, _depth + 1)] for k, v in value.items()]} \
-                if any(k.startswith("__") for k in value) else {k: encode(v, _depth + 1) for k, v in value.items()}
+        plain = all(isinstance(k, str) and not k.startswith("__") for k in value)
+        if plain:  # string keys that cannot be mistaken for a tag stay a JSON object
+            return {k: encode(v, _depth + 1) for k, v in value.items()}
         return {"__dict__": [[encode(k, _depth + 1), encode(v, _depth + 1)] for k, v in value.items()]}
     if isinstance(value, Dtype):
         return {"__dtype__": value.name}
