@@ -83,3 +83,16 @@ def test_the_task_with_an_unreadable_manifest_fails_naming_it(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 1
     assert proc.stdout.startswith(f"error: {tmp_path / 'm.json'}: slice 0") and "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_task_words_follow_squeue_then_keep_final_states_then_give_up():
+    from autograder.slurm.executor import task_words
+    seen = {0: "COMPLETED", 1: "RUNNING"}
+    known = {0: "COMPLETED", 1: "RUNNING", 2: "CANCELLED by 0"}
+    # task 2 forgotten after failing; task 3 never seen yet, the array just submitted
+    assert task_words(4, seen, known, young=True) == {0: "done", 1: "running", 2: "failed", 3: "pending"}
+    assert task_words(4, seen, known, young=False)[3] == "gone"
+    # forgotten while running (the queue purged it, no accounting): gone, not running forever
+    assert task_words(2, {0: "COMPLETED"}, known, young=False) == {0: "done", 1: "gone"}
+    # no answer from the queue: nothing is declared gone
+    assert task_words(4, None, known, young=False) == {0: "done", 1: "running", 2: "failed", 3: "pending"}

@@ -29,6 +29,8 @@ from autograder.slurm.options import SlurmOptions
 POLL_S = 2.0
 #: A task squeue has never shown counts as pending this long after submission, then as gone.
 UNSEEN_GRACE_S = 60.0
+#: Seconds to wait for the files of a task that exited 0 to show on the submitting host (NFS).
+SETTLE_S = 60.0
 #: Consecutive seconds of failing squeue calls (controller unreachable) before giving up.
 QUEUE_OUTAGE_S = 600.0
 
@@ -65,7 +67,7 @@ class SlurmExecutor:
         print(f"submitted job array {job_id}{where}: {len(parts)} tasks of up to "
               f"{self.options.students_per_task} students; logs in {run}", file=stream, flush=True)
         try:
-            states = self._follow(st, job_id, manifest, progress, stream)
+            words, known = self._follow(st, job_id, manifest, progress, stream)
         except KeyboardInterrupt:
             try:
                 queue.cancel(job_id)
@@ -73,62 +75,64 @@ class SlurmExecutor:
             except queue.SlurmError as exc:
                 print(f"\ncould not cancel job array {job_id}: {exc}", file=stream)
             raise
-        return self._report(st, job_id, manifest, manifest_path.parent, states, stream)
+        return self._report(st, job_id, manifest, manifest_path.parent, words, known, stream)
 
     # ------------------------------------------------------------------ following the array
-    def _follow(self, st, job_id: str, manifest: plan.Manifest, progress, stream) -> dict[int, str]:
-        """Poll until no task is pending or running; the last Slurm state of each task."""
-        digests = {j["student"]: j["digest"] for part in manifest.slices for j in part}
-        waiting = dict(digests)
+    def _follow(self, st, job_id: str, manifest: plan.Manifest, progress, stream):
+        """Poll until no task is pending or running; (each task's word, its last Slurm state)."""
+        waiting = {j["student"]: j["digest"] for part in manifest.slices for j in part}
         asg = _assignment(manifest.assignment)
         task_ids = [t.id for t in asg.tasks]
-        submitted = time.monotonic()
-        last_ok = submitted
+
+        def collect() -> None:
+            for student in [s for s, d in waiting.items() if st.is_done(s, d)]:
+                del waiting[student]
+                progress.step(_last(st, student, task_ids, asg.max_score))
+
+        submitted = last_ok = time.monotonic()
         known: dict[int, str] = {}
         shown = None
         while True:
             try:
                 seen = queue.task_states(job_id)
                 last_ok = time.monotonic()
+                known.update(seen)
             except queue.SlurmError as exc:
                 if time.monotonic() - last_ok > QUEUE_OUTAGE_S:
                     raise
                 print(f"warning: {exc}; retrying", file=stream, flush=True)
                 seen = None
-            if seen is not None:
-                known.update(seen)
-            words = {}
-            for i in range(len(manifest.slices)):
-                if seen is not None and i in seen:
-                    words[i] = queue.category(seen[i])
-                elif i in known:
-                    words[i] = queue.category(known[i]) if queue.category(known[i]) in (
-                        queue.DONE, queue.FAILED) else queue.GONE
-                else:
-                    young = time.monotonic() - submitted < UNSEEN_GRACE_S
-                    words[i] = queue.PENDING if young or seen is None else queue.GONE
-            for student in [s for s, d in waiting.items() if st.is_done(s, d)]:
-                del waiting[student]
-                progress.step(_last(st, student, task_ids, asg.max_score))
+            words = task_words(len(manifest.slices), seen, known,
+                               young=time.monotonic() - submitted < UNSEEN_GRACE_S)
+            collect()
             line = state_line(job_id, words)
             if line != shown:
                 _print_over(progress, stream, line)
                 shown = line
             if all(w in (queue.DONE, queue.FAILED, queue.GONE) for w in words.values()):
-                for student in [s for s, d in waiting.items() if st.is_done(s, d)]:
-                    del waiting[student]
-                    progress.step(_last(st, student, task_ids, asg.max_score))
-                return {i: known.get(i, "") for i in range(len(manifest.slices))}
+                break
             time.sleep(self.poll_s)
+        # A task that exited 0 saved its whole slice; on NFS the submitting host may see the last
+        # files a little late (attribute caches), so wait for them before calling anyone missing.
+        settle = time.monotonic() + SETTLE_S
+        while time.monotonic() < settle and any(
+                words[i] == queue.DONE and any(j["student"] in waiting for j in part)
+                for i, part in enumerate(manifest.slices)):
+            time.sleep(self.poll_s)
+            collect()
+        collect()
+        return words, known
 
-    def _report(self, st, job_id, manifest: plan.Manifest, run: Path, states, stream) -> int:
+    def _report(self, st, job_id, manifest: plan.Manifest, run: Path, words, known, stream) -> int:
         missing_total = 0
         for i, part in enumerate(manifest.slices):
             missing = [j["student"] for j in part if not st.is_done(j["student"], j["digest"])]
             if not missing:
                 continue
             missing_total += len(missing)
-            state = states.get(i) or "no longer known to squeue/sacct"
+            state = known.get(i, "never seen")
+            if words[i] == queue.GONE:
+                state = f"no longer known to squeue or sacct; last seen {state}"
             print(f"task {job_id}_{i} ({state}) left {len(missing)} of {len(part)} students "
                   f"ungraded ({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); "
                   f"log: {run / plan.LOG_PATTERN.replace('%a', str(i))}", file=stream)
@@ -137,6 +141,25 @@ class SlurmExecutor:
                   file=stream)
             return 1
         return 0
+
+
+def task_words(n: int, seen: dict[int, str] | None, known: dict[int, str], *, young: bool) -> dict[int, str]:
+    """Each of ``n`` tasks in one word.
+
+    ``seen``: what squeue/sacct said this time (None: no answer); ``known``: the last state ever
+    seen. A task they have forgotten keeps a final word (done, failed) or is ``gone``; one never
+    seen is pending while the array is young or the queue did not answer, else gone.
+    """
+    words = {}
+    for i in range(n):
+        if seen is not None and i in seen:
+            words[i] = queue.category(seen[i])
+        elif i in known:
+            word = queue.category(known[i])
+            words[i] = word if word in (queue.DONE, queue.FAILED) or seen is None else queue.GONE
+        else:
+            words[i] = queue.PENDING if young or seen is None else queue.GONE
+    return words
 
 
 def refuse_if_active(out: Path) -> None:
