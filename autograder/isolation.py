@@ -29,6 +29,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +46,8 @@ SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"
 #: Device nodes passed through when present (the GPU: NVIDIA's driver nodes).
 GPU_DEVICES = ("nvidia0", "nvidia1", "nvidia2", "nvidia3", "nvidia4", "nvidia5", "nvidia6",
                "nvidia7", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset")
+#: The kernel's flag (in /proc/PID/stat) of a process that is already on its way out.
+PF_EXITING = 0x4
 #: Mode override for operators and tests: 'auto' (default), 'namespaces' (fail when refused), 'plain'.
 MODE_ENV = "WHY17_SANDBOX"
 
@@ -197,6 +200,100 @@ def reap(launcher_pid: int, workdir: Path) -> None:
         os.rmdir(os.path.realpath(workdir).rstrip("/") + ".root")
     except OSError:
         pass
+
+
+def _children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (all its threads'), from /proc; [] when it is gone."""
+    out = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out.extend(int(c) for c in f.read().split())
+    except OSError:
+        pass
+    return out
+
+
+def _alive(pid: int) -> bool:
+    """Not on its way out: neither a zombie, nor exiting (a killed process may take a while to
+    unmap a large address space), nor holding a SIGKILL it has not yet acted on."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/status") as f:
+            status = dict(line.split(":", 1) for line in f if ":" in line)
+    except (OSError, IndexError, ValueError):
+        return False
+    pending = int(status.get("ShdPnd", "0"), 16) | int(status.get("SigPnd", "0"), 16)
+    return (fields[0] not in ("Z", "X") and not int(fields[6]) & PF_EXITING
+            and not pending & (1 << (signal.SIGKILL - 1)))
+
+
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], _children(pid)
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        todo.extend(_children(p))
+    return found
+
+
+def _ns_pid(pid: int) -> int | None:
+    """``pid``'s number inside its innermost pid namespace (NSpid's last field)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("NSpid:"):
+                    return int(line.split()[-1])
+    except OSError:
+        pass
+    return None
+
+
+def strays(launcher_pid: int) -> list[int]:
+    """Processes of a child's sandbox besides its init and the runner: whatever student code
+    started and left running (the runner is pid 2 of the namespace: init's first child)."""
+    if protection().mode != "namespaces":
+        return [p for p in _descendants(launcher_pid) if _alive(p)]
+    out = []
+    for init in _children(launcher_pid):
+        for child in _children(init):
+            if _ns_pid(child) == 2:
+                out.extend(_descendants(child))
+            else:
+                out.append(child)
+                out.extend(_descendants(child))
+    return [p for p in out if _alive(p)]
+
+
+def sweep(launcher_pid: int) -> int:
+    """Kill the strays of a child after a call returned: no process outlives the call that
+    started it (a fork bomb's remains stop eating the CPU the next calls need). Each stray is
+    stopped first, until a look finds none still running, so none can fork a replacement while
+    the others are killed. Returns how many were killed."""
+    stopped: set[int] = set()
+    quiet = 0
+    for _ in range(200):
+        found = [p for p in strays(launcher_pid) if p not in stopped]
+        if not found:
+            quiet += 1
+            if quiet >= 3:            # three looks in a row found nothing new (a fork in flight
+                break                 # when we looked would show up in the next one)
+            time.sleep(0.002)
+            continue
+        quiet = 0
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+                stopped.add(pid)
+            except OSError:
+                pass
+    for pid in stopped:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return len(stopped)
 
 
 def _kill_uid(uid: int) -> None:

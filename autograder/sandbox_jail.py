@@ -8,8 +8,9 @@ jail needs nothing of the grader). With namespaces (``"namespaces": true``) it g
       └─ init  (pid 1 of a new pid, mount, network, IPC and UTS namespace; as a non-root grader,
          │      also a new user namespace)   builds a private root (read-only system, Python,
          │      venv and project ``shared/``; the working folder read-write; fresh /proc, /dev,
-         │      /tmp), chroots into it, drops every capability, reaps; when it exits the kernel
-         │      kills everything left in the namespace, so no grandchild survives
+         │      /tmp), chroots into it, drops every capability, then execs a bare reaper
+         │      (REAPER); when it exits the kernel kills everything left in the namespace, so no
+         │      grandchild survives
          └─ child: rlimits, then (grader is root) an unprivileged uid of its own; no capabilities,
                 no new privileges; execs ARGV (or, in a fork server's child that already imported
                 torch, runs the ARGV script in-process so the import is not paid again)
@@ -45,6 +46,20 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 #: A module only a fork server's child has loaded before the jail runs (autograder/forkserver.py
 #: preloads it): then the jail runs the command in-process instead of exec, keeping the import.
 PRELOADED = "torch"
+
+#: pid 1's program once the child runs: reap everything; when the child ends, report its wait
+#: status on the status pipe and exit (the kernel then kills what is left in the namespace).
+REAPER = """import os, sys
+child, fd = int(sys.argv[1]), int(sys.argv[2])
+while True:
+    try:
+        pid, status = os.wait()
+    except ChildProcessError:
+        os._exit(125)
+    if pid == child:
+        os.write(fd, b"%d\\n" % status)
+        os._exit(0)
+"""
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -287,18 +302,14 @@ def _init(policy: dict, argv: list[str], status_w: int) -> None:
     if pid == 0:
         os.close(status_w)
         _exec(policy, argv)
-    for fd in policy.get("keep_fds", ()):
-        os.close(fd)
     drop_bounding_set()
     drop_capabilities()
-    while True:                       # reap everything; stop when the child itself has ended
-        try:
-            done, status = os.wait()
-        except ChildProcessError:
-            os._exit(JAIL_FAILED)
-        if done == pid:
-            os.write(status_w, f"{status}\n".encode())
-            os._exit(0)
+    # Become a bare reaper: a fresh interpreter with nothing of the launcher in its memory,
+    # command line or environment (the child could read them through /proc).
+    close_fds([status_w])
+    os.set_inheritable(status_w, True)
+    os.execve(sys.executable, [sys.executable, "-I", "-S", "-c", REAPER, str(pid), str(status_w)],
+              {"PATH": "/usr/bin:/bin"})
 
 
 def run(policy: dict, argv: list[str]) -> None:

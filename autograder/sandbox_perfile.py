@@ -7,7 +7,9 @@ runner. ``PerFileSandbox`` has the interface grade.py and context.py use of ``Sa
 (limits, start, has, call, output, close, starts) and gives each module a fresh child: when the
 checks move on to another module, the previous module's child is stopped (its processes die
 with its namespaces), so at most one child is alive at a time. Checks run task by task, so a
-submission costs one child start per file it has (with a fork server, a fork each). Files that
+submission costs one child start per file it has (with a fork server, a fork each). After every
+call, whatever processes the call left running in the child's sandbox are killed
+(``isolation.sweep``). Files that
 never need torch or the simulated GPU (everything but ``HEAVY``) get a light child: no torch
 preloaded (a file that imports torch still gets it, at its own import) and no simulator.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autograder import isolation
 from autograder.sandbox import Limits, Sandbox
 
 #: Modules whose checks need torch and the simulated GPU preloaded (the GPU checks call them).
@@ -80,7 +83,12 @@ class PerFileSandbox:
         return self._box(module).has(module)
 
     def call(self, module: str, function: str, *args, **kwargs):
-        return self._box(module).call(module, function, *args, **kwargs)
+        box = self._box(module)
+        try:
+            return box.call(module, function, *args, **kwargs)
+        finally:
+            if box.child is not None:            # no process outlives the call that started it
+                isolation.sweep(box.child.proc.pid)
 
     def output(self) -> str:
         texts = list(self.closed_output)

@@ -25,6 +25,7 @@ import pytest
 from autograder import forkserver, isolation
 from autograder.grade import grade_submission
 from autograder.sandbox import Limits, Sandbox
+from autograder.sandbox_perfile import PerFileSandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKS = ROOT / "tests" / "submissions" / "attacks"
@@ -173,6 +174,19 @@ def test_resource_attacks_hit_their_limits(tmp_path):
     with Sandbox(folders["many_files"], limits) as box:
         opened, _ = box.call("bw", "exhaust")
     assert opened < jail.open_files
+
+
+@needs_namespaces
+def test_processes_a_call_leaves_running_are_killed_when_it_returns(tmp_path):
+    box = PerFileSandbox(submission("fork_bomb", tmp_path / "sub"), Limits(time_limit_s=60))
+    try:
+        forks, _ = box.call("bw", "bomb", (1.0,))
+        launcher = box.current[1].child.proc.pid
+        assert forks > 0 and isolation.strays(launcher) == []
+        value, _ = box.call("bw", "measured_bandwidth")        # the child itself lives on
+        assert value == 25.0 and box.starts == 1
+    finally:
+        box.close()
 
 
 def test_escaped_grandchild_does_not_outlive_grading(tmp_path):
