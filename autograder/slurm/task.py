@@ -19,24 +19,27 @@ import sys
 import time
 from pathlib import Path
 
+from autograder import course
+from autograder.batch import feedback_html, gradebook, pool, store
+from autograder.batch import run as batch
+from autograder.batch.zero import zero_results
+from autograder.slurm.plan import Manifest
+
 #: Exit status when Slurm stopped the task (scancel, time limit, preemption send SIGTERM).
 INTERRUPTED = 130
 
 
-def open_store(out: str, key: str):
-    """OUT's store without taking its lock (the submitting run holds it for the whole array)."""
-    from autograder.batch import store
+class UnlockedStore(store.Store):
+    """OUT's store as an array task opens it: the same reads and atomic writes, without taking
+    OUT's lock, which the submitting grade-all holds for the whole array."""
 
-    class _Unlocked(store.Store):
-        def __init__(self, out, key):  # noqa: D401 - same attributes as Store, no flock
-            self.out = Path(out)
-            self.key = key
-            self._lock = None
+    def __init__(self, out, key):  # noqa: D107 - Store's attributes, without the flock
+        self.out = Path(out)
+        self.key = key
+        self._lock = None
 
-        def close(self) -> None:
-            pass
-
-    return _Unlocked(out, key)
+    def close(self) -> None:
+        pass
 
 
 def _raise_interrupt(signum, frame):
@@ -46,12 +49,6 @@ def _raise_interrupt(signum, frame):
 def grade_slice(manifest_path: Path, index: int, stream=None) -> int:
     """Grade slice ``index`` of the manifest at ``manifest_path``; the exit status."""
     stream = stream if stream is not None else sys.stdout
-    from autograder import course
-    from autograder.batch import feedback_html, gradebook, pool
-    from autograder.batch import run as batch
-    from autograder.batch.zero import zero_results
-    from autograder.slurm.plan import Manifest
-
     try:
         manifest = Manifest.read(manifest_path)
         jobs = manifest.slices[index]
@@ -67,7 +64,7 @@ def grade_slice(manifest_path: Path, index: int, stream=None) -> int:
                   f"submitting host (grading key {key} != {manifest.key}): course.yml or the "
                   f"grader changed; rerun grade-all", file=stream)
             return 1
-    st = open_store(manifest.out, manifest.key)
+    st = UnlockedStore(manifest.out, manifest.key)
     todo = [j for j in jobs if not st.is_done(j["student"], j["digest"])]
     print(f"task {index}: {len(jobs)} students, {len(jobs) - len(todo)} already graded, "
           f"grading {len(todo)} with {manifest.workers} worker(s)", file=stream, flush=True)
