@@ -96,3 +96,51 @@ def test_task_words_follow_squeue_then_keep_final_states_then_give_up():
     assert task_words(2, {0: "COMPLETED"}, known, young=False) == {0: "done", 1: "gone"}
     # no answer from the queue: nothing is declared gone
     assert task_words(4, None, known, young=False) == {0: "done", 1: "running", 2: "failed", 3: "pending"}
+
+
+def _class_manifest(tmp_path, key=None):
+    """A real one-student class, its OUT, and a manifest of one slice for it."""
+    from autograder import course
+    from autograder.batch import discover, pool, store
+    from autograder.batch import run as batch
+    from tests.test_batch_fixtures import make_class
+
+    make_class(tmp_path / "class", 1, kinds=("reference_folder",))
+    asg = course.load().assignment("why17")
+    (sub,) = discover.discover(tmp_path / "class", asg).submissions
+    digest = store.content_hash(sub)
+    job = pool.Job(sub.student, {"path": str(sub.path), "assignment": "why17", "device": "sim",
+                                 "time_limit_s": None, "only": None})
+    key = key or batch.grading_key(asg, "sim", None, None)
+    manifest = plan.Manifest(out=str(tmp_path / "out"), assignment="why17", key=key, workers=1,
+                             budget_s=600.0, slices=[[{"student": sub.student, "digest": digest,
+                                                       "payload": job.payload}]])
+    return manifest.write(tmp_path), sub.student, digest, key
+
+
+def _task(manifest_path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder.slurm.task", str(manifest_path)], cwd=ROOT,
+                          capture_output=True, text=True, env={**os.environ, "SLURM_ARRAY_TASK_ID": "0"},
+                          timeout=300)
+
+
+def test_a_task_whose_checkout_grades_differently_refuses(tmp_path):
+    path, student, _, _ = _class_manifest(tmp_path, key="0" * 16)
+    proc = _task(path)
+    assert proc.returncode == 1
+    assert "grades why17 differently from the submitting host" in proc.stdout
+    assert not (tmp_path / "out" / student).exists()
+
+
+def test_a_requeued_task_skips_the_students_it_already_saved(tmp_path):
+    from autograder.slurm.task import UnlockedStore
+    path, student, digest, key = _class_manifest(tmp_path)
+    UnlockedStore(tmp_path / "out", key).save(student, digest, {"score": 1.0, "tests": []}, "<p>kept</p>",
+                                              seconds=1.0, source="earlier attempt")
+    marker = tmp_path / "out" / student / ".grade-all.json"
+    before = marker.stat().st_mtime_ns
+    proc = _task(path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 students, 1 already graded, grading 0" in proc.stdout
+    assert marker.stat().st_mtime_ns == before
+    assert (tmp_path / "out" / student / "feedback.html").read_text() == "<p>kept</p>"
