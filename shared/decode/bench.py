@@ -110,29 +110,9 @@ def run(cfg: DecoderConfig, *, dtype: str = "bf16", device=None, batch: int = 1,
     torch.manual_seed(seed)
     model = Decoder(cfg, batch=batch, max_positions=positions, dtype=DTYPES[dtype], device=device)
     model.randomize(seed, context=context)
-    moe = model.moe_layers()
-    with torch.inference_mode():
-        tok = torch.randint(0, cfg.vocab, (batch,), device=device)
-        for i in range(min(WARMUP_STEPS, tokens)):
-            tok = model.step(tok, context + i)
-        for layer in moe:
-            layer.experts_read.clear()
-        devices.synchronize(device)
-        start = time.perf_counter()
-        for i in range(tokens):
-            tok = model.step(tok, context + i)
-        devices.synchronize(device)
-        seconds = time.perf_counter() - start
-
-    counted, by_formula, experts = [], [], []
-    for i in range(tokens):
-        per_layer = [layer.experts_read[i] for layer in moe] or None
-        counted.append(tensor_bytes.step_bytes(model, positions=context + i + 1, experts_read=per_layer))
-        mean_experts = sum(per_layer) / len(per_layer) if per_layer else None
-        experts.append(mean_experts)
-        by_formula.append(formula.step_bytes(cfg, size, batch=batch, positions=context + i + 1,
-                                             experts_read=mean_experts))
-    del model, moe
+    seconds = _timed_decode(model, device, context=context, tokens=tokens)
+    counted, by_formula, experts = _bytes_per_step(model, size, context=context, tokens=tokens)
+    del model
     if bw_gbs is None:
         measured.append(bandwidth.measure(device, measured[0].buffer_bytes))
         best = max(measured, key=lambda b: b.best_gbs)
@@ -144,6 +124,36 @@ def run(cfg: DecoderConfig, *, dtype: str = "bf16", device=None, batch: int = 1,
         mean_positions=context + (tokens + 1) / 2,
         experts_read=(sum(experts) / tokens) if cfg.is_moe else None,
         bw=best, bw_gbs=bw_gbs if bw_gbs is not None else best.best_gbs)
+
+
+def _timed_decode(model: Decoder, device: torch.device, *, context: int, tokens: int) -> float:
+    """Seconds for ``tokens`` greedy steps from position ``context``, after WARMUP_STEPS untimed ones."""
+    with torch.inference_mode():
+        tok = torch.randint(0, model.cfg.vocab, (model.batch,), device=device)
+        for i in range(min(WARMUP_STEPS, tokens)):
+            tok = model.step(tok, context + i)
+        for moe in model.moe_layers():
+            moe.experts_read.clear()
+        devices.synchronize(device)
+        start = time.perf_counter()
+        for i in range(tokens):
+            tok = model.step(tok, context + i)
+        devices.synchronize(device)
+        return time.perf_counter() - start
+
+
+def _bytes_per_step(model: Decoder, size: int, *, context: int, tokens: int):
+    """Per timed step: bytes from the tensors, bytes from the formula, mean experts read per layer."""
+    moe = model.moe_layers()
+    counted, by_formula, experts = [], [], []
+    for i in range(tokens):
+        per_layer = [layer.experts_read[i] for layer in moe] or None
+        mean_experts = sum(per_layer) / len(per_layer) if per_layer else None
+        counted.append(tensor_bytes.step_bytes(model, positions=context + i + 1, experts_read=per_layer))
+        by_formula.append(formula.step_bytes(model.cfg, size, batch=model.batch, positions=context + i + 1,
+                                             experts_read=mean_experts))
+        experts.append(mean_experts)
+    return counted, by_formula, experts
 
 
 def _mean(steps: list[formula.StepBytes]) -> formula.StepBytes:
