@@ -4,6 +4,11 @@ tables (the lesson's two decode numbers), and tells how to run the checks and ho
 from __future__ import annotations
 
 import re
+import shlex
+import shutil
+import subprocess
+import sys
+import zipfile
 
 import pytest
 
@@ -97,3 +102,18 @@ def test_the_measurements_schema_matches_the_graders():
     assert f'"schema": "{measurements.SCHEMA}"' in text
     for field in measurements._TOP + measurements._DEVICE + measurements._ROW:
         assert f'"{field}":' in text, f"the README's measurements.json schema lacks {field!r}"
+
+
+def test_the_readmes_zip_command_packs_the_six_files(tmp_path):
+    # Run the README's own commands in a copy of a finished folder: the zip holds the six files.
+    text = README.read_text(encoding="utf-8")
+    command = next(line.strip() for line in text.splitlines() if line.strip().startswith("python -m zipfile"))
+    folder = tmp_path / "assignments" / "why17"
+    shutil.copytree(ROOT / "solutions" / "why17", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "measurements.json").write_text("{}\n")
+    proc = subprocess.run([sys.executable, *shlex.split(command)[1:]], cwd=folder, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    with zipfile.ZipFile(tmp_path / "why17-submission.zip") as zf:
+        assert sorted(zf.namelist()) == sorted(["bw.py", "flops.py", "predict.py", "roofline.py",
+                                                "why17.ipynb", "measurements.json"])
