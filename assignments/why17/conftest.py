@@ -33,8 +33,8 @@ def _upward(name: str) -> Path | None:
 
 def _put_on_path() -> None:
     """The project root (for ``shared``), then this folder in front of it (for your modules)."""
-    shared = _upward("shared")
-    for folder in (shared.parent if shared else None, HERE):
+    shared = _upward("shared/__init__.py")
+    for folder in (shared.parent.parent if shared else None, HERE):
         if folder is not None:
             if str(folder) in sys.path:
                 sys.path.remove(str(folder))
