@@ -241,6 +241,11 @@ class _Exit(Exception):
     pass
 
 
+def _no_context():
+    import contextlib
+    return contextlib.nullcontext()
+
+
 def _one_line(text: str) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
@@ -300,7 +305,10 @@ class Child:
             self.failed[name] = f"the submission has no {name}.py"
             raise _Exit(self.failed[name])
         try:
-            mod = importlib.import_module(name)
+            # Imported on the simulated GPU, as on the GPU machine the code was written for: a
+            # module-level `torch.cuda.is_available()` must not pick the CPU for every later call.
+            with self.simgpu.active(self.simgpu.config()) if self.simgpu else _no_context():
+                mod = importlib.import_module(name)
         except BaseException as exc:  # noqa: BLE001 - SyntaxError, SystemExit, anything at import
             if isinstance(exc, KeyboardInterrupt):
                 raise
