@@ -95,7 +95,7 @@ def main(argv=None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     try:
         cfg = simgpu.config(args.device)
-        modules = {p.stem: local.load(p) for p in _files(args.paths)}
+        modules = {p.stem: local.load(p, cfg) for p in _files(args.paths)}
     except (ValueError, local.UsageError) as exc:
         print(f"python -m shared.simgpu: {exc}", file=sys.stderr)
         return 2

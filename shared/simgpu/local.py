@@ -21,8 +21,12 @@ class UsageError(Exception):
     """A path that is not a student module: one line for the command to print."""
 
 
-def load(path: Path):
-    """Import the student's module at ``path`` under its own name ('bw', 'flops')."""
+def load(path: Path, cfg: dict | None = None):
+    """Import the student's module at ``path`` under its own name ('bw', 'flops').
+
+    The import runs on the simulated device ``cfg`` (default: the H100 profile), as on a GPU
+    machine, so a device picked at import time (``torch.cuda.is_available()``) is CUDA.
+    """
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
@@ -36,7 +40,8 @@ def load(path: Path):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    with simgpu.active(cfg or simgpu.config()):
+        spec.loader.exec_module(module)
     return module
 
 
