@@ -23,6 +23,7 @@ IDS = set(CHECK_IDS)
 WRONG = {
     "wrong_no_sync": ("sync_present", "Forget to synchronize"),
     "wrong_events_no_sync": ("sync_present", "Both events must be completed"),
+    "wrong_no_sync_before_start": ("sync_present", "Synchronize before starting the clock"),
     "wrong_bytes_once": ("bytes_counted_twice", "counted the bytes once"),
     "wrong_tiny_measured": ("buffer_exceeds_cache", "Tiny buffers"),
     "wrong_ignores_n_bytes": ("buffer_exceeds_cache", "ignores n_bytes"),

@@ -30,8 +30,9 @@ from shared.simgpu.profile import config
 MIB = 2**20
 #: Student/reference ratios within this factor of an explained ratio count as that ratio.
 RATIO_TOLERANCE = 1.02
-#: Async over blocking GB/s must lie within these bounds (launch overhead moves it ~1%).
-SYNC_BOUNDS = (0.9, 1.1)
+#: Async over blocking GB/s must lie within these bounds: correct code reads >= 1 (waiting
+#: launches add their overhead) and ~1.01 at the checks' size; below, queued work was timed.
+SYNC_BOUNDS = (0.97, 1.1)
 #: GB/s with the one-time cost over GB/s without it must be at least this.
 WARMUP_MIN = 0.9
 #: measured_bandwidth's buffer must be at least this many times the L2 (STREAM's rule).
