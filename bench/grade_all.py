@@ -76,6 +76,7 @@ def main(argv=None) -> int:
     env = dict(os.environ)
     if args.no_forkserver:
         env["WHY17_FORKSERVER"] = "0"
+    load_before = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -91,8 +92,9 @@ def main(argv=None) -> int:
     graded = len([d for d in out.iterdir() if (d / "results.json").is_file()])
     print(f"class: {args.n} submissions ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
     print(f"command: {' '.join(cmd[1:])}{'  [WHY17_FORKSERVER=0]' if args.no_forkserver else ''}")
-    print(f"machine: {os.cpu_count()} CPUs, load average before/after "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"machine: {os.cpu_count()} CPUs; 1-minute load average {load_before:.1f} before, "
+          f"{os.getloadavg()[0]:.1f} after (other work on the machine slows the wall clock, not "
+          f"the CPU seconds)")
     print(f"graded: {graded} results; mean {summary['mean_total']} / {summary['max_score']:g}")
     print(f"wall: {wall:.1f} s -> {args.n / wall * 60:.1f} submissions per minute")
     print(f"CPU: {cpu:.1f} s in all -> {cpu / args.n:.2f} CPU s per submission")

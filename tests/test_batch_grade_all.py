@@ -140,7 +140,8 @@ def _markers(out: Path) -> dict[str, int]:
 
 
 def _workers_of(pid: int) -> list[int]:
-    """Live processes started by the grade-all process ``pid`` (its workers and their children)."""
+    """Live processes started by the grade-all process ``pid``: its workers, their fork servers
+    and the sandboxed children (all inherit the tag in their environment block)."""
     tag = f"WHY17_BATCH_PARENT={pid}".encode()
     alive = []
     for entry in os.listdir("/proc"):

@@ -67,7 +67,7 @@ def grade_one(job: dict) -> dict:
 
 def main() -> int:
     _set_pdeathsig()
-    parent = os.environ.pop("WHY17_BATCH_PARENT", "")
+    parent = os.environ.get("WHY17_BATCH_PARENT", "")   # kept: it tags every process of the run
     if parent.isdigit() and os.getppid() != int(parent):   # grade-all died before we started
         return 1
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
