@@ -81,6 +81,20 @@ def test_outside_active_everything_behaves_as_the_originals():
     assert timeit.default_timer is time.perf_counter
 
 
+def test_other_threads_keep_the_real_clock():
+    import threading
+    seen = {}
+    real = patches._ORIGINALS[(time, "perf_counter")]
+    with simgpu.active(H100) as dev:
+        before = real()
+        worker = threading.Thread(target=lambda: seen.update(t=time.perf_counter(), cuda=torch.cuda.is_available()))
+        worker.start()
+        worker.join()
+        after = real()
+        assert dev.clock.reads == 0                       # the worker did not read the virtual clock
+    assert before <= seen["t"] <= after and seen["cuda"] is False
+
+
 def test_install_is_idempotent():
     dispatcher = time.perf_counter
     simgpu.install()
