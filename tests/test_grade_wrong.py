@@ -42,6 +42,7 @@ EXPECTED = {
     "sweep_keys_in_bytes": {"bw_sweep_sizes"},
     # flops.py
     "flops_ignores_dtype": {"flops_honours_args"},
+    "flops_ignores_iters": {"flops_honours_args"},
     "flops_per_s": {"flops_returns_tflops", "flops_peak_plausible"},
     "flops_no_validation": {"flops_rejects_bad"},
     # roofline.py

@@ -31,10 +31,9 @@ MiB = 2**20
 LOW_GBS, HIGH_GBS = 0.001, 20_000.0
 #: Buffer and repetitions of the plausibility call: a few MiB, a fraction of a second.
 PROBE_BYTES, PROBE_ITERS = 4 * MiB, 5
-#: Buffer and repetitions of the honours-its-arguments call: an odd size no default would give.
-HONOUR_BYTES, HONOUR_ITERS = 3 * MiB + 4096, 4
-#: Untimed warm-up copies allowed on top of ``iters`` before we say iters was ignored.
-WARMUP_ALLOWANCE = 25
+#: Buffer and the two repetition counts of the honours-its-arguments calls: an odd size no default
+#: would give, and two iters whose copy counts must differ by their difference (warm-ups cancel).
+HONOUR_BYTES, HONOUR_ITERS = 3 * MiB + 4096, (4, 9)
 #: Torch calls that read metadata or allocate without moving a buffer's bytes.
 METADATA_OPS = {"__get__", "numel", "size", "element_size", "dim", "nelement", "data_ptr", "__len__",
                 "stride", "is_contiguous", "untyped_storage", "storage", "__repr__", "__format__",
@@ -64,23 +63,27 @@ def returns_gbs(ctx):
 
 @check("bw_honours_args", task=TASK, name="copy_bandwidth copies n_bytes, iters times", files="bw")
 def honours_args(ctx):
-    _value, ops = ctx.call_watched("bw", "copy_bandwidth", HONOUR_BYTES, iters=HONOUR_ITERS, device=CPU)
-    touching = [op for op in ops if op["op"] not in METADATA_OPS
-                and any(_about(n, HONOUR_BYTES) for n in op["nbytes"])]
-    copies = sum(op["count"] for op in touching)
-    biggest = max((n for op in ops for n in list(op["nbytes"]) + [op["out_nbytes"] or 0]), default=0)
-    where = f"copy_bandwidth(n_bytes={HONOUR_BYTES}, iters={HONOUR_ITERS}, device='cpu')"
-    if not touching:
-        raise CheckFailed(f"{where} never copied a buffer of n_bytes bytes (largest tensor seen: {biggest} bytes); "
-                          f"allocate source and destination of n_bytes each. {BUILD}")
-    if biggest > 2 * HONOUR_BYTES:
-        raise CheckFailed(f"{where} used a tensor of {biggest} bytes, more than the n_bytes asked for; "
-                          f"the buffer size is the argument. {BUILD}")
-    if copies < HONOUR_ITERS:
-        raise CheckFailed(f"{where} copied the buffer {copies} time(s); time iters copies. {BUILD}")
-    if copies > HONOUR_ITERS + WARMUP_ALLOWANCE:
-        raise CheckFailed(f"{where} copied the buffer {copies} times; the timed loop should run iters times "
-                          f"(plus a few warm-up copies). {BUILD}")
+    counts = {}
+    for iters in HONOUR_ITERS:
+        _value, ops = ctx.call_watched("bw", "copy_bandwidth", HONOUR_BYTES, iters=iters, device=CPU)
+        touching = [op for op in ops if op["op"] not in METADATA_OPS
+                    and any(_about(n, HONOUR_BYTES) for n in op["nbytes"])]
+        biggest = max((n for op in ops for n in list(op["nbytes"]) + [op["out_nbytes"] or 0]), default=0)
+        where = f"copy_bandwidth(n_bytes={HONOUR_BYTES}, iters={iters}, device='cpu')"
+        if not touching:
+            raise CheckFailed(f"{where} never copied a buffer of n_bytes bytes (largest tensor seen: {biggest} "
+                              f"bytes); allocate source and destination of n_bytes each. {BUILD}")
+        if biggest > 2 * HONOUR_BYTES:
+            raise CheckFailed(f"{where} used a tensor of {biggest} bytes, more than the n_bytes asked for; "
+                              f"the buffer size is the argument. {BUILD}")
+        counts[iters] = sum(op["count"] for op in touching)
+        if counts[iters] < iters:
+            raise CheckFailed(f"{where} copied the buffer {counts[iters]} time(s); time iters copies. {BUILD}")
+    (few, many), (c_few, c_many) = HONOUR_ITERS, (counts[i] for i in HONOUR_ITERS)
+    # Warm-up copies cancel out of the difference; ignoring iters makes it 0.
+    if not many - few <= c_many - c_few <= 2 * (many - few):
+        raise CheckFailed(f"copy_bandwidth copied the buffer {c_few} times with iters={few} and {c_many} times with "
+                          f"iters={many}; the timed loop should run iters times. {BUILD}")
 
 
 def _about(n: int, target: int) -> bool:

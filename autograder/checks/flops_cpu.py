@@ -27,8 +27,9 @@ HIGH_TFLOPS_F32 = 100.0
 HIGH_TFLOPS_ANY = 1000.0
 #: Matrix side and repetitions: a fraction of a second on one core.
 PROBE_N, PROBE_ITERS = 128, 3
-HONOUR_N, HONOUR_ITERS, HONOUR_DTYPE = 96, 3, "float64"
-WARMUP_ALLOWANCE = 25
+#: Matrix side, two repetition counts (their matmul counts must differ by their difference: warm-ups
+#: cancel) and a dtype no default would pick.
+HONOUR_N, HONOUR_ITERS, HONOUR_DTYPE = 96, (3, 7), "float64"
 MATMUL_OPS = {"matmul", "__matmul__", "__rmatmul__", "mm", "bmm", "addmm", "einsum", "linear", "dot",
               "tensordot", "baddbmm", "addmm_", "mm_", "matmul_"}
 BUILD = "Reread: Build It (matmul_tflops)."
@@ -57,21 +58,27 @@ def returns_tflops(ctx):
 @check("flops_honours_args", task=TASK, name="matmul_tflops multiplies n x n matrices of the dtype asked for",
        files="flops")
 def honours_args(ctx):
-    _value, ops = ctx.call_watched("flops", "matmul_tflops", HONOUR_N, iters=HONOUR_ITERS,
-                                   dtype=Dtype(HONOUR_DTYPE), device=CPU)
-    matmuls = [op for op in ops if op["op"] in MATMUL_OPS]
-    where = f"matmul_tflops(n={HONOUR_N}, iters={HONOUR_ITERS}, dtype=torch.{HONOUR_DTYPE}, device='cpu')"
-    if not matmuls:
-        raise CheckFailed(f"{where} did no torch matmul (@, torch.matmul or torch.mm) that the grader could see. "
-                          f"{BUILD}")
-    right = [op for op in matmuls if _square(op["shapes"], HONOUR_N) and set(op["dtypes"]) == {HONOUR_DTYPE}]
-    if not right:
-        seen = matmuls[0]
-        raise CheckFailed(f"{where} multiplied shapes {seen['shapes']} of dtype {'/'.join(seen['dtypes'])}; "
-                          f"use n x n matrices of the dtype passed in. {BUILD}")
-    count = sum(op["count"] for op in right)
-    if count < HONOUR_ITERS or count > HONOUR_ITERS + WARMUP_ALLOWANCE:
-        raise CheckFailed(f"{where} ran {count} matmuls; time iters of them (plus a few warm-up ones). {BUILD}")
+    counts = {}
+    for iters in HONOUR_ITERS:
+        _value, ops = ctx.call_watched("flops", "matmul_tflops", HONOUR_N, iters=iters,
+                                       dtype=Dtype(HONOUR_DTYPE), device=CPU)
+        matmuls = [op for op in ops if op["op"] in MATMUL_OPS]
+        where = f"matmul_tflops(n={HONOUR_N}, iters={iters}, dtype=torch.{HONOUR_DTYPE}, device='cpu')"
+        if not matmuls:
+            raise CheckFailed(f"{where} did no torch matmul (@, torch.matmul or torch.mm) that the grader could "
+                              f"see. {BUILD}")
+        right = [op for op in matmuls if _square(op["shapes"], HONOUR_N) and set(op["dtypes"]) == {HONOUR_DTYPE}]
+        if not right:
+            seen = matmuls[0]
+            raise CheckFailed(f"{where} multiplied shapes {seen['shapes']} of dtype {'/'.join(seen['dtypes'])}; "
+                              f"use n x n matrices of the dtype passed in. {BUILD}")
+        counts[iters] = sum(op["count"] for op in right)
+        if counts[iters] < iters:
+            raise CheckFailed(f"{where} ran {counts[iters]} matmuls; time iters of them. {BUILD}")
+    (few, many), (c_few, c_many) = HONOUR_ITERS, (counts[i] for i in HONOUR_ITERS)
+    if not many - few <= c_many - c_few <= 2 * (many - few):
+        raise CheckFailed(f"matmul_tflops ran {c_few} matmuls with iters={few} and {c_many} with iters={many}; "
+                          f"the timed loop should run iters of them. {BUILD}")
 
 
 def _square(shapes, n) -> bool:

@@ -79,8 +79,7 @@ def ridge_marked(ctx):
     vertical = any(line.get("x") and all(fig.near(x, ridge) for x in line["x"]) for line in ax.get("lines", []))
     if not vertical and not any(fig.near(x, ridge) for x, _y in fig.marks(ax)):
         raise CheckFailed(f"plot_roofline does not mark the ridge point: put a marker, a vertical line or an "
-                          f"annotation at peak / bandwidth in FLOPs/byte ({d.name}: about "
-                          f"{round(ridge, -1):g}). {ROOFLINE}")
+                          f"annotation at x = peak / bandwidth, in FLOPs/byte, where the two roofs meet. {ROOFLINE}")
 
 
 def _expected(ctx, intensity, peak, bw) -> float:

@@ -1,5 +1,5 @@
-# A CORRECT flops.py in another style: torch.mm, timeit.default_timer, CUDA events never needed
-# on a CPU, its own checks. It must keep full marks.
+# A CORRECT flops.py in another style: torch.mm, timeit.default_timer, a long warm-up, its own
+# checks. It must keep full marks.
 import timeit
 
 import torch
@@ -16,7 +16,8 @@ def matmul_tflops(n: int, iters: int = 20, dtype=torch.bfloat16, device=None) ->
     dev = torch.device(device) if device is not None else torch.device("cuda" if torch.cuda.is_available() else "cpu")
     x = torch.rand((n, n), dtype=dtype, device=dev)
     y = torch.rand((n, n), dtype=dtype, device=dev)
-    torch.mm(x, y)
+    for _ in range(30):  # a long warm-up: the grader must not count it against iters
+        torch.mm(x, y)
     if dev.type == "cuda":
         torch.cuda.synchronize()
     start = timeit.default_timer()
