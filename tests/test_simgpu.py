@@ -191,6 +191,16 @@ def test_first_use_of_each_kind_costs_once():
 
 
 # ---------------------------------------------------------------- memory
+def test_trace_keys_are_the_documented_ones():
+    import re
+    with simgpu.active(H100):
+        torch.empty(4, device="cuda").add_(1)
+    documented = set(re.findall(r"\b([a-z][a-z0-9_]+)\b", simgpu.trace.__doc__.split("Keys:")[1]))
+    trace = simgpu.trace()
+    assert set(trace) <= documented
+    assert set(trace["op_groups"][0]) <= documented
+
+
 def test_big_buffers_cost_no_memory_and_past_capacity_raise_oom():
     with simgpu.active(H100):
         free, total = torch.cuda.mem_get_info()

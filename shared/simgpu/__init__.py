@@ -57,7 +57,8 @@ def trace() -> dict:
     events_recorded, first_use_kinds; allocations, largest_alloc_bytes, peak_allocated_bytes,
     allocated_bytes; largest_copy_bytes (bytes written by the largest copy) and
     largest_copy_working_set_bytes (source + destination); op_groups: one dict per kind of
-    kernel seen {kind, read_bytes, write_bytes, working_set_bytes, l2, flops, seconds_each, count}.
+    kernel seen {kind, read_bytes, write_bytes, working_set_bytes, l2, flops, seconds_each, count}
+    (at most 200; groups_dropped counts kernels of further kinds).
     """
     device = state.current()
     return device.trace() if device is not None else state.last_trace()
