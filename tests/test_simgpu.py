@@ -292,6 +292,17 @@ def test_matmul_results_have_torchs_shapes_and_errors(shapes):
             a @ torch.empty(3, 3, device="cuda")
 
 
+def test_factory_spellings_keep_torchs_meaning():
+    with simgpu.active(H100):
+        t = torch.randn(size=(3, 4), device="cuda")
+        assert t.shape == (3, 4) and t.is_cuda
+        host = torch.empty_like(t, device="cpu")
+        assert host.device.type == "cpu" and host.shape == (3, 4)
+        g = torch.Generator().manual_seed(0)
+        assert torch.rand(5, generator=g, device="cuda", dtype=torch.float16).dtype == torch.float16
+        assert torch.full_like(t, 2.0, dtype=torch.float64).dtype == torch.float64
+
+
 def test_views_cost_nothing_and_elementwise_ops_cost_their_bytes():
     with simgpu.active(H100):
         a = torch.empty(MIB, device="cuda")

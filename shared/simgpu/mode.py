@@ -119,7 +119,8 @@ class SimMode(TorchFunctionMode):
         out = self._like(name, args, kwargs)
         if out is None and name in costs.MATMUL:
             out = _matmul_result(name, args, kwargs)
-        if out is None and name in ("randn", "rand") and kwargs.get("device") == META:
+        if (out is None and name in ("randn", "rand") and args and kwargs.get("device") == META
+                and set(kwargs) <= {"dtype", "device", "requires_grad", "generator"}):
             # no values to draw: the same meta tensor without torch's Python reference path
             out = torch.empty(*args, dtype=kwargs.get("dtype"), device=META,
                               requires_grad=bool(kwargs.get("requires_grad", False)))
@@ -148,7 +149,7 @@ class SimMode(TorchFunctionMode):
         """
         if name not in LIKE or not args or not is_sim(args[0]) or not args[0].is_contiguous():
             return None
-        if set(kwargs) - {"dtype", "device", "requires_grad"}:
+        if set(kwargs) - {"dtype", "device", "requires_grad"} or kwargs.get("device", META) != META:
             return None
         t = args[0]
         extra = list(args[1:])
