@@ -252,48 +252,82 @@ def _ns_pid(pid: int) -> int | None:
 
 def strays(launcher_pid: int) -> list[int]:
     """Processes of a child's sandbox besides its init and the runner: whatever student code
-    started and left running (the runner is pid 2 of the namespace: init's first child)."""
+    started and left running (the runner is pid 2 of the namespace: init's first child).
+
+    A walk down /proc's children lists says quickly whether there are any; the lists are not
+    reliable while processes fork, so when there are, every process of the machine is checked
+    for membership of the sandbox's pid namespace."""
     if protection().mode != "namespaces":
         return [p for p in _descendants(launcher_pid) if _alive(p)]
     out = []
     for init in _children(launcher_pid):
+        keep = {init}
+        quick = []
         for child in _children(init):
             if _ns_pid(child) == 2:
-                out.extend(_descendants(child))
+                keep.add(child)
+                quick.extend(_descendants(child))
             else:
-                out.append(child)
-                out.extend(_descendants(child))
-    return [p for p in out if _alive(p)]
+                quick.append(child)
+                quick.extend(_descendants(child))
+        if quick:
+            quick = [p for p in _namespace_members(init) if p not in keep]
+        out.extend(p for p in quick if _alive(p))
+    return out
+
+
+def _namespace_members(init: int) -> list[int]:
+    """Every process in the pid namespace whose init is ``init`` (host pids)."""
+    try:
+        ns = os.readlink(f"/proc/{init}/ns/pid")
+    except OSError:
+        return []
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/ns/pid") == ns:
+                    members.append(int(entry))
+            except OSError:
+                pass
+    return members
 
 
 def sweep(launcher_pid: int) -> int:
     """Kill the strays of a child after a call returned: no process outlives the call that
     started it (a fork bomb's remains stop eating the CPU the next calls need). Each stray is
-    stopped first, until a look finds none still running, so none can fork a replacement while
-    the others are killed. Returns how many were killed."""
-    stopped: set[int] = set()
-    quiet = 0
-    for _ in range(200):
-        found = [p for p in strays(launcher_pid) if p not in stopped]
-        if not found:
-            quiet += 1
-            if quiet >= 3:            # three looks in a row found nothing new (a fork in flight
-                break                 # when we looked would show up in the next one)
-            time.sleep(0.002)
-            continue
+    stopped first, until three looks in a row find none still running, so none can fork a
+    replacement while the others are killed; the whole pass repeats while a look afterwards
+    still finds one (a fork that was in flight). Returns how many were killed."""
+    killed = 0
+    for _ in range(10):
+        stopped: set[int] = set()
         quiet = 0
-        for pid in found:
+        for _ in range(200):
+            found = [p for p in strays(launcher_pid) if p not in stopped]
+            if not found:
+                quiet += 1
+                if quiet >= 3:
+                    break
+                time.sleep(0.002)
+                continue
+            quiet = 0
+            for pid in found:
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                    stopped.add(pid)
+                except OSError:
+                    pass
+        for pid in stopped:
             try:
-                os.kill(pid, signal.SIGSTOP)
-                stopped.add(pid)
+                os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-    for pid in stopped:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    return len(stopped)
+        killed += len(stopped)
+        time.sleep(0.005 if stopped else 0)
+        if not stopped or not strays(launcher_pid):
+            break
+    return killed
 
 
 def _kill_uid(uid: int) -> None:

@@ -137,8 +137,8 @@ def test_stub_submission_gets_zero_and_visibility_follows_course_yml(package, tm
 
 
 def test_malicious_submission_cannot_forge_its_results(package, tmp_path):
-    files = reference_files()
-    files["bw.py"] = SUBMISSIONS / "attacks" / "write_results" / "bw.py"
+    files = {"predict.py": REFERENCE / "predict.py",      # honest work beside the attack
+             "bw.py": SUBMISSIONS / "attacks" / "write_results" / "bw.py"}
     root = gradescope_root(package, tmp_path / "attack", files)
     res = run_autograder(root)
     base_files = dict(files, **{"bw.py": SUBMISSIONS / "attacks" / "baseline" / "bw.py"})
@@ -148,6 +148,8 @@ def test_malicious_submission_cannot_forge_its_results(package, tmp_path):
     assert sorted(p.name for p in (root / "results").iterdir()) == ["results.json"]
     assert res["score"] == pytest.approx(base["score"]), "the attack changed the score"
     assert {t["check"]: t["score"] for t in res["tests"]} == {t["check"]: t["score"] for t in base["tests"]}
+    predict = [t for t in res["tests"] if t["task"] == "task3"]
+    assert predict and all(t["status"] == "passed" for t in predict), "honest predict.py not graded"
 
 
 def test_a_grader_that_cannot_run_still_leaves_valid_results(package, tmp_path):
