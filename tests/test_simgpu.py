@@ -2,6 +2,7 @@
 memory and OutOfMemoryError, the torch styles student code uses, and determinism."""
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
 import timeit
@@ -14,10 +15,20 @@ from shared import simgpu
 from shared.simgpu import expected, patches
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "solutions" / "why17"))
 simgpu.install()
-import bw  # noqa: E402  (the reference, imported after install like a student module)
-import flops  # noqa: E402
+
+
+def _reference(name: str):
+    """solutions/why17/<name>.py under a private module name (imported after install, like a
+    student module; never as plain 'bw', which other tests may import from elsewhere)."""
+    spec = importlib.util.spec_from_file_location(f"why17_reference_{name}", ROOT / "solutions" / "why17" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bw = _reference("bw")
+flops = _reference("flops")
 
 MIB = 2**20
 H100 = simgpu.config("h100")
