@@ -36,6 +36,7 @@ EXPECTED = {
     "ridge_in_gflops": {"intensity_and_ridge", "law_ridge_meets", "roofline_roofs_meet", "roofline_ridge_marked"},
     # bw.py
     "bw_bytes_per_s": {"bw_returns_gbs", "bw_sweep_sizes"},
+    "bw_returns_tensor": {"bw_returns_gbs", "bw_sweep_sizes"},
     "bw_ignores_iters": {"bw_honours_args"},
     "bw_fixed_buffer": {"bw_honours_args"},
     "bw_no_validation": {"bw_rejects_bad"},
