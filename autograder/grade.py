@@ -14,11 +14,12 @@ import traceback
 from pathlib import Path
 
 from autograder import checks as checks_package
-from autograder import course, results, submission
+from autograder import course, isolation, results, submission
 from autograder.checks.base import REGISTRY, Check, CheckFailed, StudentError, StudentRaised
 from autograder.context import GradingContext
 from autograder.errors import UsageError
 from autograder.sandbox import Limits, Sandbox
+from autograder.sandbox_perfile import PerFileSandbox
 
 #: Time limit of a reference call relative to the student's (the reference is trusted, not slow).
 REFERENCE_TIME_FACTOR = 2.0
@@ -114,7 +115,8 @@ def grade_submission(path, assignment: str = "why17", device: str | None = None,
     # that needs neither bw.py, flops.py nor a GPU check starts a lighter child.
     light = only is not None and not any(set(c.files) & {"bw", "flops"} or _on_gpu(c)
                                          for _task, cs in checks_for(asg, only) for c in cs)
-    student = Sandbox(sub.folder, limits, preload=("matplotlib.figure",) if light else ("torch", "matplotlib.figure"),
+    # issue 5: a fresh child per student file (autograder/sandbox_perfile.py)
+    student = PerFileSandbox(sub.folder, limits, preload=("matplotlib.figure",) if light else ("torch", "matplotlib.figure"),
                       simgpu=not light)
     # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
     reference = Sandbox(asg.solutions_dir, Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
@@ -160,6 +162,7 @@ def _overview(device: str, asg: course.Assignment, sub: submission.Submission, s
            if device != "cuda" else "GPU checks on this machine's CUDA device and on the simulated GPU")
     lines = [f"Graded with --device {device}: CPU checks on the grading machine's CPU; {gpu}.",
              f"Files graded: {', '.join(sub.files) or '(none)'}."]
+    lines.append(isolation.describe(student.limits))   # issue 5: the protection in force, as probed
     if student.starts > 1:
         lines.append(f"Your code was restarted {student.starts - 1} time(s) after a crash or a time limit.")
     lines.extend(notes)

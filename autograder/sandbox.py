@@ -26,6 +26,7 @@ from pathlib import Path
 
 from autograder.checks.base import (StudentCrashed, StudentError, StudentMissing, StudentRaised,
                                     StudentTimeout)
+from autograder import isolation
 from shared import runner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,8 +140,12 @@ def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib
     server = forkserver.active()
     popen = server.spawn if server is not None else subprocess.Popen
     try:
+        # Hardening (issue 5): the child starts through the jail (autograder/isolation.py): its own
+        # uid, namespaces without network, a private root without the grader's files, rlimits.
+        argv = isolation.wrap([sys.executable, "-I", "-S", "-B", str(RUNNER), json.dumps(config)],
+                              workdir, (req_r, rep_w), isolation.JailLimits.from_sandbox(limits))
         proc = popen(
-            [sys.executable, "-I", "-S", "-B", str(RUNNER), json.dumps(config)],
+            argv,
             cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
             pass_fds=(req_r, rep_w), start_new_session=True, close_fds=True)
     finally:
@@ -216,6 +221,7 @@ def kill(child: ChildHandle) -> None:
         child.proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         pass
+    isolation.reap(child.proc.pid, child.workdir)   # issue 5: what its uid left behind; the jail's mount point
     close(child)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from autograder import course
+from autograder.grade import load_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "why17"
@@ -25,10 +26,13 @@ def run(*args, cwd: Path) -> subprocess.CompletedProcess:
     return done
 
 
-def submit(course_dir: Path, student: str, *, reference: bool) -> Path:
-    """submitted/<student>/why17: the released files; the reference one filled in like a good student."""
+def submit(course_dir: Path, student: str, *, reference: bool, table: Path | None = None) -> Path:
+    """submitted/<student>/why17: the released files; the reference one filled in like a good student;
+    ``table`` a measurements.json to hand in."""
     folder = course_dir / "submitted" / student / ASSIGNMENT
     shutil.copytree(course_dir / "release" / ASSIGNMENT, folder)
+    if table is not None:
+        shutil.copy(table, folder / "measurements.json")
     if reference:
         for path in (ROOT / "solutions" / ASSIGNMENT).glob("*.py"):
             shutil.copy(path, folder / path.name)
@@ -52,6 +56,8 @@ def graded(tmp_path_factory):
     run("-m", "nbgrader", "generate_assignment", ASSIGNMENT, cwd=course_dir)
     submit(course_dir, "ref", reference=True)
     submit(course_dir, "stub", reference=False)
+    submit(course_dir, "half", reference=False, table=REFERENCE_TABLE.parent.parent / "pct_inverted" /
+           "measurements.json")
     run("-m", "nbgrader", "autograde", ASSIGNMENT, cwd=course_dir)
     run("-m", "nbgrader", "generate_feedback", ASSIGNMENT, cwd=course_dir)
     run("-m", "nbgrader", "export", "--to", str(course_dir / "grades.csv"), cwd=course_dir)
@@ -89,6 +95,21 @@ def test_stub_gets_zero_on_every_task(graded):
     assert all(score == 0 for score in gradebook_scores(graded, "stub").values())
 
 
+def test_partial_credit_reaches_the_gradebook(graded):
+    """Stubs with an inverted % of ceiling: task5 fails one of its six checks, and nbgrader records
+    the cell's numeric value as partial credit, the grader's points."""
+    nbgrader = gradebook_scores(graded, "half")
+    from autograder.grade import grade_submission
+
+    res = grade_submission(graded / "submitted" / "half" / ASSIGNMENT,
+                           only={t.id for t in load_checks().values() if t.task == "task5"})
+    ours = sum(t["score"] for t in res["tests"])
+    task5 = course.load().assignment(ASSIGNMENT).task("task5").points
+    assert 0 < nbgrader["task5"] < task5
+    assert nbgrader["task5"] == pytest.approx(ours, abs=1e-3)
+    assert nbgrader["task5"] == pytest.approx(task5 * 5 / 6, abs=1e-3)
+
+
 def test_task_cells_write_nothing_to_stderr_and_end_in_a_number(graded):
     nb = json.loads((graded / "autograded" / "ref" / ASSIGNMENT / "why17.ipynb").read_text())
     task_cells = [c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade")
@@ -103,11 +124,11 @@ def test_task_cells_write_nothing_to_stderr_and_end_in_a_number(graded):
 
 def test_export_and_feedback(graded):
     rows = {r["student_id"]: r for r in csv.DictReader((graded / "grades.csv").open())}
-    assert set(rows) == {"ref", "stub"}
+    assert set(rows) == {"ref", "stub", "half"}
     assert float(rows["stub"]["score"]) == 0.0
     assert float(rows["ref"]["score"]) == pytest.approx(sum(gradebook_scores(graded, "ref").values()), abs=1e-3)
     assert float(rows["ref"]["max_score"]) == course.load().assignment(ASSIGNMENT).max_score
-    for student in ("ref", "stub"):
+    for student in ("ref", "stub", "half"):
         html = (graded / "feedback" / student / ASSIGNMENT / "why17.html").read_text()
         assert "task5" in html
 
