@@ -61,7 +61,8 @@ def number(value, what: str, unit: str) -> float:
         if hasattr(value, "kind"):  # an Array from the child: a tensor or a numpy array
             kind = value.kind
         hint = " (a tensor's .item() gives one)" if "Tensor" in str(kind) or kind == "numpy" else ""
-        raise CheckFailed(f"{what} returned a {kind}, not a number; return a plain float in {unit}{hint}.")
+        raise CheckFailed(f"{what} returned a {kind}, not a number; return a plain float in {unit}{hint}. "
+                          f"Reread: the Returns section of its docstring.")
     return float(value)
 
 
