@@ -16,7 +16,7 @@ from autograder.course import Assignment
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
-SKIP = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints", "measurements.json"}
+SKIP = {"__pycache__", ".pytest_cache", ".hypothesis", ".ipynb_checkpoints", "measurements.json"}
 _DEF = re.compile(r"^\s*def\s+(\w+)\s*\(")
 
 
