@@ -79,16 +79,18 @@ def memory_needed(cfg: DecoderConfig, dtype: str, *, batch: int, positions: int)
     return weights, cache
 
 
-def check_fits(cfg: DecoderConfig, dtype: str, device: torch.device, *, batch: int, positions: int) -> None:
-    """Raise DoesNotFit (one line) unless weights + cache + headroom fit in free device memory."""
+def check_fits(cfg: DecoderConfig, dtype: str, device: torch.device, *, batch: int, positions: int,
+               extra: float = 0) -> None:
+    """Raise DoesNotFit (one line) unless weights + cache + headroom + ``extra`` bytes (the
+    bandwidth buffers) fit in free device memory."""
     weights, cache = memory_needed(cfg, dtype, batch=batch, positions=positions)
-    need = (weights + cache) * (1 + HEADROOM_FRACTION) + HEADROOM_BYTES
+    need = (weights + cache) * (1 + HEADROOM_FRACTION) + HEADROOM_BYTES + extra
     free = devices.free_bytes(device)
     if need > free:
         raise DoesNotFit(
             f"{cfg.key} in {dtype} needs {need / 1e9:.1f} GB on {device.type} (weights "
-            f"{weights / 1e9:.1f} GB + KV cache {cache / 1e9:.2f} GB + headroom) but only "
-            f"{free / 1e9:.1f} GB is free; try a smaller --model, --dtype, --batch or --context")
+            f"{weights / 1e9:.1f} GB + KV cache {cache / 1e9:.2f} GB + headroom and bandwidth buffers) "
+            f"but only {free / 1e9:.1f} GB is free; try a smaller --model, --dtype, --batch or --context")
 
 
 def run(cfg: DecoderConfig, *, dtype: str = "bf16", device=None, batch: int = 1, context: int = 512,
@@ -101,45 +103,56 @@ def run(cfg: DecoderConfig, *, dtype: str = "bf16", device=None, batch: int = 1,
     if threads is not None:
         torch.set_num_threads(threads)
     positions = context + tokens
-    check_fits(cfg, dtype, device, batch=batch, positions=positions)
     size = DTYPES[dtype].itemsize
     working_set = formula.step_bytes(cfg, size, batch=batch, positions=context + tokens // 2 + 1).total
-    measured = [] if bw_gbs is not None else [
-        bandwidth.measure(device, bandwidth.buffer_bytes(device, working_set))]
+    buffer = 0 if bw_gbs is not None else bandwidth.buffer_bytes(device, working_set)
+    check_fits(cfg, dtype, device, batch=batch, positions=positions, extra=2 * buffer)
+    meter = None
+    if bw_gbs is None:
+        meter = bandwidth.Meter(device, buffer)
+        meter.full()
 
     torch.manual_seed(seed)
     model = Decoder(cfg, batch=batch, max_positions=positions, dtype=DTYPES[dtype], device=device)
     model.randomize(seed, context=context)
-    seconds = _timed_decode(model, device, context=context, tokens=tokens)
+    seconds = _timed_decode(model, device, context=context, tokens=tokens, meter=meter)
     counted, by_formula, experts = _bytes_per_step(model, size, context=context, tokens=tokens)
     del model
-    if bw_gbs is None:
-        measured.append(bandwidth.measure(device, measured[0].buffer_bytes))
-        best = max(measured, key=lambda b: b.best_gbs)
-    else:
-        best = None
+    if meter is not None:
+        meter.full()
+        meter.close()
     return Result(
         cfg=cfg, dtype=dtype, device=str(device), batch=batch, context=context, tokens=tokens,
         seconds=seconds, step_bytes=_mean(counted), formula_bytes=_mean(by_formula),
         mean_positions=context + (tokens + 1) / 2,
         experts_read=(sum(experts) / tokens) if cfg.is_moe else None,
-        bw=best, bw_gbs=bw_gbs if bw_gbs is not None else best.best_gbs)
+        bw=meter.result() if meter else None,
+        bw_gbs=bw_gbs if bw_gbs is not None else meter.result().best_gbs)
 
 
-def _timed_decode(model: Decoder, device: torch.device, *, context: int, tokens: int) -> float:
-    """Seconds for ``tokens`` greedy steps from position ``context``, after WARMUP_STEPS untimed ones."""
+def _timed_decode(model: Decoder, device: torch.device, *, context: int, tokens: int,
+                  meter: bandwidth.Meter | None) -> float:
+    """Seconds for ``tokens`` greedy steps from position ``context``, after WARMUP_STEPS untimed ones.
+
+    Each step is timed on its own (the device synchronized around it); between steps, outside the
+    clock, ``meter`` samples the bandwidth under the same load.
+    """
+    seconds = 0.0
     with torch.inference_mode():
         tok = torch.randint(0, model.cfg.vocab, (model.batch,), device=device)
         for i in range(min(WARMUP_STEPS, tokens)):
             tok = model.step(tok, context + i)
         for moe in model.moe_layers():
             moe.experts_read.clear()
-        devices.synchronize(device)
-        start = time.perf_counter()
         for i in range(tokens):
+            devices.synchronize(device)
+            start = time.perf_counter()
             tok = model.step(tok, context + i)
-        devices.synchronize(device)
-        return time.perf_counter() - start
+            devices.synchronize(device)
+            seconds += time.perf_counter() - start
+            if meter is not None:
+                meter.sample()
+    return seconds
 
 
 def _bytes_per_step(model: Decoder, size: int, *, context: int, tokens: int):
@@ -179,12 +192,12 @@ def report(r: Result) -> str:
                      f"(experts_per_token {r.cfg.experts_per_token}; uniform routing at batch {r.batch} "
                      f"would read {formula.expected_experts_read(r.cfg, r.batch):.2f})")
     if r.bw is None:
-        lines.append(f"bandwidth    {r.bw_gbs:.1f} GB/s (given with --bw-gbs)")
+        lines.append(f"bandwidth    {r.bw_gbs:.2f} GB/s (given with --bw-gbs)")
     else:
-        lines.append(f"bandwidth    {r.bw_gbs:.1f} GB/s measured in this run (read {r.bw.read_gbs:.1f}, "
+        lines.append(f"bandwidth    {r.bw_gbs:.2f} GB/s measured in this run (read {r.bw.read_gbs:.1f}, "
                      f"copy {r.bw.copy_gbs:.1f} counting read + write; {r.bw.buffer_bytes / 2**20:.0f} MiB buffer)")
     lines += [
-        f"ceiling      {r.ceiling_tokens_per_s:.2f} tokens/s per stream = {r.bw_gbs:.1f} GB/s / "
+        f"ceiling      {r.ceiling_tokens_per_s:.2f} tokens/s per stream = {r.bw_gbs:.2f} GB/s / "
         f"{b.total / 1e9:.4f} GB",
         f"measured     {r.tokens_per_s:.2f} tokens/s per stream ({r.tokens_per_s * r.batch:.2f} in total), "
         f"{r.seconds:.3f} s for {r.tokens} steps",
