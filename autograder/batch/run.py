@@ -14,7 +14,6 @@ import json
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 from autograder import course
@@ -67,10 +66,10 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
     limit = float(time_limit_s or asg.time_limit_s)
     budget_s = float(budget_s or BUDGET_CALLS * limit)
     layout = discover.discover(src, asg, exclude=Path(out))
+    chosen = [select(layout, student)] if student else list(layout.submissions)
     print(f"found: {layout.description}: {len(layout.submissions)} submissions", file=stream)
     for note in layout.notes:
         print(f"  note: {note}", file=stream)
-    chosen = [select(layout, student)] if student else list(layout.submissions)
     with store.Store(out, grading_key(asg, device, time_limit_s, only)) as st:
         todo = []
         for sub in chosen:
