@@ -78,7 +78,7 @@ def test_missing_module_and_function(tmp_path):
 def test_timeout_kills_the_process_group_and_a_fresh_child_serves_the_next_call(tmp_path):
     code = ("import subprocess, sys, time\n"
             "def spawn():\n"
-            "    p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+            "    p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', 'why17-grandchild-mark'])\n"
             "    return p.pid\n"
             "def hang():\n    time.sleep(600)\n"
             "def ok():\n    return 42\n")
@@ -88,11 +88,31 @@ def test_timeout_kills_the_process_group_and_a_fresh_child_serves_the_next_call(
         with pytest.raises(StudentTimeout, match="hang did not return within 1.5 s"):
             box.call("m", "hang")
         assert time.monotonic() - started < 30
-        _wait_gone(grandchild)
+        # issue 5: the child has its own pid namespace, so the pid it returns is not the host's;
+        # find the grandchild by the mark on its command line instead.
+        _wait_gone_marked("why17-grandchild-mark")
         with pytest.raises(StudentTimeout):  # not called again: a hang costs one time limit
             box.call("m", "hang")
         assert box.call("m", "ok")[0] == 42
         assert box.starts == 2
+
+
+def _wait_gone_marked(mark):
+    """Wait until no process has ``mark`` on its command line (issue 5: pids of a sandboxed child
+    are its namespace's, not the host's)."""
+    def alive():
+        for entry in os.listdir("/proc"):
+            try:
+                if entry.isdigit() and mark.encode() in open(f"/proc/{entry}/cmdline", "rb").read():
+                    return True
+            except OSError:
+                pass
+        return False
+    for _ in range(100):
+        if not alive():
+            return
+        time.sleep(0.1)
+    pytest.fail(f"a process marked {mark} outlived the timeout")
 
 
 def _wait_gone(pid):
