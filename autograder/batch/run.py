@@ -53,8 +53,14 @@ def select(layout: discover.Layout, name: str) -> discover.Submission:
 
 def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student: str | None = None,
               assignment: str = "why17", device: str | None = None, budget_s: float | None = None,
-              time_limit_s: float | None = None, only=None, stream=None) -> int:
-    """Grade the class in ``src`` into ``out``; the exit status (0 done, 130 interrupted)."""
+              time_limit_s: float | None = None, only=None, stream=None, executor=None) -> int:
+    """Grade the class in ``src`` into ``out``; the exit status (0 done, 130 interrupted).
+
+    ``executor``: None grades on local worker processes; otherwise an object whose
+    ``grade(st, jobs, digests, asg, budget_s=, progress=, stream=)`` grades the jobs elsewhere
+    into the store and returns 0, or 1 when some were left ungraded
+    (autograder/slurm/executor.py: a Slurm job array).
+    """
     stream = stream if stream is not None else sys.stderr
     asg = course.load().assignment(assignment)
     device = device or asg.device
@@ -95,6 +101,7 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
             save(sub, digest, results, outcome.seconds)
 
         interrupted = False
+        status = 0
         previous = signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
             gradable = []
@@ -105,7 +112,10 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
                     gradable.append(pool.Job(sub.student, {
                         "path": str(sub.path.resolve()), "assignment": asg.name, "device": device,
                         "time_limit_s": time_limit_s, "only": sorted(only) if only else None}))
-            if gradable:
+            if gradable and executor is not None:
+                status = executor.grade(st, gradable, {s.student: d for s, d in todo}, asg,
+                                        budget_s=budget_s, progress=progress, stream=stream)
+            elif gradable:
                 with open(Path(out) / LOG, "ab") as log:
                     workers = pool.Pool(min(jobs, len(gradable)), budget_s=budget_s, log=log)
                     try:
@@ -128,7 +138,7 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
             return 130
         print(f"wrote {len(entries)} results, {GRADEBOOK}, {CANVAS}, {SUMMARY_JSON}, "
               f"{SUMMARY_HTML} in {out}", file=stream)
-        return 0
+        return status
 
 
 def _raise_interrupt(signum, frame):

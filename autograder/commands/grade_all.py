@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from autograder.batch import run as batch
+from autograder.slurm import cli as slurm_cli
 
 NAME = "grade-all"
 HELP = ("grade every submission in SUBMISSIONS_DIR in parallel (resumable); write OUT/<student>/"
@@ -60,9 +61,11 @@ def add_arguments(p) -> None:
                    help="grade only these check ids (quick trial runs, tests); the others are left out")
     p.add_argument("--time-limit-s", type=_positive_float, default=None, metavar="S",
                    help="seconds per call of a student function (default: course.yml's time_limit_s)")
+    slurm_cli.add_arguments(p)
 
 
 def run(args) -> int:
     return batch.grade_all(args.submissions, args.out, jobs=args.jobs, force=args.force,
                            student=args.student, assignment=args.assignment, device=args.device,
-                           budget_s=args.budget_s, time_limit_s=args.time_limit_s, only=args.checks)
+                           budget_s=args.budget_s, time_limit_s=args.time_limit_s, only=args.checks,
+                           executor=slurm_cli.executor_from(args))
