@@ -147,6 +147,8 @@ def grade_submission(path, assignment: str = "why17", device: str | None = None,
                 # grade-all's summary tells a mistake seen (failed) from code that never ran (error).
                 tests[-1]["outcome"] = ("passed" if passed else
                                         "error" if isinstance(message, NotRun) else "failed")
+        if device == "cuda":   # issue 3 item 6: informational real-GPU checks (autograder/realgpu.py)
+            tests = _real_gpu(tests, plan, asg, sub, limits, notes)
         output = _overview(device, asg, sub, student, notes)
     finally:
         student.close()
@@ -156,10 +158,34 @@ def grade_submission(path, assignment: str = "why17", device: str | None = None,
                          visibility=asg.visibility)
 
 
+def _real_gpu(tests: list[dict], plan, asg: course.Assignment, sub: submission.Submission,
+              limits: Limits, notes: list[str]) -> list[dict]:
+    """``tests`` plus the real-GPU checks '[<check>/cuda]' (0 points) when this machine has a
+    GPU; the line saying what ran (or that there is no GPU) goes first in ``notes``."""
+    from autograder import realgpu
+
+    gpu_checks = {c.id: (task, c) for task, cs in plan for c in cs if _on_gpu(c)}
+    if not gpu_checks:
+        return tests
+
+    def entry(check_id: str, passed: bool, message: str) -> dict:
+        task, check = gpu_checks[check_id.split("/")[0]]
+        e = results.test_entry(task_id=task.id, check_id=check_id, title=check.name + " (real GPU)",
+                               score=0.0, max_score=0.0, passed=passed, output=message,
+                               visibility=check.visibility or asg.visibility)
+        e["outcome"] = "passed" if passed else "failed"
+        return e
+
+    extra, line = realgpu.tests_for(sub.folder, asg.solutions_dir, limits, entry)
+    notes.insert(0, line)
+    return tests + [e for e in extra if e["check"].split("/")[0] in gpu_checks]
+
+
 def _overview(device: str, asg: course.Assignment, sub: submission.Submission, student: Sandbox,
               notes: list[str]) -> str:
-    gpu = (f"GPU sanity checks on the simulated GPU (profile {asg.sim_profile})"
-           if device != "cuda" else "GPU checks on this machine's CUDA device and on the simulated GPU")
+    gpu = f"GPU sanity checks on the simulated GPU (profile {asg.sim_profile})"
+    if device == "cuda":   # the graded GPU checks stay simulated; the notes say what the real GPU did
+        gpu += ", graded; real-GPU checks: see below"
     lines = [f"Graded with --device {device}: CPU checks on the grading machine's CPU; {gpu}.",
              f"Files graded: {', '.join(sub.files) or '(none)'}."]
     lines.append(isolation.describe(student.limits))   # issue 5: the protection in force, as probed

@@ -1,0 +1,39 @@
+"""``calibrate [--device cuda|sim]``: the reference against the spec and every GPU-check
+submission through every check, as one table of ratios and verdicts (autograder/calibrate.py)."""
+from __future__ import annotations
+
+from autograder import calibrate, course, realgpu
+from autograder.errors import UsageError
+
+NAME = "calibrate"
+HELP = ("measure the reference against the GPU's spec and run every tests/submissions/gpu submission "
+        "through every GPU check: one table of ratios and verdicts (--device sim: on the simulated GPU)")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--device", choices=("cuda", "sim"), default="cuda",
+                   help="cuda: this machine's GPU, at most 5 minutes (default); sim: the simulated GPU")
+    p.add_argument("--profile", default=None,
+                   help="simulated profile with --device sim (default: course.yml's sim_profile)")
+    p.add_argument("--assignment", default="why17", help="whose sim_profile to use (default why17)")
+
+
+def run(args) -> int:
+    if args.device == "sim":
+        profile = args.profile or course.load().assignment(args.assignment).sim_profile
+        try:
+            calibrate.tables.device(profile)
+        except (KeyError, ValueError) as exc:
+            raise UsageError(f"--profile: {exc}") from None
+        device_line, spec, rows = calibrate.calibrate_sim(profile)
+    else:
+        if args.profile:
+            raise UsageError("--profile applies to --device sim only")
+        reason = realgpu.probe()
+        if reason:
+            raise UsageError("calibrate --device cuda: no CUDA GPU on this machine "
+                             "(torch.cuda.is_available() is False); calibrate --device sim prints the "
+                             "table on the simulated GPU")
+        device_line, spec, rows = calibrate.calibrate_cuda()
+    print(calibrate.format_table(device_line, spec, rows))
+    return 1 if any(r.problems() for r in rows) else 0
