@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import signal
 import time
 
 import pytest
@@ -113,21 +112,6 @@ def _wait_gone_marked(mark):
             return
         time.sleep(0.1)
     pytest.fail(f"a process marked {mark} outlived the timeout")
-
-
-def _wait_gone(pid):
-    for _ in range(100):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        try:  # a zombie of ours would still answer; reap it if it is our child (it is not)
-            os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
-        time.sleep(0.1)
-    os.kill(pid, signal.SIGKILL)
-    pytest.fail(f"grandchild {pid} outlived the timeout")
 
 
 def test_os_exit_and_sys_exit_are_reported(tmp_path):
