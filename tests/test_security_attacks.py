@@ -50,6 +50,18 @@ def fork_server():
     forkserver.stop()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def sandbox_in_force(fork_server, tmp_path_factory):
+    """Refuse to unleash the attacks unless student code really runs sandboxed (not as root)."""
+    folder = tmp_path_factory.mktemp("probe")
+    (folder / "probe.py").write_text("import os\ndef uid():\n    return os.getuid()\n")
+    with Sandbox(folder, Limits(time_limit_s=120)) as box:
+        uid, _ = box.call("probe", "uid")
+    if uid == 0:
+        pytest.fail("student code runs as root: autograder/sandbox.py does not launch children through "
+                    "the jail (isolation.wrap); the attacks were not run")
+
+
 def submission(attack: str, dest: Path) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     for module in MODULES:

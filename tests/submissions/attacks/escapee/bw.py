@@ -9,12 +9,12 @@ NAME = b"why17-escapee"
 
 
 def escape():
-    """Double-fork a detached grandchild named ``why17-escapee`` that lives ten minutes."""
+    """Double-fork a detached grandchild named ``why17-escapee`` that lives a minute."""
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
             ctypes.CDLL(None).prctl(15, NAME, 0, 0, 0)       # PR_SET_NAME
-            end = time.time() + 600
+            end = time.time() + 60                # bounded, in case it ever runs unjailed
             while time.time() < end:
                 for path in ("results.json", "/tmp/results.json"):
                     try:

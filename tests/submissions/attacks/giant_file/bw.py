@@ -4,7 +4,7 @@ import os
 ATTACK = True
 
 
-def fill(path="giant.bin", limit=2**34):
+def fill(path="giant.bin", limit=2**30):
     """Write 1 MiB blocks until refused or at ``limit`` bytes; the bytes written."""
     block = b"x" * 2**20
     done = 0
