@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,10 @@ REFERENCE_TABLE = ROOT / "tests" / "submissions" / "measurements" / "reference" 
 
 
 def run(*args, cwd: Path) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True)
+    # nbgrader runs the `alembic` script from PATH: put this interpreter's bin folder first, as an
+    # activated virtualenv would (make test does not activate it).
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    done = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=env)
     assert done.returncode == 0, f"{args} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     return done
 
