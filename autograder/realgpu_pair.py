@@ -115,7 +115,7 @@ def measure(student: dict, reference: dict, *, l2_bytes: int | None = None, roun
     return out
 
 
-def run(l2_bytes: int | None = None, rounds: int = ROUNDS) -> dict:
+def run(l2_bytes: int | None = None, rounds: int = ROUNDS, matmul_n: int = MATMUL_N) -> dict:
     """In the sandbox: the student's bw/flops and the reference beside them, as ``measure``."""
     import importlib
 
@@ -131,7 +131,7 @@ def run(l2_bytes: int | None = None, rounds: int = ROUNDS) -> dict:
     for ref in REFERENCE_NAMES.values():
         Path(f"{ref}.py").unlink(missing_ok=True)
     student = {k: m for k in REFERENCE_NAMES if (m := load(k)) is not None}
-    return measure(student, reference, l2_bytes=l2_bytes, rounds=rounds)
+    return measure(student, reference, l2_bytes=l2_bytes, rounds=rounds, matmul_n=matmul_n)
 
 
 def _load_file(path: Path, name: str):
@@ -143,12 +143,13 @@ def _load_file(path: Path, name: str):
 
 
 def main(argv: list[str]) -> int:
-    """``STUDENT_DIR REFERENCE_DIR [L2_BYTES]``: one JSON line of ``measure`` (trusted code only)."""
+    """``STUDENT_DIR REFERENCE_DIR [L2_BYTES [MATMUL_N]]``: one JSON line of ``measure`` (trusted code only)."""
     student_dir, reference_dir = Path(argv[0]), Path(argv[1])
     student = {m: _load_file(student_dir / f"{m}.py", f"student_{m}") for m in REFERENCE_NAMES
                if (student_dir / f"{m}.py").is_file()}
     reference = {m: _load_file(reference_dir / f"{m}.py", name) for m, name in REFERENCE_NAMES.items()}
-    print(json.dumps(measure(student, reference, l2_bytes=int(argv[2]) if len(argv) > 2 else None)))
+    print(json.dumps(measure(student, reference, l2_bytes=int(argv[2]) if len(argv) > 2 else None,
+                             matmul_n=int(argv[3]) if len(argv) > 3 else MATMUL_N)))
     return 0
 
 
