@@ -103,12 +103,14 @@ def judge(m: dict) -> dict[str, Verdict]:
             f"{head}: {verdicts.BYTE_FACTORS[count]}. Reread: Break It, Count bytes once."
             if count not in (None, 1.0) else
             f"{head}, which no byte count or unit explains. Reread: Build It, bw.py step 4.")
-            if bad_count else f"{head}: each copy counted as read + write.", r)
+            if bad_count else f"{head}: the gap is the clock, not the byte count (see sync_present)."
+            if no_sync else f"{head}: each copy counted as read + write.", r)
         bad_unit = unit not in (None, 1.0) or (explained is None and r < 0.3)
         out["units_gb_per_s"] = Verdict("units_gb_per_s", not bad_unit, (
             f"{head}: {verdicts.GBS_UNITS[unit]}. Reread: Build It, bw.py (units: GB = 1e9 bytes)."
             if unit not in (None, 1.0) else f"{head}: orders of magnitude low; check the units.")
-            if bad_unit else f"{head}: in GB/s.", r)
+            if bad_unit else f"{head}: the gap is the clock, not the unit (see sync_present)."
+            if no_sync else f"{head}: in GB/s.", r)
     warm = [w for w in m["warm"] if w and w > 0]
     if not m["cold"] or not warm:
         out["warmup_present"] = _no_value("warmup_present", m, "copy", "copy_bandwidth")
@@ -193,6 +195,9 @@ def tests_for(student_dir: Path, reference_dir: Path, limits, make_entry) -> tup
     finally:
         box.close()
         shutil.rmtree(folder, ignore_errors=True)
+    if m.get("device") == "cpu":   # the sandboxed child saw no GPU (its /dev): do not judge a CPU
+        return [], ("--device cuda: the sandboxed child saw no CUDA GPU (torch.cuda.is_available() "
+                    "was False there); graded on the simulated device only.")
     tests = [make_entry(f"{check}/cuda", v.passed, v.message) for check, v in found.items()]
     return tests, (f"Real-GPU checks on the {m.get('device')}: informational ([<check>/cuda], 0 points); "
                    "the score comes from the simulated GPU.")
