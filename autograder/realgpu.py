@@ -172,6 +172,23 @@ def prepare(student_dir: Path, reference_dir: Path) -> Path:
     return folder
 
 
+def measure_in_sandbox(student_dir: Path, reference_dir: Path, limits, **options) -> dict:
+    """``realgpu_pair.run(**options)`` in a sandboxed child (the course's limits, but room for
+    CUDA's address space); raises StudentError when it does not finish."""
+    from autograder.sandbox import Sandbox
+
+    folder = prepare(student_dir, reference_dir)
+    box = Sandbox(folder, replace(limits, memory_limit_mb=ADDRESS_SPACE_MB), preload=("torch",),
+                  simgpu=False, label="your code with the reference on the GPU")
+    try:
+        m, _trace = box.call("why17_realgpu_pair", "run", kwargs=options, timeout_s=CALL_TIMEOUT_S)
+        m["reference_left"] = sorted(p.name for p in box.child.workdir.glob("why17_ref_*"))
+        return m
+    finally:
+        box.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def tests_for(student_dir: Path, reference_dir: Path, limits, make_entry) -> tuple[list[dict], str]:
     """(informational results tests '[<check>/cuda]', a line for the overview) on the real GPU.
 
@@ -182,19 +199,12 @@ def tests_for(student_dir: Path, reference_dir: Path, limits, make_entry) -> tup
     if reason:
         return [], reason
     from autograder.checks.base import StudentError
-    from autograder.sandbox import Sandbox
 
-    folder = prepare(student_dir, reference_dir)
-    box = Sandbox(folder, replace(limits, memory_limit_mb=ADDRESS_SPACE_MB), preload=("torch",),
-                  simgpu=False, label="your code with the reference on the GPU")
     try:
-        m, _trace = box.call("why17_realgpu_pair", "run", timeout_s=CALL_TIMEOUT_S)
+        m = measure_in_sandbox(student_dir, reference_dir, limits)
         found = judge(m)
     except StudentError as exc:
         return [], f"--device cuda: the real-GPU measurement did not finish ({exc}); graded on the simulated device."
-    finally:
-        box.close()
-        shutil.rmtree(folder, ignore_errors=True)
     if m.get("device") == "cpu":   # the sandboxed child saw no GPU (its /dev): do not judge a CPU
         return [], ("--device cuda: the sandboxed child saw no CUDA GPU (torch.cuda.is_available() "
                     "was False there); graded on the simulated device only.")

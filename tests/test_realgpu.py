@@ -19,6 +19,7 @@ import torch
 
 from autograder import realgpu, realgpu_pair
 from autograder.grade import grade_submission
+from autograder.sandbox import Limits
 from shared.simgpu import verdicts
 from shared.simgpu.verdicts import CHECK_IDS
 
@@ -120,6 +121,21 @@ def test_prepare_puts_the_reference_beside_the_student_files_only(tmp_path):
             "bw.py", "flops.py", "why17_realgpu_pair.py", "why17_ref_bw.py", "why17_ref_flops.py"]
     finally:
         shutil.rmtree(folder)
+
+
+def test_the_sandboxed_measurement_runs_here_and_hides_the_reference(tmp_path):
+    """The grader's path, on this machine's CPU: the sandboxed child measures the student's files
+    (the reference's style, which runs on a CPU) against the reference, and removes the
+    reference's files before the student's code imports."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    for module in ("bw", "flops"):
+        shutil.copy(ROOT / "solutions" / "why17" / f"{module}.py", sub / f"{module}.py")
+    m = realgpu.measure_in_sandbox(sub, ROOT / "solutions" / "why17", Limits(time_limit_s=300),
+                                   l2_bytes=2**20, rounds=1, matmul_n=64)
+    assert m["reference_left"] == [] and m["errors"] == {}
+    assert m["device"] == ("cpu" if not torch.cuda.is_available() else m["device"])
+    assert all(r > 0 and s > 0 for r, s in m["large_pairs"] + m["small_pairs"] + m["matmul_pairs"])
 
 
 @NO_GPU_HERE
