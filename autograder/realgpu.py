@@ -19,6 +19,7 @@ knobs; a real GPU has no knobs, so here each verdict reads one ratio):
 """
 from __future__ import annotations
 
+import functools
 import math
 import shutil
 import statistics
@@ -49,8 +50,10 @@ NO_GPU = ("--device cuda: no CUDA GPU on this machine (torch.cuda.is_available()
           "the GPU checks ran on the simulated device only, as with --device sim.")
 
 
+@functools.lru_cache(maxsize=None)
 def probe(python: str = sys.executable) -> str | None:
-    """None when torch sees a CUDA GPU here; otherwise the one line saying it does not."""
+    """None when torch sees a CUDA GPU here; otherwise the one line saying it does not. Asked in a
+    fresh interpreter (the grader does not import torch) once per process: grade-all asks per student."""
     try:
         done = subprocess.run([python, "-c", "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 3)"],
                               capture_output=True, timeout=180)
