@@ -335,7 +335,9 @@ class Child:
     def call(self, rid, request: dict) -> dict:
         module, function = request["module"], request["function"]
         mod = self.module(module)
-        fn = getattr(mod, function, None)
+        fn = mod
+        for part in function.split("."):  # 'predict.attainable_tflops': the predict roofline.py imported
+            fn = getattr(fn, part, None) if not part.startswith("_") else None
         if fn is None or not callable(fn):
             return {"id": rid, "ok": False, "kind": "missing",
                     "message": f"{module}.py has no function {function}"}
