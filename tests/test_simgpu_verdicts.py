@@ -102,3 +102,20 @@ def test_doubling_the_bandwidth_doubles_the_measured_copy(seed, mib):
         with simgpu.active(c):
             values.append(bw.copy_bandwidth(mib * 2**20, iters=3))
     assert values[1] / values[0] == pytest.approx(2.0, rel=1e-3)
+
+
+class _HardCoded:
+    """A bw.py whose copy_bandwidth returns a fixed number and never touches the device."""
+
+    @staticmethod
+    def copy_bandwidth(n_bytes, iters=50, device=None):
+        return 2500.0
+
+
+@pytest.mark.parametrize("check", ["sync_present", "warmup_present", "bytes_counted_twice"])
+def test_a_number_that_does_not_follow_the_device_fails_the_self_comparing_checks(check):
+    from shared.simgpu.local import LocalRunner
+    hard = verdicts.VERDICTS[check](LocalRunner({"bw": _HardCoded}), "h100-sxm", 7)
+    assert not hard.passed and "does not follow the device" in hard.message
+    honest = verdicts.VERDICTS[check](LocalRunner({"bw": bw}), "h100-sxm", 7)
+    assert honest.passed, honest.message

@@ -41,6 +41,10 @@ CACHE_MULTIPLE = 4
 CLIFF_MIN = 0.75
 #: Iterations the checks ask for: few, since the simulator is deterministic.
 ITERS = {"sync": 20, "bytes": 5, "warmup": 10, "cliff": 20, "flops": 5}
+#: The device-following probe runs copy_bandwidth on the seeded GPU and on one with this many
+#: times its bandwidth; a measurement reads that many times the GB/s (within FOLLOW_TOLERANCE).
+FOLLOW_FACTOR = 2.0
+FOLLOW_TOLERANCE = 1.1
 #: Matrix side of the FLOP check, elements.
 MATMUL_N = 4096
 
@@ -173,10 +177,37 @@ def _stream_bytes(trace: dict) -> int:
                 if g["kind"] in ("copy", "elementwise")), default=0)
 
 
+def _follows_device(run: Runner, check: str, profile: str, seed: int | None) -> Verdict | None:
+    """A failing Verdict when copy_bandwidth does not follow the device's bandwidth, else None.
+
+    The checks that compare the student's code with itself under two settings (sync_present,
+    warmup_present) or through a units explanation (bytes_counted_twice) would otherwise pass a
+    number that is not measured at all: a hard-coded or cached answer reads the same everywhere.
+    """
+    base = configs(profile, seed)["ideal"]
+    faster = dict(base, bw_gbs=base["bw_gbs"] * FOLLOW_FACTOR)
+    _small, large = sizes(base)
+    first = run.student("bw", "copy_bandwidth", large, iters=ITERS["bytes"], sim=base)
+    second = run.student("bw", "copy_bandwidth", large, iters=ITERS["bytes"], sim=faster)
+    a, b = _number(first), _number(second)
+    if a is None or b is None:
+        return _not_a_number(check, "copy_bandwidth", first if a is None else second, "GB/s")
+    ratio = (b / a) / FOLLOW_FACTOR
+    if abs(math.log(ratio)) <= math.log(FOLLOW_TOLERANCE):
+        return None
+    return Verdict(check, False,
+                   f"copy_bandwidth read {fmt_ratio(b / a)} the GB/s on a simulated GPU with "
+                   f"{FOLLOW_FACTOR:g}x the memory bandwidth: the number does not follow the device "
+                   "(hard-coded, cached, or not timing the copies). Time the copies themselves. "
+                   "Reread: Build It, bw.py.", ratio)
+
+
 # --------------------------------------------------------------- the checks
 def sync_present(run: Runner, profile: str, seed: int | None) -> Verdict:
     """copy_bandwidth must wait for the device before reading the clock (Break It)."""
     cfgs = configs(profile, seed)
+    if (stale := _follows_device(run, "sync_present", profile, seed)) is not None:
+        return stale
     _small, large = sizes(cfgs["async"])
     iters = ITERS["sync"]
     try:
@@ -214,6 +245,8 @@ def sync_present(run: Runner, profile: str, seed: int | None) -> Verdict:
 def warmup_present(run: Runner, profile: str, seed: int | None) -> Verdict:
     """copy_bandwidth must warm up before timing: the first use pays one-time costs."""
     cfgs = configs(profile, seed)
+    if (stale := _follows_device(run, "warmup_present", profile, seed)) is not None:
+        return stale
     _small, large = sizes(cfgs["cold"])
     iters = ITERS["warmup"]
     cold = run.student("bw", "copy_bandwidth", large, iters=iters, sim=cfgs["cold"])
@@ -249,6 +282,8 @@ def _copy_ratio(run: Runner, profile: str, seed: int | None):
 
 def bytes_counted_twice(run: Runner, profile: str, seed: int | None) -> Verdict:
     """copy_bandwidth must count 2·n_bytes per copy (read + write), as STREAM does."""
+    if (stale := _follows_device(run, "bytes_counted_twice", profile, seed)) is not None:
+        return stale
     ratio, copied, asked = _copy_ratio(run, profile, seed)
     if copied is None:
         return _not_a_number("bytes_counted_twice", "copy_bandwidth", ratio, "GB/s")
