@@ -18,7 +18,14 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    res = grade_submission(args.submission, args.assignment, args.device)
+    # Several children start per submission (one per student file, and the reference): fork
+    # them from one server that imports torch once, while this process loads the checks.
+    from autograder import forkserver
+    forkserver.start(wait=False)
+    try:
+        res = grade_submission(args.submission, args.assignment, args.device)
+    finally:
+        forkserver.stop()
     path = results.write(res, args.out)
     asg = course.load().assignment(args.assignment)
     print(results.summary(res, {t.id: t.title for t in asg.tasks}))
