@@ -7,9 +7,9 @@ visibility, plus two extra keys Gradescope allows and later tools use: "task" an
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
+
+from autograder.atomic import atomic_write
 
 #: Decimal places kept in scores (points split three ways stay exact enough to add up).
 PLACES = 4
@@ -49,21 +49,9 @@ def build(tests: list[dict], *, output: str, execution_time: float, visibility: 
 
 
 def write(results: dict, path: Path | str) -> Path:
-    """Write ``results`` to ``path`` atomically (temp file in the same folder, then os.replace)."""
+    """Write ``results`` to ``path`` atomically (temp file in the same folder, fsync, rename)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(results, fh, indent=2, allow_nan=False)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(path, json.dumps(results, indent=2, allow_nan=False) + "\n")
     return path
 
 
