@@ -2,7 +2,7 @@
 submission through every check, as one table of ratios and verdicts (autograder/calibrate.py)."""
 from __future__ import annotations
 
-from autograder import calibrate, course, realgpu
+from autograder import course
 from autograder.errors import UsageError
 
 NAME = "calibrate"
@@ -19,6 +19,9 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    # Imported here: the simulator pulls in torch, which no other command's start-up should pay.
+    from autograder import calibrate, realgpu
+
     if args.device == "sim":
         profile = args.profile or course.load().assignment(args.assignment).sim_profile
         try:
