@@ -18,11 +18,11 @@ test: $(STAMP)
 	$(PY) -m autograder generate --check
 	$(PY) -m pytest -q tests
 
-# The sample class: the reference, the untouched stubs and classic mistakes (tests/submissions/demo_class.py).
+# The sample class: the reference, the untouched stubs and classic mistakes (autograder/lessons/why17/fixtures/demo_class.py).
 demo: $(STAMP)
-	$(PY) -m tests.submissions.demo_class build out/demo-class
+	$(PY) -m autograder.lessons.why17.fixtures.demo_class build out/demo-class
 	$(PY) -m autograder grade-all out/demo-class --out out/demo --force
-	$(PY) -m tests.submissions.demo_class table out/demo
+	$(PY) -m autograder.lessons.why17.fixtures.demo_class table out/demo
 
 release: $(STAMP)
 	$(PY) -m autograder release why17 --out out

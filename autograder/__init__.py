@@ -1,1 +1,1 @@
-"""The why17 grading engine. Never shipped to students; ``python -m autograder`` is its command line."""
+"""The grading engine. Never shipped to students; ``python -m autograder`` is its command line."""

@@ -11,7 +11,7 @@ import pkgutil
 import sys
 
 from autograder import commands
-from autograder.errors import UsageError
+from autograder.core.errors import UsageError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,7 +26,7 @@ def _commands():
 
 
 def main(argv=None) -> int:
-    parser = _Parser(prog="python -m autograder", description="Grade why17 submissions.")
+    parser = _Parser(prog="python -m autograder", description="Grade the course's submissions (course.yml).")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for module in _commands():
         p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)

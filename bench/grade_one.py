@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder import course  # noqa: E402
-from autograder.grade import grade_submission, load_checks  # noqa: E402
+from autograder.core.grade import grade_submission, load_checks  # noqa: E402
 
 
 def _cpu() -> tuple[float, float]:

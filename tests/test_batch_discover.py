@@ -5,9 +5,9 @@ import zipfile
 
 import pytest
 
-from autograder import course
+from autograder.core import course
 from autograder.batch import discover
-from autograder.errors import UsageError
+from autograder.core.errors import UsageError
 
 
 @pytest.fixture(scope="module")

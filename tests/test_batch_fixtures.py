@@ -40,7 +40,7 @@ EDITS = {
 KINDS = ("reference_folder", "reference_zip", "bytes_once", "no_sync", "tiny_buffer",
          "bytes_once_zip", "stubs", "empty_folder", "broken_zip", "notes_only", "hang", "crash",
          "memory_hog", "reference_measured")
-#: Which lesson mistake (autograder/batch/mistakes.yml id) each kind must be counted under.
+#: Which lesson mistake (autograder/lessons/why17/mistakes.yml id) each kind must be counted under.
 MISTAKE_OF = {"bytes_once": "bytes_counted_once", "bytes_once_zip": "bytes_counted_once",
               "no_sync": "forgot_synchronize", "tiny_buffer": "buffer_in_cache"}
 #: Kinds that hold nothing gradable (a zero with a reason, without grading).

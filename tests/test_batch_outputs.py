@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from autograder import course
-from autograder.batch import (feedback_html, gradebook, mistakes, plotdata, summary, summary_html,
-                              svg)
+from autograder.core import course
+from autograder.reports import feedback_html, gradebook, mistakes, summary, summary_html, svg
+from autograder.lessons.why17 import plotdata
 from autograder.batch.discover import Member, Submission
 from autograder.batch.zero import zero_results
 from tests.test_batch_fixtures import measurements_json
@@ -66,7 +66,7 @@ def test_canvas_csv_has_canvas_columns_points_possible_and_totals(asg):
 
 
 def test_mistakes_count_verdicts_only_and_respect_requires():
-    catalogue = mistakes.load()
+    catalogue = mistakes.of(course.load().assignment())
     seen = results_of(test("task1", "bytes_counted_twice", 0, 3, "failed"),
                       test("task1", "sync_present", 0, 3, "error"),
                       test("task5", "measure_file", 0, 3, "failed"),
@@ -79,9 +79,9 @@ def test_mistakes_count_verdicts_only_and_respect_requires():
 
 
 def test_every_mistake_names_checks_and_a_lesson_section():
-    for m in mistakes.load():
+    for m in mistakes.of(course.load().assignment()):
         assert m.checks and m.lesson and m.title and m.explain
-    ids = [m.id for m in mistakes.load()]
+    ids = [m.id for m in mistakes.of(course.load().assignment())]
     assert len(ids) == len(set(ids))
 
 
@@ -117,7 +117,7 @@ def test_feedback_page_escapes_student_text_and_has_both_plots(asg):
     evil = "<script>alert(1)</script>"
     results = results_of(test("task1", "bytes_counted_twice", 0, 25, "failed", output=evil))
     results["output"] = evil
-    results["why17"] = plotdata.from_measurements(measurements_json().encode())
+    results["plots"] = plotdata.from_measurements(measurements_json().encode())
     html = feedback_html.render("mallory<img src=x>", results, asg)
     assert "<script>" not in html and "&lt;script&gt;" in html and "<img src=x>" not in html
     assert html.count("<svg") == 2 and "cache cliff" in html and "llama-3.1-8b decode" in html

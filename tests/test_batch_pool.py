@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from autograder.batch import pool
+from autograder.batch.executors import local as pool
 from tests.test_batch_fixtures import write_student
 
 STAND_IN = textwrap.dedent("""

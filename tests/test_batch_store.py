@@ -9,7 +9,7 @@ import pytest
 
 from autograder.batch import store
 from autograder.batch.discover import Member, Submission
-from autograder.errors import UsageError
+from autograder.core.errors import UsageError
 
 
 def _sub(path, name="alice"):

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import bundle, course, generate
+from autograder.exports import bundle, generate
+from autograder.core import course
 from tests.public_runs import ROOT, run_pytest
 
 ASSIGNMENT = course.load().assignment("why17")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograder import calibrate
+from autograder.gpu import calibrate
 from shared.simgpu.verdicts import CHECK_IDS, Verdict
 from tests.test_gpu_checks import WRONG
 

@@ -8,8 +8,8 @@ import sys
 import pytest
 import yaml
 
-from autograder import course
-from autograder.errors import UsageError
+from autograder.core import course
+from autograder.core.errors import UsageError
 
 RAW = yaml.safe_load(course.COURSE_FILE.read_text(encoding="utf-8"))
 

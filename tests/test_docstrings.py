@@ -105,7 +105,7 @@ def test_student_api_docstrings(tree, module):
 
 
 def test_every_function_of_course_yml_is_checked():
-    from autograder import course
+    from autograder.core import course
 
     functions = {f for t in course.load().assignment("why17").tasks for f in t.functions}
     defined = set()

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from autograder import forkserver
+from autograder.sandbox import forkserver
 
 
 @pytest.fixture(scope="module")

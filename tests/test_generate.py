@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from autograder import course, generate
+from autograder.core import course
+from autograder.exports import generate
 
 ASSIGNMENT = course.load().assignment("why17")
 SOLUTIONS = ASSIGNMENT.solutions_dir

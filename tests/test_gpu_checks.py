@@ -1,6 +1,6 @@
 """The six GPU sanity checks, end to end through the real grader (sandboxed child, reference).
 
-Sound in both directions: every correct style in tests/submissions/gpu/good_* keeps all six,
+Sound in both directions: every correct style in autograder/lessons/why17/fixtures/gpu/good_* keeps all six,
 and each wrong_* submission fails exactly its own check, with the check's id in the test name
 and the lesson's words in the message. Grading twice gives identical results.
 """
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder import forkserver
-from autograder.grade import grade_submission
+from autograder.sandbox import forkserver
+from autograder.core.grade import grade_submission
 from shared.simgpu.verdicts import CHECK_IDS
 
 ROOT = Path(__file__).resolve().parent.parent
-SUBMISSIONS = Path(__file__).resolve().parent / "submissions" / "gpu"
+SUBMISSIONS = Path(__file__).resolve().parents[1] / "autograder" / "lessons" / "why17" / "fixtures" / "gpu"
 IDS = set(CHECK_IDS)
 
 #: wrong submission -> (the one check it must fail, words its message must contain)

@@ -7,8 +7,8 @@ import shutil
 import subprocess
 import sys
 
-from autograder.course import ROOT
-from tests.submissions import build
+from autograder.core.course import ROOT
+from autograder.lessons.why17.fixtures import build
 
 
 def test_grade_a_partial_submission_end_to_end(tmp_path):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from tests.submissions import demo_class
+from autograder.lessons.why17.fixtures import demo_class
 
 
 def test_sample_class_holds_reference_stubs_and_mistakes(tmp_path):

@@ -5,8 +5,8 @@ import zipfile
 
 import pytest
 
-from autograder.grade import grade_submission
-from tests.submissions import build
+from autograder.core.grade import grade_submission
+from autograder.lessons.why17.fixtures import build
 
 GOOD = sorted(p.name for p in (build.HERE / "good").iterdir() if p.is_dir())
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.grade import grade_submission
-from tests.submissions import build
+from autograder.core.grade import grade_submission
+from autograder.lessons.why17.fixtures import build
 
 #: A short time limit per call, so an endless loop costs seconds in this test.
 LIMIT_S = 3.0

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from autograder import course, results
-from autograder.grade import grade_submission
+from autograder.core import course, results
+from autograder.core.grade import grade_submission
 
 CODE_TASKS = ("task1", "task2", "task3", "task4")
 

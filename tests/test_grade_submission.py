@@ -10,9 +10,9 @@ import zipfile
 
 import pytest
 
-from autograder import submission
-from autograder.course import ROOT
-from autograder.submission import SubmissionError
+from autograder.core import submission
+from autograder.core.course import ROOT
+from autograder.core.submission import SubmissionError
 
 
 def _zip(path, entries: dict[str, bytes], *, symlink: str | None = None):

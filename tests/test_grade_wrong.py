@@ -1,14 +1,14 @@
 """Every hidden check is proven: a submission with one classic mistake fails exactly the checks
 named here, and every other check its change can reach still passes.
 
-Each folder in tests/submissions/wrong/ holds the one file that differs from the reference.
+Each folder in autograder/lessons/why17/fixtures/wrong/ holds the one file that differs from the reference.
 """
 from __future__ import annotations
 
 import pytest
 
-from autograder.grade import grade_submission
-from tests.submissions import build
+from autograder.core.grade import grade_submission
+from autograder.lessons.why17.fixtures import build
 
 #: Submission -> the checks it must fail (and no others among the checks its file can reach).
 EXPECTED = {

@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder import course, gradescope
+from autograder.core import course
+from autograder.exports import gradescope
 
 ROOT = Path(__file__).resolve().parent.parent
-SUBMISSIONS = ROOT / "tests" / "submissions"
+SUBMISSIONS = ROOT / "autograder" / "lessons" / "why17" / "fixtures"
 REFERENCE = ROOT / "solutions" / "why17"
 STUBS = ROOT / "assignments" / "why17"
 MODULES = ("bw", "flops", "predict", "roofline")
@@ -73,9 +74,9 @@ def test_package_holds_the_grader_and_nothing_of_the_repository_besides(package)
     for script in ("setup.sh", "run_autograder"):
         assert script in names and (infos[script].external_attr >> 16) & 0o111, f"{script} not executable"
     assert "course.yml" in names and "requirements.txt" in names
-    assert any(n.startswith("autograder/checks/") for n in names)
+    assert any(n.startswith("autograder/lessons/why17/checks/") for n in names)
     assert {f"solutions/why17/{m}.py" for m in MODULES} <= names
-    assert "shared/runner.py" in names and "autograder/sandbox_jail.py" in names
+    assert "autograder/runtime/runner.py" in names and "autograder/sandbox/jail.py" in names
     for name in names:
         top = name.split("/", 1)[0]
         assert top not in ("tests", ".git", ".venv", "assignments", "out", ".notes"), name

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 import yaml
 
-from autograder import course
+from autograder.core import course
 from tests.public_runs import ROOT, run_pytest, student_tree
 
 ASSIGNMENT = course.load().assignment("why17")

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from autograder import measurements
-from autograder.grade import grade_submission
+from autograder.lessons.why17 import measurements
+from autograder.core.grade import grade_submission
 
-CASES = Path(__file__).parent / "submissions" / "measurements"
+CASES = Path(__file__).resolve().parents[1] / "autograder" / "lessons" / "why17" / "fixtures" / "measurements"
 IDS = {"measure_file", "measure_ceiling_own_bw", "measure_pct_of_ceiling", "measure_not_above_ceiling",
        "measure_bw_plausible", "measure_ridge_point"}
 
 
 def grade(case: str) -> dict:
-    """check id -> (passed, message) of the task5 checks on tests/submissions/measurements/<case>."""
+    """check id -> (passed, message) of the task5 checks on autograder/lessons/why17/fixtures/measurements/<case>."""
     res = grade_submission(CASES / case, only=IDS)
     return {t["check"]: (t["status"] == "passed", t["output"]) for t in res["tests"]}
 

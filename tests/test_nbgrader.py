@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder import course
-from autograder.grade import load_checks
+from autograder.core import course
+from autograder.core.grade import load_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "why17"
-REFERENCE_TABLE = ROOT / "tests" / "submissions" / "measurements" / "reference" / "measurements.json"
+REFERENCE_TABLE = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "measurements" / "reference" / "measurements.json"
 
 
 def run(*args, cwd: Path) -> subprocess.CompletedProcess:
@@ -103,7 +103,7 @@ def test_partial_credit_reaches_the_gradebook(graded):
     """Stubs with an inverted % of ceiling: task5 fails one of its six checks, and nbgrader records
     the cell's numeric value as partial credit, the grader's points."""
     nbgrader = gradebook_scores(graded, "half")
-    from autograder.grade import grade_submission
+    from autograder.core.grade import grade_submission
 
     res = grade_submission(graded / "submitted" / "half" / ASSIGNMENT,
                            only={t.id for t in load_checks().values() if t.task == "task5"})
@@ -152,7 +152,7 @@ def test_nbgrader_course_refuses_an_unknown_assignment(tmp_path):
 def test_task_cells_grade_the_submission_as_handed_in(tmp_path):
     """While nbgrader autogrades, the notebook runs in autograded/<student>/why17 and rewrites
     measurements.json there; the task cells grade submitted/<student>/why17, as `grade` would."""
-    from autograder.nbgrader_course import submission_dir
+    from autograder.exports.nbgrader_course import submission_dir
 
     autograded = tmp_path / "autograded" / "ann" / ASSIGNMENT
     autograded.mkdir(parents=True)

@@ -13,8 +13,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder import course
-from autograder.grade import grade_submission
+from autograder.core import course
+from autograder.core.grade import grade_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 TASK5 = {"measure_file", "measure_ceiling_own_bw", "measure_pct_of_ceiling", "measure_not_above_ceiling",

@@ -5,7 +5,7 @@ flops, predict and roofline.
 import pytest
 import torch
 
-from autograder import course
+from autograder.core import course
 from tests.public_runs import ROOT, STYLES, run_pytest, student_tree
 
 ASSIGNMENT = course.load().assignment("why17")

@@ -17,14 +17,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograder import realgpu, realgpu_pair
-from autograder.grade import grade_submission
-from autograder.sandbox import Limits
+from autograder.gpu import real as realgpu
+from autograder.runtime import realgpu_pair
+from autograder.core.grade import grade_submission
+from autograder.sandbox.parent import Limits
 from shared.simgpu import verdicts
 from shared.simgpu.verdicts import CHECK_IDS
 
 ROOT = Path(__file__).resolve().parent.parent
-GPU = ROOT / "tests" / "submissions" / "gpu"
+GPU = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "gpu"
 #: Run-to-run spread of the three interleaved rounds (a busy GPU: a few percent).
 SPREAD = (0.97, 1.0, 1.04)
 NEEDS_GPU = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -98,7 +99,7 @@ def test_the_measuring_child_runs_on_this_machine(tmp_path):
     folder.mkdir()
     for module in ("bw", "flops"):
         shutil.copy(ROOT / "solutions" / "why17" / f"{module}.py", folder / f"{module}.py")
-    done = subprocess.run([sys.executable, "-m", "autograder.realgpu_pair", str(folder),
+    done = subprocess.run([sys.executable, "-m", "autograder.runtime.realgpu_pair", str(folder),
                            str(ROOT / "solutions" / "why17"), str(2**20), "128"],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from autograder.checks.base import StudentCrashed, StudentMissing, StudentRaised, StudentTimeout
-from autograder.sandbox import Limits, Sandbox
-from shared import runner
+from autograder.core.errors import StudentCrashed, StudentMissing, StudentRaised, StudentTimeout
+from autograder.sandbox.parent import Limits, Sandbox
+from autograder.runtime import runner
 
 LIGHT = dict(preload=(), simgpu=False)
 

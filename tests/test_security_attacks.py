@@ -1,4 +1,4 @@
-"""Malicious submissions (tests/submissions/attacks/*/bw.py) graded by the real grader.
+"""Malicious submissions (autograder/lessons/why17/fixtures/attacks/*/bw.py) graded by the real grader.
 
 Each attack is the reference solution with bw.py replaced by a hostile one. It returns the same
 values as attacks/baseline/bw.py, so "gains nothing" is exact: on every check the attack scores
@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder import forkserver, isolation
-from autograder.grade import grade_submission
-from autograder.sandbox import Limits, Sandbox
-from autograder.sandbox_perfile import PerFileSandbox
+from autograder.sandbox import forkserver, isolation
+from autograder.core.grade import grade_submission
+from autograder.sandbox.parent import Limits, Sandbox
+from autograder.sandbox.perfile import PerFileSandbox
 
 ROOT = Path(__file__).resolve().parent.parent
-ATTACKS = ROOT / "tests" / "submissions" / "attacks"
+ATTACKS = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "attacks"
 REFERENCE = ROOT / "solutions" / "why17"
 MODULES = ("bw", "flops", "predict", "roofline")
 #: A bounded set of checks: every bw check (the attacks' target) and honest work of each other task.
@@ -58,7 +58,7 @@ def sandbox_in_force(fork_server, tmp_path_factory):
     with Sandbox(folder, Limits(time_limit_s=120)) as box:
         uid, _ = box.call("probe", "uid")
     if uid == 0:
-        pytest.fail("student code runs as root: autograder/sandbox.py does not launch children through "
+        pytest.fail("student code runs as root: autograder/sandbox/parent.py does not launch children through "
                     "the jail (isolation.wrap); the attacks were not run")
 
 

@@ -1,4 +1,4 @@
-"""The jail on its own (autograder/isolation.py + sandbox_jail.py): real processes, no grader.
+"""The jail on its own (autograder/sandbox/isolation.py + sandbox_jail.py): real processes, no grader.
 
 Each test starts a small Python program through the jail exactly as the sandbox starts the runner
 and asserts what that program could see and do. The namespace tests need a kernel that allows
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import isolation
+from autograder.sandbox import isolation
 
 PROT = isolation.protection()
 needs_namespaces = pytest.mark.skipif(

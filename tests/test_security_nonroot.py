@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import isolation
+from autograder.sandbox import isolation
 
 NOBODY = 65534
 ROOT = isolation.ROOT

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-GPU = Path(__file__).resolve().parent / "submissions" / "gpu"
+GPU = Path(__file__).resolve().parents[1] / "autograder" / "lessons" / "why17" / "fixtures" / "gpu"
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

@@ -49,7 +49,7 @@ def test_ratios_are_explained_or_not(ratio, explained):
 def test_numbers_the_checks_accept():
     import numpy as np
     import torch
-    from shared.runner import Array
+    from autograder.runtime.runner import Array
     ok = [2.5, 3, np.float32(2.5), torch.tensor(2.5), Array("torch.Tensor", "float32", [2.5])]
     assert all(verdicts._number(v) == pytest.approx(2.5) or v == 3 for v in ok)
     bad = [None, True, "2.5", float("nan"), -1.0, 0.0, float("inf"), [2.5], Array("numpy", "f8", [1.0, 2.0])]

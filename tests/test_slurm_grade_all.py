@@ -179,7 +179,7 @@ def test_cluster_options_without_the_slurm_executor_are_refused(tmp_path, flag):
 
 
 def test_ctrl_c_cancels_the_array_and_exits_130(slurm_cluster, tmp_path):
-    from autograder.slurm import queue
+    from autograder.batch.executors.slurm import queue
     src = tmp_path / "submissions"
     make_class(src, 1, kinds=("hang",))
     out = tmp_path / "out"

@@ -1,10 +1,10 @@
-"""autograder/slurm/options.py: the instructor's cluster options, validated, as sbatch arguments."""
+"""autograder/batch/executors/slurm/options.py: the instructor's cluster options, validated, as sbatch arguments."""
 from __future__ import annotations
 
 import pytest
 
-from autograder.errors import UsageError
-from autograder.slurm.options import SlurmOptions
+from autograder.core.errors import UsageError
+from autograder.batch.executors.slurm.options import SlurmOptions
 
 
 def test_defaults_ask_for_an_array_of_one_cpu_tasks_without_gpus():

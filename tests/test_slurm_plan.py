@@ -1,4 +1,4 @@
-"""autograder/slurm/plan.py and task.py entry: slices, the manifest, the job script."""
+"""autograder/batch/executors/slurm/plan.py and task.py entry: slices, the manifest, the job script."""
 from __future__ import annotations
 
 import os
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.slurm import plan
-from autograder.slurm.executor import state_line
+from autograder.batch.executors.slurm import plan
+from autograder.batch.executors.slurm.executor import state_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,7 +51,7 @@ def test_the_job_script_runs_the_task_from_the_checkout_with_quoted_paths(tmp_pa
     text = script.read_text()
     assert text.startswith("#!/bin/bash\n") and os.access(script, os.X_OK)
     assert f"cd {ROOT}" in text
-    assert f"exec /opt/venv/bin/python -m autograder.slurm.task '{run}/manifest.json'" in text
+    assert f"exec /opt/venv/bin/python -m autograder.batch.executors.slurm.task '{run}/manifest.json'" in text
     assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
 
 
@@ -71,7 +71,7 @@ def test_the_state_line_counts_tasks_by_word():
 
 def test_the_task_outside_an_array_says_so_in_one_line(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "SLURM_ARRAY_TASK_ID"}
-    proc = subprocess.run([sys.executable, "-m", "autograder.slurm.task", str(tmp_path / "m.json")],
+    proc = subprocess.run([sys.executable, "-m", "autograder.batch.executors.slurm.task", str(tmp_path / "m.json")],
                           cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: SLURM_ARRAY_TASK_ID is not set") and proc.stderr.count("\n") == 1
@@ -79,14 +79,14 @@ def test_the_task_outside_an_array_says_so_in_one_line(tmp_path):
 
 def test_the_task_with_an_unreadable_manifest_fails_naming_it(tmp_path):
     env = {**os.environ, "SLURM_ARRAY_TASK_ID": "0"}
-    proc = subprocess.run([sys.executable, "-m", "autograder.slurm.task", str(tmp_path / "m.json")],
+    proc = subprocess.run([sys.executable, "-m", "autograder.batch.executors.slurm.task", str(tmp_path / "m.json")],
                           cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 1
     assert proc.stdout.startswith(f"error: {tmp_path / 'm.json'}: slice 0") and "Traceback" not in proc.stdout + proc.stderr
 
 
 def test_task_words_follow_squeue_then_keep_final_states_then_give_up():
-    from autograder.slurm.executor import task_words
+    from autograder.batch.executors.slurm.executor import task_words
     seen = {0: "COMPLETED", 1: "RUNNING"}
     known = {0: "COMPLETED", 1: "RUNNING", 2: "CANCELLED by 0"}
     # task 2 forgotten after failing; task 3 never seen yet, the array just submitted
@@ -100,8 +100,9 @@ def test_task_words_follow_squeue_then_keep_final_states_then_give_up():
 
 def _class_manifest(tmp_path, key=None):
     """A real one-student class, its OUT, and a manifest of one slice for it."""
-    from autograder import course
-    from autograder.batch import discover, pool, store
+    from autograder.core import course
+    from autograder.batch import discover, store
+    from autograder.batch.executors import local as pool
     from autograder.batch import run as batch
     from tests.test_batch_fixtures import make_class
 
@@ -119,7 +120,7 @@ def _class_manifest(tmp_path, key=None):
 
 
 def _task(manifest_path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "autograder.slurm.task", str(manifest_path)], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "autograder.batch.executors.slurm.task", str(manifest_path)], cwd=ROOT,
                           capture_output=True, text=True, env={**os.environ, "SLURM_ARRAY_TASK_ID": "0"},
                           timeout=300)
 
@@ -133,7 +134,7 @@ def test_a_task_whose_checkout_grades_differently_refuses(tmp_path):
 
 
 def test_a_requeued_task_skips_the_students_it_already_saved(tmp_path):
-    from autograder.slurm.task import UnlockedStore
+    from autograder.batch.executors.slurm.task import UnlockedStore
     path, student, digest, key = _class_manifest(tmp_path)
     UnlockedStore(tmp_path / "out", key).save(student, digest, {"score": 1.0, "tests": []}, "<p>kept</p>",
                                               seconds=1.0, source="earlier attempt")

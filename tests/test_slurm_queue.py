@@ -1,11 +1,11 @@
-"""autograder/slurm/queue.py: job states in four words, read from a real single-node cluster."""
+"""autograder/batch/executors/slurm/queue.py: job states in four words, read from a real single-node cluster."""
 from __future__ import annotations
 
 import time
 
 import pytest
 
-from autograder.slurm import queue
+from autograder.batch.executors.slurm import queue
 from tests.slurm.fixtures import slurm_cluster  # noqa: F401 - fixture
 
 POLL_S = 0.5

@@ -12,7 +12,7 @@ import zipfile
 
 import pytest
 
-from autograder import course
+from autograder.core import course
 from shared import tables
 from tests.public_runs import ROOT
 
@@ -96,7 +96,7 @@ def test_the_release_carries_the_same_readme():
 
 
 def test_the_measurements_schema_matches_the_graders():
-    from autograder import measurements
+    from autograder.lessons.why17 import measurements
 
     text = README.read_text(encoding="utf-8")
     assert f'"schema": "{measurements.SCHEMA}"' in text

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from autograder.errors import UsageError
+from autograder.core.errors import UsageError
 
 #: Names ignored wherever they appear: editor, OS and Python droppings.
 JUNK_NAMES = frozenset({"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoints", "Thumbs.db",

@@ -16,11 +16,12 @@ import signal
 import sys
 from pathlib import Path
 
-from autograder import course
-from autograder.batch import (discover, feedback_html, gradebook, pool, store, summary,
-                              summary_html)
+from autograder.core import course
+from autograder.batch import discover, store
+from autograder.reports import feedback_html, gradebook, summary, summary_html
+from autograder.batch.executors import local as pool
 from autograder.batch.zero import zero_results
-from autograder.errors import UsageError
+from autograder.core.errors import UsageError
 
 GRADEBOOK = "gradebook.csv"
 CANVAS = "canvas.csv"
@@ -52,14 +53,14 @@ def select(layout: discover.Layout, name: str) -> discover.Submission:
 
 
 def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student: str | None = None,
-              assignment: str = "why17", device: str | None = None, budget_s: float | None = None,
+              assignment: str | None = None, device: str | None = None, budget_s: float | None = None,
               time_limit_s: float | None = None, only=None, stream=None, executor=None) -> int:
     """Grade the class in ``src`` into ``out``; the exit status (0 done, 130 interrupted).
 
     ``executor``: None grades on local worker processes; otherwise an object whose
     ``grade(st, jobs, digests, asg, budget_s=, progress=, stream=)`` grades the jobs elsewhere
     into the store and returns 0, or 1 when some were left ungraded
-    (autograder/slurm/executor.py: a Slurm job array).
+    (autograder/batch/executors/slurm/executor.py: a Slurm job array).
     """
     stream = stream if stream is not None else sys.stderr
     asg = course.load().assignment(assignment)

@@ -1,6 +1,6 @@
 """A grade-all worker process: ``python -m autograder.batch.worker``.
 
-It imports the grader once, starts a fork server (autograder/forkserver.py) so every sandboxed
+It imports the grader once, starts a fork server (autograder/sandbox/forkserver.py) so every sandboxed
 child it launches is forked from a process that already imported torch, then grades one
 submission per request. Student code never runs here: grade_submission runs it in sandboxed
 children, each a fresh process.
@@ -39,11 +39,11 @@ def _cpu_s() -> float:
 
 def grade_one(job: dict) -> dict:
     """The results dict for one job: graded, or a zero with the reason when grading refused it."""
-    from autograder import course
-    from autograder.batch import plotdata
+    from autograder.core import course
+    from autograder.core import lesson
     from autograder.batch.zero import zero_results
-    from autograder.errors import UsageError
-    from autograder.grade import grade_submission
+    from autograder.core.errors import UsageError
+    from autograder.core.grade import grade_submission
 
     asg = course.load().assignment(job["assignment"])
     try:
@@ -56,12 +56,12 @@ def grade_one(job: dict) -> dict:
         traceback.print_exc(file=sys.stderr)
         return zero_results(asg, f"the grader failed on this submission ({type(exc).__name__}: {exc})")
     try:
-        data = plotdata.collect(job["path"])
+        data = lesson.plots_of(asg, job["path"])
     except Exception:  # noqa: BLE001 - plots are a nicety; a failure leaves them out
         traceback.print_exc(file=sys.stderr)
         data = None
     if data is not None:
-        results["why17"] = data
+        results[lesson.PLOTS_KEY] = data
     return results
 
 
@@ -74,9 +74,9 @@ def main() -> int:
     os.dup2(2, 1)                                   # stray prints go to the log, not the protocol
     sys.stdout = sys.stderr
     if os.environ.get("WHY17_FORKSERVER", "1") != "0":
-        from autograder import forkserver
+        from autograder.sandbox import forkserver
         forkserver.start(wait=False)                # imports torch while we import the grader
-    from autograder.grade import load_checks
+    from autograder.core.grade import load_checks
     load_checks()                                   # the grader's imports, paid once per worker
     if os.environ.get("WHY17_FORKSERVER", "1") != "0":
         forkserver.active().wait_ready()
@@ -87,7 +87,7 @@ def main() -> int:
         results = _finite(grade_one(job))
         reply = {"id": job["id"], "results": results, "cpu_s": round(_cpu_s() - before, 3)}
         protocol.write(json.dumps(reply, allow_nan=False) + "\n")
-    from autograder import forkserver
+    from autograder.sandbox import forkserver
     forkserver.stop()                               # reaped: its rusage joins ours
     protocol.write(json.dumps({
         "bye": True, "cpu_s": round(_cpu_s(), 3),

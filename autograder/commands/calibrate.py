@@ -1,12 +1,12 @@
 """``calibrate [--device cuda|sim]``: the reference against the spec and every GPU-check
-submission through every check, as one table of ratios and verdicts (autograder/calibrate.py)."""
+submission through every check, as one table of ratios and verdicts (autograder/gpu/calibrate.py)."""
 from __future__ import annotations
 
-from autograder import course
-from autograder.errors import UsageError
+from autograder.core import course
+from autograder.core.errors import UsageError
 
 NAME = "calibrate"
-HELP = ("measure the reference against the GPU's spec and run every tests/submissions/gpu submission "
+HELP = ("measure the reference against the GPU's spec and run every fixtures/gpu submission of the assignment's grader package "
         "through every GPU check: one table of ratios and verdicts (--device sim: on the simulated GPU)")
 
 
@@ -15,12 +15,12 @@ def add_arguments(p) -> None:
                    help="cuda: this machine's GPU, at most 5 minutes (default); sim: the simulated GPU")
     p.add_argument("--profile", default=None,
                    help="simulated profile with --device sim (default: course.yml's sim_profile)")
-    p.add_argument("--assignment", default="why17", help="whose sim_profile to use (default why17)")
+    p.add_argument("--assignment", default=None, help="whose sim_profile to use (default: the first in course.yml)")
 
 
 def run(args) -> int:
     # Imported here: the simulator pulls in torch, which no other command's start-up should pay.
-    from autograder import calibrate, realgpu
+    from autograder.gpu import calibrate, real as realgpu
 
     if args.device == "sim":
         profile = args.profile or course.load().assignment(args.assignment).sim_profile

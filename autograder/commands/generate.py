@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import sys
 
-from autograder import course, generate
+from autograder.core import course
+from autograder.exports import generate
 
 NAME = "generate"
 HELP = "regenerate the student release assignments/<folder> from solutions/<folder>"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--assignment", default="why17")
+    p.add_argument("--assignment", default=None, help="an assignment in course.yml (default: its first)")
     p.add_argument("--check", action="store_true", help="exit 1 when the committed release drifts")
 
 

@@ -1,8 +1,8 @@
 """``grade SUBMISSION``: grade one folder or .zip into a Gradescope results.json."""
 from __future__ import annotations
 
-from autograder import course, results
-from autograder.grade import grade_submission
+from autograder.core import course, results
+from autograder.core.grade import grade_submission
 
 NAME = "grade"
 HELP = "grade one submission (a folder or a .zip) and write Gradescope's results.json"
@@ -10,7 +10,7 @@ HELP = "grade one submission (a folder or a .zip) and write Gradescope's results
 
 def add_arguments(p) -> None:
     p.add_argument("submission", help="a submission folder or .zip")
-    p.add_argument("--assignment", default="why17", help="an assignment in course.yml (default why17)")
+    p.add_argument("--assignment", default=None, help="an assignment in course.yml (default: its first)")
     p.add_argument("--device", choices=course.DEVICES, default=None,
                    help="where checks run: sim or cpu (CPU checks + simulated GPU), cuda (adds real-GPU checks); "
                         "default from course.yml")
@@ -20,7 +20,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     # Several children start per submission (one per student file, and the reference): fork
     # them from one server that imports torch once, while this process loads the checks.
-    from autograder import forkserver
+    from autograder.sandbox import forkserver
     forkserver.start(wait=False)
     try:
         res = grade_submission(args.submission, args.assignment, args.device)

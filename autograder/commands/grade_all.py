@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from autograder.batch import run as batch
-from autograder.slurm import cli as slurm_cli
+from autograder.batch.executors.slurm import cli as slurm_cli
 
 NAME = "grade-all"
 HELP = ("grade every submission in SUBMISSIONS_DIR in parallel (resumable); write OUT/<student>/"
@@ -34,7 +34,7 @@ def _positive_int(text: str) -> int:
 def _check_ids(text: str) -> set[str]:
     import argparse
 
-    from autograder.grade import load_checks
+    from autograder.core.grade import load_checks
     ids = {t.strip() for t in text.split(",") if t.strip()}
     unknown = sorted(ids - set(load_checks()))
     if not ids or unknown:
@@ -51,7 +51,7 @@ def add_arguments(p) -> None:
                    help="worker processes (default: the machine's cores)")
     p.add_argument("--force", action="store_true", help="regrade everything, even unchanged submissions")
     p.add_argument("--student", metavar="NAME", help="regrade this one student only")
-    p.add_argument("--assignment", default="why17")
+    p.add_argument("--assignment", default=None, help="an assignment in course.yml (default: its first)")
     p.add_argument("--device", choices=("sim", "cpu", "cuda"), default=None,
                    help="grading device (default: course.yml's)")
     p.add_argument("--budget-s", type=_positive_float, default=None, metavar="S",

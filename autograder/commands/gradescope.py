@@ -1,7 +1,7 @@
 """``gradescope --out autograder.zip``: build the package to upload to Gradescope."""
 from __future__ import annotations
 
-from autograder import gradescope
+from autograder.exports import gradescope
 
 NAME = "gradescope"
 HELP = "build Gradescope's autograder zip (setup.sh, run_autograder, the grader and course.yml)"

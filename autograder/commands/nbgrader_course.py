@@ -1,8 +1,9 @@
 """``nbgrader-course --out DIR``: write an nbgrader course whose autograded cells run this grader."""
 from __future__ import annotations
 
-from autograder import course, generate
-from autograder.errors import UsageError
+from autograder.core import course
+from autograder.exports import generate
+from autograder.core.errors import UsageError
 
 NAME = "nbgrader-course"
 HELP = "write an nbgrader course directory (nbgrader_config.py, source/<assignment>/) graded by this package"
@@ -10,11 +11,11 @@ HELP = "write an nbgrader course directory (nbgrader_config.py, source/<assignme
 
 def add_arguments(p) -> None:
     p.add_argument("--out", required=True, help="the course directory to write or refresh")
-    p.add_argument("--assignment", default="why17", help="an assignment in course.yml (default why17)")
+    p.add_argument("--assignment", default=None, help="an assignment in course.yml (default: its first)")
 
 
 def run(args) -> int:
-    from autograder import nbgrader_course
+    from autograder.exports import nbgrader_course
 
     assignment = course.load().assignment(args.assignment)
     try:

@@ -4,15 +4,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autograder import bundle, course, generate
-from autograder.errors import UsageError
+from autograder.exports import bundle, generate
+from autograder.core import course
+from autograder.core.errors import UsageError
 
 NAME = "release"
 HELP = "write the student bundle OUT/<assignment>-student.zip (release, shared/, course.yml, README)"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("assignment", nargs="?", default="why17", help="assignment name in course.yml (default why17)")
+    p.add_argument("assignment", nargs="?", default=None, help="an assignment in course.yml (default: its first)")
     p.add_argument("--out", default="out", help="folder to write the zip into (default out/)")
 
 

@@ -143,7 +143,7 @@ def _number(value) -> float | None:
     """``value`` as a positive finite float (a float, an int, a one-element array), or None."""
     if value is None or isinstance(value, (bool, str, bytes)):
         return None
-    if type(value).__name__ == "Array":           # shared.runner's tensor/array that came back
+    if type(value).__name__ == "Array":           # autograder.runtime.runner's tensor/array that came back
         data = getattr(value, "data", None)
         value = data[0] if isinstance(data, list) and len(data) == 1 else data
         if value is None or isinstance(value, (bool, str, list)):

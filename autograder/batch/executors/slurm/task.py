@@ -1,0 +1,121 @@
+"""One array task on a node: ``python -m autograder.batch.executors.slurm.task MANIFEST`` (the job script runs it).
+
+It grades slice ``SLURM_ARRAY_TASK_ID`` of the manifest with the local executor's own pieces: the
+worker pool (autograder/batch/executors/local.py: isolation, watchdog, one retry after a worker death), the
+feedback page and the store's atomic per-student writes into the shared OUT. A student already
+graded with the planned content and grading key is skipped, so a requeued or resubmitted task
+picks up where the dead one stopped. The submitting grade-all holds OUT's lock for the whole
+array; tasks write without taking it, each only its own students' folders.
+
+Exit status: 0 when every student of the slice is saved; 1 when the task cannot grade (bad
+manifest, another course.yml on the node, workers that do not start); 130 on SIGTERM/SIGINT
+(scancel, time limit, preemption), after killing its workers. Output goes to the task's log.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from autograder.core import course
+from autograder.reports import feedback_html, gradebook
+from autograder.batch.executors import local as pool
+from autograder.batch import store
+from autograder.batch import run as batch
+from autograder.batch.zero import zero_results
+from autograder.batch.executors.slurm.plan import Manifest
+
+#: Exit status when Slurm stopped the task (scancel, time limit, preemption send SIGTERM).
+INTERRUPTED = 130
+
+
+class UnlockedStore(store.Store):
+    """OUT's store as an array task opens it: the same reads and atomic writes, without taking
+    OUT's lock, which the submitting grade-all holds for the whole array."""
+
+    def __init__(self, out, key):  # noqa: D107 - Store's attributes, without the flock
+        self.out = Path(out)
+        self.key = key
+        self._lock = None
+
+    def close(self) -> None:
+        pass
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def grade_slice(manifest_path: Path, index: int, stream=None) -> int:
+    """Grade slice ``index`` of the manifest at ``manifest_path``; the exit status."""
+    stream = stream if stream is not None else sys.stdout
+    try:
+        manifest = Manifest.read(manifest_path)
+        jobs = manifest.slices[index]
+    except (OSError, ValueError, TypeError, IndexError) as exc:
+        print(f"error: {manifest_path}: slice {index}: {exc}", file=stream)
+        return 1
+    asg = course.load().assignment(manifest.assignment)
+    for job in jobs:
+        p = job["payload"]
+        key = batch.grading_key(asg, p["device"], p.get("time_limit_s"), p.get("only"))
+        if key != manifest.key:
+            print(f"error: this node's checkout grades {manifest.assignment} differently from the "
+                  f"submitting host (grading key {key} != {manifest.key}): course.yml or the "
+                  f"grader changed; rerun grade-all", file=stream)
+            return 1
+    st = UnlockedStore(manifest.out, manifest.key)
+    todo = [j for j in jobs if not st.is_done(j["student"], j["digest"])]
+    print(f"task {index}: {len(jobs)} students, {len(jobs) - len(todo)} already graded, "
+          f"grading {len(todo)} with {manifest.workers} worker(s)", file=stream, flush=True)
+    if not todo:
+        return 0
+    by_key = {j["student"]: j for j in todo}
+    task_ids = [t.id for t in asg.tasks]
+
+    def on_done(outcome: pool.Outcome) -> None:
+        job = by_key[outcome.job.key]
+        results = outcome.results if outcome.results is not None else zero_results(
+            asg, outcome.failure or "grading failed", execution_time=outcome.seconds)
+        st.save(job["student"], job["digest"], results,
+                feedback_html.render(job["student"], results, asg),
+                seconds=outcome.seconds, source=job["payload"]["path"])
+        score = sum(gradebook.task_scores(results, task_ids).values())
+        print(f"graded {job['student']} {score:.4g}/{asg.max_score:g} in {outcome.seconds:.1f} s",
+              file=stream, flush=True)
+
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    workers = pool.Pool(min(manifest.workers, len(todo)), budget_s=manifest.budget_s,
+                        log=sys.stderr)
+    started = time.monotonic()
+    try:
+        workers.run([pool.Job(j["student"], j["payload"]) for j in todo], on_done)
+    except KeyboardInterrupt:
+        print(f"task {index}: stopped by a signal; finished students are saved", file=stream)
+        return INTERRUPTED
+    except RuntimeError as exc:
+        print(f"error: task {index}: {exc}", file=stream)
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    print(f"task {index}: done in {time.monotonic() - started:.1f} s", file=stream)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m autograder.batch.executors.slurm.task MANIFEST (in a Slurm array task)", file=sys.stderr)
+        return 2
+    raw = os.environ.get("SLURM_ARRAY_TASK_ID", "")
+    if not raw.isdigit():
+        print("error: SLURM_ARRAY_TASK_ID is not set: run this as a task of the job array that "
+              "grade-all --executor slurm submits", file=sys.stderr)
+        return 2
+    return grade_slice(Path(argv[0]), int(raw))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

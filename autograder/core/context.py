@@ -1,0 +1,105 @@
+"""What a check may ask of the grader: the Context of autograder/core/registry.py, implemented.
+
+Student calls go to the submission's sandbox; reference calls go to a second, trusted sandbox
+running solutions/<folder> with the same runner, started only when a check first needs it and
+cached by call key. Checks see plain data only.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from autograder.sandbox.parent import Sandbox
+
+
+class GradingContext:
+    """One submission being graded.
+
+    Attributes:
+        seed: stable per submission (from a hash of its files); seeds randomized profiles.
+        device: 'sim', 'cpu' or 'cuda', as asked on the command line (or course.yml's default).
+        submission_dir: the private copy of the submission (read it; never execute it here).
+        time_limit_s: seconds per student call unless a check passes its own timeout_s.
+        sim_profile: course.yml's base profile key of the simulated GPU (e.g. 'h100-sxm').
+    """
+
+    def __init__(self, student: Sandbox, reference: Sandbox, *, seed: int, device: str,
+                 submission_dir: Path, sim_profile: str):
+        self._student = student
+        self._reference = reference
+        self._reference_cache: dict[str, Any] = {}
+        self.seed = seed
+        self.device = device
+        self.submission_dir = Path(submission_dir)
+        self.time_limit_s = student.limits.time_limit_s
+        self.sim_profile = sim_profile
+
+    def has(self, module: str, function: str | None = None) -> bool:
+        """Whether the submission has ``module`` importable (and ``function`` callable in it).
+
+        A name with a file extension ('measurements.json') asks whether that plain file exists.
+        """
+        if "." in module:
+            return (self.submission_dir / module).is_file()
+        try:
+            names = self._student.has(module)
+        except Exception:  # noqa: BLE001 - StudentError: absent, does not import, crashed
+            return False
+        return function is None or function in names
+
+    def read_file(self, name: str, max_bytes: int) -> bytes | None:
+        """Up to ``max_bytes`` of the submission's plain file ``name`` (a data file such as
+        measurements.json, never code to run); None when there is no such regular file."""
+        rel = Path(name)
+        if rel.is_absolute() or ".." in rel.parts:
+            return None
+        path = self.submission_dir / rel
+        if path.is_symlink() or not path.is_file():
+            return None
+        with open(path, "rb") as fh:
+            return fh.read(max_bytes)
+
+    def require(self, module: str) -> None:
+        """Raise StudentMissing with its one-line reason unless ``module`` is importable."""
+        self._student.has(module)
+
+    def call(self, module: str, function: str, *args, sim: dict | None = None,
+             timeout_s: float | None = None, **kwargs) -> Any:
+        value, _trace = self._student.call(module, function, args, kwargs, sim=sim, trace=False,
+                                           timeout_s=timeout_s)
+        return value
+
+    def call_traced(self, module: str, function: str, *args, sim: dict | None = None,
+                    timeout_s: float | None = None, **kwargs) -> tuple[Any, dict]:
+        return self._student.call(module, function, args, kwargs, sim=sim, trace=True,
+                                  timeout_s=timeout_s)
+
+    def call_watched(self, module: str, function: str, *args, timeout_s: float | None = None,
+                     **kwargs) -> tuple[Any, list[dict]]:
+        """As ``call`` on the real CPU/GPU, plus the torch calls the function made: a list of
+        ``{"op", "shapes", "dtypes", "nbytes", "out_nbytes", "count"}`` (autograder.runtime.runner.TorchWatch)."""
+        value, trace = self._student.call(module, function, args, kwargs, watch=True, timeout_s=timeout_s)
+        return value, list((trace or {}).get("torch_ops", []))
+
+    def reference(self, module: str, function: str, *args, sim: dict | None = None,
+                  **kwargs) -> Any:
+        value, _trace = self.reference_traced(module, function, *args, sim=sim, **kwargs)
+        return value
+
+    def reference_traced(self, module: str, function: str, *args, sim: dict | None = None,
+                         **kwargs) -> tuple[Any, dict]:
+        """The reference's value and simulator trace, cached by (module, function, args, sim)."""
+        from autograder.runtime import runner
+
+        key = json.dumps([module, function, runner.encode(list(args)), runner.encode(kwargs), sim],
+                         sort_keys=True, default=repr)
+        if key not in self._reference_cache:
+            self._reference_cache[key] = self._reference.call(module, function, args, kwargs, sim=sim,
+                                                              trace=True)
+        return self._reference_cache[key]
+
+    @property
+    def output(self) -> str:
+        """What the student's code printed so far (capped)."""
+        return self._student.output()

@@ -1,0 +1,203 @@
+"""Grade one submission: run every registered check in a sandbox, build the results dict.
+
+``grade_submission(path, assignment=None, device=None) -> dict`` is the plain Python API (the
+batch grader calls it; ``python -m autograder grade`` is a thin wrapper). Each task's points from
+course.yml are split across its checks by weight; a check passes (full share) or fails (zero).
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from autograder.core import course, results, submission
+from autograder.sandbox import isolation
+from autograder.core.registry import REGISTRY, Check, CheckFailed
+from autograder.core.errors import StudentError, StudentRaised
+from autograder.core.context import GradingContext
+from autograder.core.errors import UsageError
+from autograder.sandbox.parent import Limits, Sandbox
+from autograder.sandbox.perfile import PerFileSandbox
+
+#: Time limit of a reference call relative to the student's (the reference is trusted, not slow).
+REFERENCE_TIME_FACTOR = 2.0
+
+
+def load_checks(asg: course.Assignment | None = None) -> dict[str, Check]:
+    """Import every module of the assignment's ``<grader>.checks`` package (each registers its
+    checks); its checks by id. None: the first assignment of course.yml."""
+    asg = asg or course.load().assignment()
+    try:
+        package = importlib.import_module(f"{asg.grader}.checks")
+    except ImportError as exc:
+        raise UsageError(f"assignment {asg.name!r}: its grader package {asg.grader!r} "
+                         f"has no checks ({exc})") from None
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        importlib.import_module(f"{package.__name__}.{info.name}")
+    return REGISTRY.get(asg.grader, {})
+
+
+def checks_for(assignment: course.Assignment, only: set[str] | None = None) -> list[tuple[course.Task, list[Check]]]:
+    """Each task with its checks, in course.yml order, then registration order."""
+    registry = load_checks(assignment)
+    out = []
+    for task in assignment.tasks:
+        mine = [c for c in registry.values() if c.task == task.id and (only is None or c.id in only)]
+        out.append((task, mine))
+    return out
+
+
+class NotRun(str):
+    """A failure message from a check that never saw a value: the student's code raised, hung,
+    crashed or was missing (or the grader slipped). grade-all's class summary counts these as
+    'code did not run', not as the lesson mistake the check looks for; results carry it as
+    "outcome": "error" (a plain failed check is "outcome": "failed")."""
+
+
+def _on_gpu(check: Check) -> bool:
+    """Whether ``check`` is a GPU sanity check (a ``<grader>.checks.gpu_*`` module: simulated GPU + reference)."""
+    return check.fn.__module__.rsplit(".", 1)[-1].startswith("gpu_")
+
+
+def run_check(ctx: GradingContext, check: Check) -> tuple[bool, str]:
+    """(passed, message) of one check; student failures and grader slips both end as one message."""
+    try:
+        for name in check.files:
+            if "." in name:
+                if not ctx.has(name):
+                    return False, NotRun(f"the submission has no {name}")
+            else:
+                ctx.require(name)
+        message = check.fn(ctx)
+        return True, message or "passed"
+    except CheckFailed as exc:
+        return False, str(exc) or "failed"
+    except StudentError as exc:
+        return False, NotRun(describe(exc))
+    except Exception as exc:  # noqa: BLE001 - a check that trips on an odd value must not stop grading
+        print(f"grader: check {check.id} raised {type(exc).__name__}: {exc}", file=sys.stderr)
+        traceback.print_exc(limit=3, file=sys.stderr)
+        return False, NotRun(f"the grader could not interpret your result ({type(exc).__name__}); "
+                             "check that your function returns the type and units its docstring names")
+
+
+def describe(exc: StudentError) -> str:
+    """A student error in one line: 'predict_decode raised NotImplementedError: task3.1: ...'."""
+    if isinstance(exc, StudentRaised):
+        who = getattr(exc, "function", None) or "your code"
+        return f"{who} raised {exc.exc_type}: {exc.message}"
+    return str(exc)
+
+
+def grade_submission(path, assignment: str | None = None, device: str | None = None, *,
+                     course_file: Path | str | None = None, time_limit_s: float | None = None,
+                     only: set[str] | None = None) -> dict:
+    """Grade the folder or .zip at ``path``; the Gradescope results dict.
+
+    Args:
+        path: a submission folder or .zip.
+        assignment: an assignment name in course.yml; None: its first.
+        device: 'sim', 'cpu' or 'cuda'; None takes course.yml's default.
+        course_file: another course.yml (tests use one with a short time limit).
+        time_limit_s: overrides the course's seconds per call.
+        only: grade just these check ids (tests and benchmarks); None grades all.
+
+    Raises:
+        UsageError: unknown assignment or device; SubmissionError (a UsageError) for a path
+            that cannot be graded safely (missing, unreadable zip, symlinks, absurd sizes).
+    """
+    started = time.monotonic()
+    the_course = course.load(course_file) if course_file else course.load()
+    asg = the_course.assignment(assignment)
+    device = device or asg.device
+    if device not in course.DEVICES:
+        raise UsageError(f"unknown device {device!r}; expected one of: {', '.join(course.DEVICES)}")
+    limit = float(time_limit_s or asg.time_limit_s)
+    limits = Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb)
+    sub = submission.load(path)
+    # torch and the simulated GPU cost seconds to import; a partial grading (tests, benchmarks)
+    # that needs neither bw.py, flops.py nor a GPU check starts a lighter child.
+    torch_files = set(getattr(importlib.import_module(asg.grader), "TORCH_FILES", ()))
+    light = only is not None and not any(set(c.files) & torch_files or _on_gpu(c)
+                                         for _task, cs in checks_for(asg, only) for c in cs)
+    # issue 5: a fresh child per student file (autograder/sandbox/perfile.py)
+    student = PerFileSandbox(sub.folder, limits, preload=("matplotlib.figure",) if light else ("torch", "matplotlib.figure"),
+                      simgpu=not light)
+    # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
+    reference = Sandbox(asg.solutions_dir, Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
+                                                  memory_limit_mb=asg.memory_limit_mb),
+                        preload=("torch",), label="the reference solution")
+    try:
+        student.start()  # the child imports while the checks load (hypothesis, the tables)
+        plan = checks_for(asg, only)
+        if any(_on_gpu(c) for _task, cs in plan for c in cs):
+            reference.start()  # the GPU checks compare with the reference: both children import at once
+        ctx = GradingContext(student, reference, seed=sub.seed, device=device,
+                             submission_dir=sub.folder, sim_profile=asg.sim_profile)
+        tests, notes = [], []
+        for task, task_checks in plan:
+            if not task_checks:
+                if only is None:
+                    notes.append(f"{task.id} ({task.title}): no checks are registered yet; "
+                                 f"its {task.points:g} points are not graded")
+                continue
+            total_weight = sum(c.weight for c in task_checks)
+            for check in task_checks:
+                share = task.points * check.weight / total_weight
+                passed, message = run_check(ctx, check)
+                tests.append(results.test_entry(
+                    task_id=task.id, check_id=check.id, title=check.name,
+                    score=share if passed else 0.0, max_score=share, passed=passed, output=message,
+                    visibility=check.visibility or asg.visibility))
+                # grade-all's summary tells a mistake seen (failed) from code that never ran (error).
+                tests[-1]["outcome"] = ("passed" if passed else
+                                        "error" if isinstance(message, NotRun) else "failed")
+        if device == "cuda":   # issue 3 item 6: informational real-GPU checks (autograder/gpu/real.py)
+            tests = _real_gpu(tests, plan, asg, sub, limits, notes)
+        output = _overview(device, asg, sub, student, notes)
+    finally:
+        student.close()
+        reference.close()
+        sub.cleanup()
+    return results.build(tests, output=output, execution_time=time.monotonic() - started,
+                         visibility=asg.visibility)
+
+
+def _real_gpu(tests: list[dict], plan, asg: course.Assignment, sub: submission.Submission,
+              limits: Limits, notes: list[str]) -> list[dict]:
+    """``tests`` plus the real-GPU checks '[<check>/cuda]' (0 points) when this machine has a
+    GPU; the line saying what ran (or that there is no GPU) goes first in ``notes``."""
+    from autograder.gpu import real as realgpu
+
+    gpu_checks = {c.id: (task, c) for task, cs in plan for c in cs if _on_gpu(c)}
+    if not gpu_checks:
+        return tests
+
+    def entry(check_id: str, passed: bool, message: str) -> dict:
+        task, check = gpu_checks[check_id.split("/")[0]]
+        e = results.test_entry(task_id=task.id, check_id=check_id, title=check.name + " (real GPU)",
+                               score=0.0, max_score=0.0, passed=passed, output=message,
+                               visibility=check.visibility or asg.visibility)
+        e["outcome"] = "passed" if passed else "failed"
+        return e
+
+    extra, line = realgpu.tests_for(sub.folder, asg.solutions_dir, limits, entry)
+    notes.insert(0, line)
+    return tests + [e for e in extra if e["check"].split("/")[0] in gpu_checks]
+
+
+def _overview(device: str, asg: course.Assignment, sub: submission.Submission, student: Sandbox,
+              notes: list[str]) -> str:
+    gpu = f"GPU sanity checks on the simulated GPU (profile {asg.sim_profile})"
+    if device == "cuda":   # the graded GPU checks stay simulated; the notes say what the real GPU did
+        gpu += ", graded; real-GPU checks: see below"
+    lines = [f"Graded with --device {device}: CPU checks on the grading machine's CPU; {gpu}.",
+             f"Files graded: {', '.join(sub.files) or '(none)'}."]
+    lines.append(isolation.describe(student.limits))   # issue 5: the protection in force, as probed
+    if student.starts > 1:
+        lines.append(f"Your code was restarted {student.starts - 1} time(s) after a crash or a time limit.")
+    lines.extend(notes)
+    return "\n".join(lines)

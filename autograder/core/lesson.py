@@ -1,0 +1,51 @@
+"""What the engine asks of an assignment's grader package (course.yml's ``grader``), by convention.
+
+    <grader>/__init__.py   may set TORCH_FILES: student files that import torch
+    <grader>/checks/       the checks, each registered with autograder.core.registry.check
+    <grader>/mistakes.yml  optional: the classic mistakes and the checks that reveal them
+    <grader>/plotdata.py   optional: ``collect(submission_path) -> dict | None``, stored in
+                           results.json under PLOTS_KEY
+    <grader>/charts.py     optional: ``render(data: dict | None) -> str``, HTML of the feedback plots
+
+Nothing here names an assignment; a new one needs a package and a course.yml entry, no engine change.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+#: results.json's top-level key for the feedback plots' numbers (Gradescope ignores unknown keys).
+PLOTS_KEY = "plots"
+
+
+def _optional(asg, name: str):
+    """``<grader>.<name>`` when the package has that module, else None."""
+    try:
+        return importlib.import_module(f"{asg.grader}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name in (f"{asg.grader}.{name}", asg.grader):
+            return None
+        raise
+
+
+def package_dir(asg) -> Path:
+    """The folder of the assignment's grader package."""
+    return Path(importlib.import_module(asg.grader).__file__).resolve().parent
+
+
+def mistakes_file(asg) -> Path | None:
+    """The assignment's mistake catalogue, or None when it has none."""
+    path = package_dir(asg) / "mistakes.yml"
+    return path if path.is_file() else None
+
+
+def plots_of(asg, submission_path) -> dict | None:
+    """The numbers behind the submission's feedback plots, or None (no plots module or no data)."""
+    module = _optional(asg, "plotdata")
+    return module.collect(submission_path) if module else None
+
+
+def charts_html(asg, data: dict | None) -> str:
+    """The feedback page's plots of ``data``; empty when the assignment draws none."""
+    module = _optional(asg, "charts")
+    return module.render(data) if module else ""

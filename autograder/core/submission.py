@@ -1,0 +1,169 @@
+"""A submission as a private folder: copied from a folder or safely extracted from a .zip.
+
+Refused with one line (SubmissionError, exit 2 on the command line): no such path, an unreadable
+zip, absolute paths, '..', symlinks, too many files, absurd sizes. Harmless clutter (__MACOSX,
+.DS_Store, __pycache__, *.pyc) is dropped; a submission zipped inside one top folder is unwrapped.
+"""
+from __future__ import annotations
+
+import hashlib
+import shutil
+import stat
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from autograder.core.errors import UsageError
+
+#: Most files a submission may hold.
+MAX_FILES = 500
+#: Largest single file, in bytes (a notebook with plots is a few MB).
+MAX_FILE_BYTES = 20 * 2**20
+#: Largest submission in total, in bytes.
+MAX_TOTAL_BYTES = 50 * 2**20
+#: Deepest folder nesting accepted.
+MAX_DEPTH = 8
+#: Names that carry nothing of the student's work and are dropped silently.
+CLUTTER = {"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".git"}
+
+
+class SubmissionError(UsageError):
+    """A submission that cannot be graded safely; the message names the path and the problem."""
+
+
+@dataclass
+class Submission:
+    """A private copy of one submission. ``folder`` holds its files; ``seed`` hashes their contents."""
+
+    folder: Path
+    files: tuple[str, ...]
+    seed: int
+    origin: str
+    _tmp: Path
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+
+def load(path: Path | str) -> Submission:
+    """Copy or extract the submission at ``path`` into a fresh private folder."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        raise SubmissionError(f"{path}: no such file or folder")
+    tmp = Path(tempfile.mkdtemp(prefix="grader-sub-"))
+    dest = tmp / "submission"
+    dest.mkdir()
+    try:
+        if path.is_symlink():
+            raise SubmissionError(f"{path}: is a symlink; submit a folder or a .zip")
+        if path.is_dir():
+            _copy_folder(path, dest)
+        elif path.suffix.lower() == ".zip":
+            _extract_zip(path, dest)
+        else:
+            raise SubmissionError(f"{path}: not a folder or a .zip")
+        folder = _unwrap(dest)
+        files = tuple(sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()))
+        return Submission(folder=folder, files=files, seed=_seed(folder, files), origin=str(path), _tmp=tmp)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _is_clutter(parts) -> bool:
+    return any(part in CLUTTER for part in parts) or (parts and parts[-1].endswith((".pyc", ".pyo")))
+
+
+def _copy_folder(src: Path, dest: Path) -> None:
+    count = total = 0
+    for item in sorted(src.rglob("*")):
+        rel = item.relative_to(src)
+        if _is_clutter(rel.parts):
+            continue
+        if item.is_symlink():
+            raise SubmissionError(f"{src}: {rel.as_posix()} is a symlink; symlinks are refused")
+        if len(rel.parts) > MAX_DEPTH:
+            raise SubmissionError(f"{src}: {rel.as_posix()} is nested too deeply")
+        if item.is_dir():
+            continue
+        if not item.is_file():
+            raise SubmissionError(f"{src}: {rel.as_posix()} is not a regular file")
+        size = item.stat().st_size
+        count, total = count + 1, total + size
+        _check_sizes(src, rel.as_posix(), size, count, total)
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(item, target)
+
+
+def _extract_zip(src: Path, dest: Path) -> None:
+    try:
+        archive = zipfile.ZipFile(src)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise SubmissionError(f"{src}: unreadable zip ({exc})") from None
+    with archive:
+        count = total = 0
+        entries = []
+        for info in archive.infolist():
+            name = info.filename
+            pure = PurePosixPath(name.replace("\\", "/"))
+            if name.startswith(("/", "\\")) or pure.is_absolute() or (len(name) > 1 and name[1] == ":"):
+                raise SubmissionError(f"{src}: entry {name!r} has an absolute path; refused")
+            if ".." in pure.parts:
+                raise SubmissionError(f"{src}: entry {name!r} climbs out with '..'; refused")
+            mode = info.external_attr >> 16
+            if stat.S_ISLNK(mode):
+                raise SubmissionError(f"{src}: entry {name!r} is a symlink; refused")
+            if _is_clutter(pure.parts) or info.is_dir():
+                continue
+            if len(pure.parts) > MAX_DEPTH:
+                raise SubmissionError(f"{src}: entry {name!r} is nested too deeply")
+            count, total = count + 1, total + info.file_size
+            _check_sizes(src, name, info.file_size, count, total)
+            entries.append((info, pure))
+        for info, pure in entries:
+            target = dest.joinpath(*pure.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                with archive.open(info) as fin, open(target, "wb") as fout:
+                    # Read at most the declared size + 1: a lying header cannot fill the disk.
+                    data = fin.read(MAX_FILE_BYTES + 1)
+                    if len(data) > MAX_FILE_BYTES:
+                        raise SubmissionError(f"{src}: entry {info.filename!r} is larger than {MAX_FILE_BYTES // 2**20} MiB")
+                    fout.write(data)
+            except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
+                raise SubmissionError(f"{src}: unreadable zip entry {info.filename!r} ({exc})") from None
+
+
+def _check_sizes(src, name, size, count, total) -> None:
+    if count > MAX_FILES:
+        raise SubmissionError(f"{src}: more than {MAX_FILES} files; submit only your work")
+    if size > MAX_FILE_BYTES:
+        raise SubmissionError(f"{src}: {name} is larger than {MAX_FILE_BYTES // 2**20} MiB")
+    if total > MAX_TOTAL_BYTES:
+        raise SubmissionError(f"{src}: more than {MAX_TOTAL_BYTES // 2**20} MiB in total")
+
+
+def _unwrap(folder: Path) -> Path:
+    """Descend into a lone top folder (students often zip the assignment's folder itself)."""
+    while True:
+        entries = list(folder.iterdir())
+        if len(entries) == 1 and entries[0].is_dir():
+            folder = entries[0]
+            continue
+        return folder
+
+
+def _seed(folder: Path, files) -> int:
+    digest = hashlib.sha256()
+    for rel in files:
+        digest.update(rel.encode() + b"\0")
+        digest.update(hashlib.sha256((folder / rel).read_bytes()).digest())
+    return int.from_bytes(digest.digest()[:8], "big") >> 1

@@ -1,0 +1,152 @@
+"""Gradescope's autograder package: ``setup.sh``, ``run_autograder`` and the grader, in one zip.
+
+Gradescope unpacks the zip into ``$ROOT/source`` (``ROOT`` is ``/autograder`` there), runs
+``setup.sh`` once as root when it builds the image, then, for each submission, runs
+``run_autograder`` with the student's files in ``$ROOT/submission``; it reads
+``$ROOT/results/results.json``. Both scripts take ``ROOT`` from ``AUTOGRADER_ROOT`` when set.
+
+- ``setup.sh`` finds (or installs) Python >= 3.11, makes a venv at ``$ROOT/venv`` and installs
+  requirements.txt, torch from PyTorch's CPU index at the same pin (no GPU there);
+- ``run_autograder`` hides the grader's files from other users (root only), then runs
+  ``python -m autograder grade $ROOT/submission --out $ROOT/results/results.json`` with the
+  packaged source on PYTHONPATH and the venv's Python, or ``$WHY17_PYTHON`` when set (the tests
+  point it at the project's venv). When grading cannot finish it still writes a valid
+  results.json with score 0 and the reason, so Gradescope never shows a bare failure.
+
+Visibility of every test is course.yml's (hidden, after_due_date, after_published, visible), as
+the grader writes it; the package carries course.yml, so an instructor changes it in one place.
+"""
+from __future__ import annotations
+
+import io
+import re
+import stat
+import zipfile
+from pathlib import Path
+
+from autograder.core.errors import UsageError
+
+ROOT = Path(__file__).resolve().parents[2]
+#: What the package holds besides the two scripts: the grader, the shared code, the reference
+#: solutions (the trusted reference process needs them), the course and the requirements.
+PACKAGED = ("autograder", "shared", "solutions", "course.yml", "requirements.txt", "pyproject.toml")
+#: Never packaged: caches and editor debris.
+SKIPPED = re.compile(r"(^|/)(__pycache__|\.pytest_cache|\.hypothesis|\.ipynb_checkpoints)(/|$)|\.py[co]$|~$")
+#: PyTorch's index of CPU-only wheels (Gradescope's machines have no GPU).
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+#: A fixed timestamp for every zip entry, so the same tree gives the same bytes.
+ZIP_TIME = (2020, 1, 1, 0, 0, 0)
+
+SETUP_SH = r"""#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image (see autograder/exports/gradescope.py).
+set -euo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+SOURCE="$ROOT/source"
+PYTHON=""
+for candidate in python3.13 python3.12 python3.11 python3; do
+    if command -v "$candidate" >/dev/null \
+       && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        PYTHON="$(command -v "$candidate")"; break
+    fi
+done
+if [ -z "$PYTHON" ]; then
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y python3.11 python3.11-venv
+    PYTHON="$(command -v python3.11)"
+fi
+"$PYTHON" -m venv --clear "$ROOT/venv"
+"$ROOT/venv/bin/python" -m pip install --quiet --upgrade pip
+# torch from the CPU index first, at the project's pin; requirements.txt then finds it satisfied.
+"$ROOT/venv/bin/python" -m pip install --quiet --index-url @TORCH_INDEX@ "@TORCH_PIN@"
+"$ROOT/venv/bin/python" -m pip install --quiet -r "$SOURCE/requirements.txt"
+chmod -R a+rX "$ROOT/venv"
+# A smoke test: the grader imports and reads course.yml.
+cd "$SOURCE" && PYTHONPATH="$SOURCE" "$ROOT/venv/bin/python" -c 'import autograder.core.course as c; c.load()'
+"""
+
+RUN_AUTOGRADER = r"""#!/usr/bin/env bash
+# Gradescope's entry point: grade $ROOT/submission into $ROOT/results/results.json.
+# ROOT is $AUTOGRADER_ROOT or /autograder; the Python is $WHY17_PYTHON or $ROOT/venv/bin/python.
+set -uo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+SOURCE="$ROOT/source"
+PY="${WHY17_PYTHON:-$ROOT/venv/bin/python}"
+RESULTS="$ROOT/results/results.json"
+mkdir -p "$ROOT/results"
+if [ "$(id -u)" = 0 ]; then
+    # Student code runs as another uid (autograder/sandbox/isolation.py); where the kernel refuses
+    # namespaces these permissions are what keeps the grader, the hidden checks, the reference
+    # solutions, the results and the submission metadata out of its reach.
+    for secret in @SECRETS@ "$ROOT/results" "$ROOT/submission_metadata.json"; do
+        [ -e "$secret" ] && chmod -R go-rwx "$secret"
+    done
+fi
+cd "$SOURCE"
+PYTHONPATH="$SOURCE" "$PY" -m autograder grade "$ROOT/submission" --out "$RESULTS"
+status=$?
+if [ "$status" -ne 0 ] || [ ! -s "$RESULTS" ]; then
+    cat > "$RESULTS" <<EOF
+{"score": 0, "output": "The autograder could not grade this submission (exit status $status). Nothing of your work was lost; please tell your instructor.", "tests": []}
+EOF
+fi
+exit 0
+"""
+
+
+def torch_pin(requirements: Path) -> str:
+    """The ``torch==X`` line of requirements.txt (the one pin setup.sh installs from the CPU index)."""
+    for line in requirements.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if re.match(r"^torch\s*==", line):
+            return line.replace(" ", "")
+    raise UsageError(f"{requirements}: no 'torch==VERSION' line; setup.sh needs the pin")
+
+
+def scripts(root: Path = ROOT) -> dict[str, str]:
+    """The two scripts at the zip's top level, filled in from this project."""
+    secrets = " ".join(f'"$SOURCE/{name}"' for name in ("autograder", "solutions", "course.yml"))
+    setup = (SETUP_SH.replace("@TORCH_INDEX@", TORCH_CPU_INDEX)
+             .replace("@TORCH_PIN@", torch_pin(root / "requirements.txt")))
+    return {"setup.sh": setup, "run_autograder": RUN_AUTOGRADER.replace("@SECRETS@", secrets)}
+
+
+def files(root: Path = ROOT) -> list[Path]:
+    """Every packaged file, relative to ``root``, sorted."""
+    out = []
+    for name in PACKAGED:
+        path = root / name
+        if not path.exists():
+            raise UsageError(f"cannot package {path}: it does not exist")
+        found = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+        for p in found:
+            rel = p.relative_to(root).as_posix()
+            if p.is_symlink():
+                raise UsageError(f"cannot package {rel}: it is a symbolic link")
+            if not SKIPPED.search(rel):
+                out.append(Path(rel))
+    return sorted(out)
+
+
+def _add(zf: zipfile.ZipFile, name: str, data: bytes, executable: bool) -> None:
+    info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    mode = 0o755 if executable else 0o644
+    info.external_attr = (stat.S_IFREG | mode) << 16
+    zf.writestr(info, data)
+
+
+def build(out: Path | str, root: Path = ROOT) -> Path:
+    """Write the autograder zip to ``out``; the same project tree gives the same bytes."""
+    out = Path(out)
+    if out.exists() and out.is_dir():
+        raise UsageError(f"--out {out}: is a folder; give a file name such as autograder.zip")
+    if not out.parent.is_dir():
+        raise UsageError(f"--out {out}: the folder {out.parent} does not exist")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, text in scripts(root).items():
+            _add(zf, name, text.encode(), executable=True)
+        for rel in files(root):
+            _add(zf, rel.as_posix(), (root / rel).read_bytes(), executable=False)
+    out.write_bytes(buffer.getvalue())
+    return out

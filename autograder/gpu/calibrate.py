@@ -1,0 +1,272 @@
+"""Calibration: the reference against the device's spec, and every GPU-check submission through
+every check, as one table of ratios and verdicts.
+
+``python -m autograder calibrate --device cuda`` measures on this machine's GPU (at most
+BUDGET_S seconds): the reference's copy bandwidth from 256 MiB to 4 GiB and matmul at 4096 and
+8192 over the hardware table's spec (device matched by name), then each submission in
+the assignment's fixtures/gpu submissions through the real-GPU verdicts (autograder/gpu/real.py), one fresh process per
+submission so that its first copy is cold. ``--device sim`` prints the same table on the
+simulated device (course.yml's profile), in this process, so CI runs the command.
+
+The submissions are the project's own (trusted): they run without the sandbox. A wrong_* folder
+holds one file; the other comes from good_events, as in tests/test_gpu_checks.py.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from autograder.core import course, lesson
+from shared import tables
+from shared.simgpu import verdicts
+
+#: The assignment calibrated: course.yml's first (its reference and its fixtures/gpu submissions).
+ASSIGNMENT = course.load().assignment()
+SUBMISSIONS = lesson.package_dir(ASSIGNMENT) / "fixtures" / "gpu"
+REFERENCE = ASSIGNMENT.solutions_dir
+#: The folder that completes a one-file wrong_* submission.
+COMPLETE_WITH = "good_events"
+#: The check each mistake submission must fail (and only that one on the simulated device).
+EXPECTED = yaml.safe_load((SUBMISSIONS / "expected.yml").read_text(encoding="utf-8"))
+#: Copy sizes of the reference-vs-spec rows, MiB; matmul sides, elements.
+SWEEP_MIB = (256, 512, 1024, 2048, 4096)
+MATMUL_SIZES = (4096, 8192)
+#: Timed copies / matmuls per reference-vs-spec figure.
+SPEC_ITERS = 20
+#: Wall-clock budget of a calibration on one GPU, seconds (the issue: at most 5 minutes).
+BUDGET_S = 300.0
+#: Seed of the randomized simulated profile the checks run on (as ``python -m shared.simgpu``).
+SEED = 17
+
+
+@dataclass
+class SpecRow:
+    """One reference figure over the spec: ``what`` ('copy 256 MiB'), both in ``unit``."""
+
+    what: str
+    measured: float | None
+    spec: float | None
+    unit: str
+
+
+@dataclass
+class SubmissionRow:
+    """One submission's verdicts by check id (missing: not measured, with ``note`` saying why)."""
+
+    name: str
+    verdicts: dict = field(default_factory=dict)
+    note: str = ""
+
+    @property
+    def expected(self) -> str | None:
+        return EXPECTED.get(self.name)
+
+    def problems(self) -> list[str]:
+        """Where this row disagrees with its name: a good one failing, a wrong one passing its check."""
+        if self.note:
+            return [f"{self.name}: {self.note}"]
+        if self.expected:
+            v = self.verdicts.get(self.expected)
+            return [] if v is not None and not v.passed else [f"{self.name} passes {self.expected}"]
+        return [f"{self.name} fails {c}" for c, v in self.verdicts.items() if not v.passed]
+
+
+# --------------------------------------------------------------------------- the device
+def match_device(gpu_name: str) -> tables.Device | None:
+    """The hardware-table entry for a CUDA device name ('NVIDIA H100 80GB HBM3' -> h100-sxm).
+
+    A table entry matches when its model ('h100', 'a100', 'rtx 4090', ...) is in the name; among
+    several, the one with most of its other name words in it; ties go to the table's order.
+    """
+    words = set(re.findall(r"[a-z0-9]+", gpu_name.lower()))
+    best, best_score = None, -1
+    for dev in tables.devices().values():
+        name_words = re.findall(r"[a-z0-9]+", dev.name.lower())
+        models = [w for w in name_words if re.fullmatch(r"[a-z]+\d+[a-z]*|\d{4}", w) and w != "nvidia"]
+        if not models or not all(m in words for m in models):
+            continue
+        score = sum(w in words for w in name_words)
+        if score > best_score:
+            best, best_score = dev, score
+    return best
+
+
+# --------------------------------------------------------------------------- the submissions
+def submissions(folder: Path = SUBMISSIONS) -> list[tuple[str, dict[str, Path]]]:
+    """(name, {'bw': path, 'flops': path}) of every good_* and wrong_* folder, goods first."""
+    base = {m: folder / COMPLETE_WITH / f"{m}.py" for m in ("bw", "flops")}
+    out = []
+    for path in sorted(folder.iterdir(), key=lambda p: (not p.name.startswith("good_"), p.name)):
+        if path.is_dir() and path.name.startswith(("good_", "wrong_")):
+            out.append((path.name, {m: (path / f"{m}.py" if (path / f"{m}.py").is_file() else base[m])
+                                    for m in ("bw", "flops")}))
+    return out
+
+
+def _load(path: Path, name: str, cfg: dict | None):
+    """Import ``path`` as module ``name`` (on the simulated device ``cfg`` when given)."""
+    from shared import simgpu
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    if cfg is None:
+        spec.loader.exec_module(module)
+    else:
+        simgpu.install()
+        with simgpu.active(cfg):
+            spec.loader.exec_module(module)
+    return module
+
+
+class SimRunner:
+    """verdicts.Runner over a submission and the reference imported in this process."""
+
+    def __init__(self, student: dict, reference: dict):
+        self.modules = {"student": student, "reference": reference}
+
+    def _run(self, who, module, function, args, sim, kwargs):
+        from shared import simgpu
+
+        with simgpu.active(sim):
+            return getattr(self.modules[who][module], function)(*args, **kwargs)
+
+    def student(self, module, function, *args, sim, **kwargs):
+        return self._run("student", module, function, args, sim, kwargs)
+
+    def student_traced(self, module, function, *args, sim, **kwargs):
+        from shared import simgpu
+
+        value = self._run("student", module, function, args, sim, kwargs)
+        return value, simgpu.trace()
+
+    def reference(self, module, function, *args, sim, **kwargs):
+        return self._run("reference", module, function, args, sim, kwargs)
+
+
+# --------------------------------------------------------------------------- the two devices
+def calibrate_sim(profile: str, seed: int = SEED) -> tuple[str, list[SpecRow], list[SubmissionRow]]:
+    """The table's content on the simulated ``profile``: (device line, spec rows, submission rows)."""
+    from shared import simgpu
+
+    dev = tables.device(profile)
+    cfg = simgpu.config(profile)
+    reference = {m: _load(REFERENCE / f"{m}.py", f"calibrate_ref_{m}", cfg) for m in ("bw", "flops")}
+    spec = _spec_rows(reference, dev, lambda fn: _on_sim(cfg, fn))
+    rows = []
+    for name, files in submissions():
+        student = {m: _load(p, f"calibrate_{name}_{m}", cfg) for m, p in files.items()}
+        row = SubmissionRow(name)
+        for check, verdict in verdicts.VERDICTS.items():
+            try:
+                row.verdicts[check] = verdict(SimRunner(student, reference), profile, seed)
+            except Exception as exc:  # noqa: BLE001 - a submission that raises fails the check
+                row.verdicts[check] = verdicts.Verdict(check, False, f"raised {type(exc).__name__}: {exc}")
+        rows.append(row)
+    return f"simulated {dev.name} (profile {profile}, checks on seed {seed})", spec, rows
+
+
+def _on_sim(cfg, fn):
+    from shared import simgpu
+
+    with simgpu.active(cfg):
+        return fn()
+
+
+def _spec_rows(reference: dict, dev: tables.Device | None, run=lambda fn: fn()) -> list[SpecRow]:
+    """The reference's copy GB/s and bf16 TFLOP/s over ``dev``'s spec ('-' where it raised, e.g.
+    a 4 GiB copy that does not fit on a small GPU: the error goes to stderr)."""
+    def measured(what, fn):
+        try:
+            return float(run(fn))
+        except Exception as exc:  # noqa: BLE001 - one figure missing, not the whole table
+            print(f"calibrate: {what}: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}", file=sys.stderr)
+            return None
+
+    bw_spec = dev.bw_gbs if dev else None
+    tf_spec = dev.peak_bf16_tflops if dev else None
+    rows = [SpecRow(f"copy {mib} MiB", measured(f"copy {mib} MiB", lambda mib=mib: reference["bw"].copy_bandwidth(
+        mib * 2**20, iters=SPEC_ITERS)), bw_spec, "GB/s") for mib in SWEEP_MIB]
+    rows += [SpecRow(f"matmul {n} bf16", measured(f"matmul {n}", lambda n=n: reference["flops"].matmul_tflops(
+        n, iters=SPEC_ITERS)), tf_spec, "TFLOP/s") for n in MATMUL_SIZES]
+    return rows
+
+
+def calibrate_cuda(budget_s: float = BUDGET_S) -> tuple[str, list[SpecRow], list[SubmissionRow]]:
+    """The table's content measured on this machine's GPU within ``budget_s`` seconds."""
+    import torch
+
+    from autograder.gpu import real as realgpu
+
+    started = time.monotonic()
+    gpu = torch.cuda.get_device_name(0)
+    dev = match_device(gpu)
+    reference = {m: _load(REFERENCE / f"{m}.py", f"calibrate_ref_{m}", None) for m in ("bw", "flops")}
+    spec = _spec_rows(reference, dev)
+    torch.cuda.empty_cache()
+    rows = []
+    for name, files in submissions():
+        left = budget_s - (time.monotonic() - started)
+        if left < 10:
+            rows.append(SubmissionRow(name, note="not measured: the time budget ran out"))
+            continue
+        folder = Path(tempfile.mkdtemp(prefix="grader-calibrate-"))
+        try:
+            for module, path in files.items():
+                shutil.copy2(path, folder / f"{module}.py")
+            done = subprocess.run([sys.executable, "-m", "autograder.runtime.realgpu_pair", str(folder), str(REFERENCE)],
+                                  capture_output=True, text=True, timeout=left, cwd=ROOT)
+            lines = done.stdout.strip().splitlines()
+            if done.returncode != 0 or not lines:
+                tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+                rows.append(SubmissionRow(name, note=f"measurement failed: {tail[:120]}"))
+                continue
+            rows.append(SubmissionRow(name, verdicts=realgpu.judge(json.loads(lines[-1]))))
+        except subprocess.TimeoutExpired:
+            rows.append(SubmissionRow(name, note="not measured: the time budget ran out"))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    matched = f"spec: {dev.name} ({dev.key})" if dev else "no spec in shared/data/hardware.yml for this name"
+    return f"{gpu} (CUDA; {matched}; {time.monotonic() - started:.0f} s)", spec, rows
+
+
+# --------------------------------------------------------------------------- the table
+def _cell(v: verdicts.Verdict | None, expected: bool) -> str:
+    if v is None:
+        return "-"
+    ratio = verdicts.fmt_ratio(v.ratio) if v.ratio is not None else "?"
+    return f"{ratio} {'ok' if v.passed else 'FAIL'}{'*' if expected else ''}"
+
+
+def format_table(device_line: str, spec: list[SpecRow], rows: list[SubmissionRow]) -> str:
+    """One table: the reference over the spec, then each submission's ratio and verdict per check
+    ('*' marks the check a wrong_* submission must fail), then a line on any disagreement."""
+    checks = list(verdicts.CHECK_IDS)
+    lines = [f"Calibration on the {device_line}", ""]
+    head = ["reference", "measured", "spec", "ratio"]
+    body = [[s.what, f"{s.measured:.4g} {s.unit}" if s.measured else "-", f"{s.spec:g} {s.unit}" if s.spec else "-",
+             f"{s.measured / s.spec:.2f}x" if s.measured and s.spec else "-"] for s in spec]
+    lines += _grid(head, body) + [""]
+    body = [[r.name] + ([r.note] + [""] * (len(checks) - 1) if r.note else
+                        [_cell(r.verdicts.get(c), c == r.expected) for c in checks]) for r in rows]
+    lines += _grid(["submission"] + checks, body)
+    problems = [p for r in rows for p in r.problems()]
+    lines += ["", "every good submission passes every check and every wrong one fails its own: "
+              + ("yes" if not problems else "NO: " + "; ".join(problems))]
+    return "\n".join(lines)
+
+
+def _grid(head: list[str], body: list[list[str]]) -> list[str]:
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
+    fmt = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return [fmt(head), fmt(["-" * w for w in widths])] + [fmt(b) for b in body]

@@ -1,0 +1,129 @@
+"""bw.py as a CPU can check it: plausible GB/s, arguments honoured, bad arguments refused.
+
+These run with device='cpu' on the grading machine, whatever --device says, with small buffers
+so they take well under a second. What only a GPU can show (synchronize, warm-up, the cache
+cliff, bytes counted twice, GB/s units) is checked on the simulated GPU by gpu_*.py.
+measured_bandwidth is left to those checks: on a CPU it needs a buffer 4x the last-level cache
+(1.2 GB on a 300 MiB L3), seconds of copying that would dominate grading.
+"""
+from __future__ import annotations
+
+import math
+
+from autograder.lessons.why17.checks import predict_oracle as oracle
+from autograder.core.registry import CheckFailed, check
+from autograder.core.errors import StudentRaised
+
+TASK = "task1"
+CPU = "cpu"
+MiB = 2**20
+
+# Plausible copy bandwidth of a CPU, in GB/s, copy counted as read + write. These bounds catch
+# gross slips only; whether the number is GB/s rather than GiB/s or TB/s is the simulated GPU's
+# check (gpu_units_gb_per_s), where the true answer is known.
+# Low: 0.001 GB/s is 1 MB/s. DDR-400, twenty years old, gives 3.2 GB/s per channel, and a buffer
+# that sits in cache copies faster still; even a grading machine loaded a hundredfold stays far
+# above 1 MB/s. Below it the timed loop holds something else (allocation of fresh pages many
+# times over, a sleep) or the unit is wrong by a million.
+# High: the aggregate cache bandwidth of the largest server sockets is a few TB/s (about 64 B per
+# cycle per core at 3 GHz over 128 cores is 25 TB/s of L1 reads at most, and torch copies a
+# 4 MiB buffer on one thread here). 20,000 GB/s is out of reach; bytes/s (1e9 too high) on any
+# machine, or MB/s (1000 too high) on an ordinary one, lands above it.
+LOW_GBS, HIGH_GBS = 0.001, 20_000.0
+#: Buffer and repetitions of the plausibility call: a few MiB, a fraction of a second.
+PROBE_BYTES, PROBE_ITERS = 4 * MiB, 5
+#: Buffer and the two repetition counts of the honours-its-arguments calls: an odd size no default
+#: would give, and two iters whose copy counts must differ by their difference (warm-ups cancel).
+HONOUR_BYTES, HONOUR_ITERS = 3 * MiB + 4096, (4, 9)
+#: Torch calls that read metadata or allocate without moving a buffer's bytes.
+METADATA_OPS = {"__get__", "numel", "size", "element_size", "dim", "nelement", "data_ptr", "__len__",
+                "stride", "is_contiguous", "untyped_storage", "storage", "__repr__", "__format__",
+                "__str__", "type", "is_floating_point", "__bool__", "device", "synchronize",
+                "empty_like", "zeros_like", "ones_like", "rand_like", "randn_like", "full_like", "randint_like"}
+BUILD = "Reread: Build It (bw.py)."
+
+
+def plausible_gbs(value, what: str) -> float:
+    """``value`` as GB/s, or CheckFailed naming the units slip it most likely is."""
+    gbs = oracle.number(value, what, "GB/s")
+    if not math.isfinite(gbs) or gbs <= 0:
+        raise CheckFailed(f"{what} returned {gbs!r} GB/s; a bandwidth is a positive finite number. {BUILD}")
+    if gbs > HIGH_GBS:
+        raise CheckFailed(f"{what} returned {oracle.fmt(gbs)} GB/s on a CPU, more than any CPU can copy: "
+                          f"report GB/s (bytes / seconds / 1e9), not bytes/s or MB/s. {BUILD}")
+    if gbs < LOW_GBS:
+        raise CheckFailed(f"{what} returned {oracle.fmt(gbs)} GB/s on a CPU, far below any memory system: "
+                          f"report GB/s (1e9 bytes/s), and time only the copies, not allocation. {BUILD}")
+    return gbs
+
+
+@check("bw_returns_gbs", task=TASK, name="copy_bandwidth returns a plausible GB/s on the CPU", files="bw")
+def returns_gbs(ctx):
+    plausible_gbs(ctx.call("bw", "copy_bandwidth", PROBE_BYTES, iters=PROBE_ITERS, device=CPU), "copy_bandwidth")
+
+
+@check("bw_honours_args", task=TASK, name="copy_bandwidth copies n_bytes, iters times", files="bw")
+def honours_args(ctx):
+    counts = {}
+    for iters in HONOUR_ITERS:
+        _value, ops = ctx.call_watched("bw", "copy_bandwidth", HONOUR_BYTES, iters=iters, device=CPU)
+        touching = [op for op in ops if op["op"] not in METADATA_OPS
+                    and any(_about(n, HONOUR_BYTES) for n in op["nbytes"])]
+        biggest = max((n for op in ops for n in list(op["nbytes"]) + [op["out_nbytes"] or 0]), default=0)
+        where = f"copy_bandwidth(n_bytes={HONOUR_BYTES}, iters={iters}, device='cpu')"
+        if not touching:
+            raise CheckFailed(f"{where} never copied a buffer of n_bytes bytes (largest tensor seen: {biggest} "
+                              f"bytes); allocate source and destination of n_bytes each. {BUILD}")
+        if biggest > 2 * HONOUR_BYTES:
+            raise CheckFailed(f"{where} used a tensor of {biggest} bytes, more than the n_bytes asked for; "
+                              f"the buffer size is the argument. {BUILD}")
+        counts[iters] = sum(op["count"] for op in touching)
+        if counts[iters] < iters:
+            raise CheckFailed(f"{where} copied the buffer {counts[iters]} time(s); time iters copies. {BUILD}")
+    (few, many), (c_few, c_many) = HONOUR_ITERS, (counts[i] for i in HONOUR_ITERS)
+    # Warm-up copies cancel out of the difference; ignoring iters makes it 0.
+    if not many - few <= c_many - c_few <= 2 * (many - few):
+        raise CheckFailed(f"copy_bandwidth copied the buffer {c_few} times with iters={few} and {c_many} times with "
+                          f"iters={many}; the timed loop should run iters times. {BUILD}")
+
+
+def _about(n: int, target: int) -> bool:
+    return abs(n - target) <= 0.01 * target
+
+
+@check("bw_sweep_sizes", task=TASK, name="bandwidth_sweep returns exactly the sizes asked for, in MiB", files="bw")
+def sweep_sizes(ctx):
+    sizes = (1, 3)
+    result = ctx.call("bw", "bandwidth_sweep", sizes_mb=sizes, iters=2, device=CPU)
+    if not isinstance(result, dict):
+        raise CheckFailed(f"bandwidth_sweep returned a {type(result).__name__}; return a dict from size in MiB "
+                          f"to GB/s. {BUILD}")
+    keys = sorted(result, key=repr)
+    if set(result) != set(sizes) or any(isinstance(k, (bool, str)) for k in result):
+        raise CheckFailed(f"bandwidth_sweep(sizes_mb={sizes}) returned keys {keys!r}; the keys should be exactly "
+                          f"the sizes asked for, in MiB (all of them fit in memory). {BUILD}")
+    for size, value in result.items():
+        plausible_gbs(value, f"bandwidth_sweep at {size} MiB")
+
+
+def _refuses(ctx, function: str, kwargs: dict, bad: str) -> None:
+    try:
+        value = ctx.call("bw", function, **kwargs)
+    except StudentRaised as exc:
+        if exc.exc_type == "ValueError":
+            return
+        raise CheckFailed(f"{function} with {bad} raised {exc.exc_type} ({exc.message}); check the argument first and raise "
+                          f"ValueError with a clear message. {BUILD}") from None
+    raise CheckFailed(f"{function} with {bad} returned {value!r}; raise ValueError instead: sizes and counts "
+                      f"are positive integers. {BUILD}")
+
+
+@check("bw_rejects_bad", task=TASK, name="bw.py raises ValueError on bad sizes and counts", files="bw")
+def rejects_bad(ctx):
+    good = dict(n_bytes=4096, iters=1, device=CPU)
+    for name, bad in (("n_bytes", 0), ("n_bytes", -4096), ("n_bytes", 4096.5), ("iters", 0), ("iters", -3),
+                      ("iters", 2.5)):
+        _refuses(ctx, "copy_bandwidth", {**good, name: bad}, f"{name}={bad!r}")
+    for sizes in ((0,), (-8,), (1.5,)):
+        _refuses(ctx, "bandwidth_sweep", dict(sizes_mb=sizes, iters=1, device=CPU), f"sizes_mb={sizes!r}")
+    _refuses(ctx, "bandwidth_sweep", dict(sizes_mb=(1,), iters=0, device=CPU), "iters=0")

@@ -1,0 +1,108 @@
+"""flops.py as a CPU can check it: plausible TFLOP/s, n and dtype honoured, bad arguments refused.
+
+These run with device='cpu' on the grading machine with small matrices. Counting 2n^3 and the
+GPU's peak are checked on the simulated GPU (gpu_flops_counted_2n3).
+"""
+from __future__ import annotations
+
+import math
+
+from autograder.lessons.why17.checks import predict_oracle as oracle
+from autograder.core.registry import CheckFailed, check
+from autograder.core.errors import StudentRaised
+from autograder.runtime.runner import Dtype
+
+TASK = "task2"
+CPU = "cpu"
+
+# Plausible CPU matmul throughput, in TFLOP/s.
+# Low: 1e-6 TFLOP/s is 1 MFLOP/s, a thousand times below a plain scalar loop on any CPU of the last
+# twenty years (so a grading machine loaded a hundredfold stays above it); below it the timed loop
+# holds something else or the unit is wrong by a million. Whether it is TFLOP/s and 2 n^3 is the
+# simulated GPU's check (gpu_flops_counted_2n3).
+# High: the largest two-socket servers reach about 20 TFLOP/s in float32 with AVX-512 (2 x 96 cores
+# x 32 FLOP/cycle x 3 GHz ~ 18); matrix extensions (AMX) reach a few hundred in bf16. GFLOP/s on an
+# ordinary CPU stays under these, but FLOP/s or GFLOP/s on a fast one does not.
+LOW_TFLOPS = 1e-6
+HIGH_TFLOPS_F32 = 100.0
+HIGH_TFLOPS_ANY = 1000.0
+#: Matrix side and repetitions: a fraction of a second on one core.
+PROBE_N, PROBE_ITERS = 128, 3
+#: Matrix side, two repetition counts (their matmul counts must differ by their difference: warm-ups
+#: cancel) and a dtype no default would pick.
+HONOUR_N, HONOUR_ITERS, HONOUR_DTYPE = 96, (3, 7), "float64"
+MATMUL_OPS = {"matmul", "__matmul__", "__rmatmul__", "mm", "bmm", "addmm", "einsum", "linear", "dot",
+              "tensordot", "baddbmm", "addmm_", "mm_", "matmul_"}
+BUILD = "Reread: Build It (matmul_tflops)."
+
+
+def plausible_tflops(value, what: str, high: float) -> float:
+    tflops = oracle.number(value, what, "TFLOP/s")
+    if not math.isfinite(tflops) or tflops <= 0:
+        raise CheckFailed(f"{what} returned {tflops!r} TFLOP/s; a throughput is a positive finite number. {BUILD}")
+    if tflops > high:
+        raise CheckFailed(f"{what} returned {oracle.fmt(tflops)} TFLOP/s on a CPU, beyond any CPU: report "
+                          f"TFLOP/s (FLOPs / seconds / 1e12), with 2 n^3 FLOPs per matmul. {BUILD}")
+    if tflops < LOW_TFLOPS:
+        raise CheckFailed(f"{what} returned {oracle.fmt(tflops)} TFLOP/s on a CPU, far below any CPU: report "
+                          f"TFLOP/s (1e12 FLOP/s) and keep matrix creation out of the timed loop. {BUILD}")
+    return tflops
+
+
+@check("flops_returns_tflops", task=TASK, name="matmul_tflops returns a plausible TFLOP/s on the CPU",
+       files="flops")
+def returns_tflops(ctx):
+    value = ctx.call("flops", "matmul_tflops", PROBE_N, iters=PROBE_ITERS, dtype=Dtype("float32"), device=CPU)
+    plausible_tflops(value, "matmul_tflops", HIGH_TFLOPS_F32)
+
+
+@check("flops_honours_args", task=TASK, name="matmul_tflops multiplies n x n matrices of the dtype asked for",
+       files="flops")
+def honours_args(ctx):
+    counts = {}
+    for iters in HONOUR_ITERS:
+        _value, ops = ctx.call_watched("flops", "matmul_tflops", HONOUR_N, iters=iters,
+                                       dtype=Dtype(HONOUR_DTYPE), device=CPU)
+        matmuls = [op for op in ops if op["op"] in MATMUL_OPS]
+        where = f"matmul_tflops(n={HONOUR_N}, iters={iters}, dtype=torch.{HONOUR_DTYPE}, device='cpu')"
+        if not matmuls:
+            raise CheckFailed(f"{where} did no torch matmul (@, torch.matmul or torch.mm) that the grader could "
+                              f"see. {BUILD}")
+        right = [op for op in matmuls if _square(op["shapes"], HONOUR_N) and set(op["dtypes"]) == {HONOUR_DTYPE}]
+        if not right:
+            seen = matmuls[0]
+            raise CheckFailed(f"{where} multiplied shapes {seen['shapes']} of dtype {'/'.join(seen['dtypes'])}; "
+                              f"use n x n matrices of the dtype passed in. {BUILD}")
+        counts[iters] = sum(op["count"] for op in right)
+        if counts[iters] < iters:
+            raise CheckFailed(f"{where} ran {counts[iters]} matmuls; time iters of them. {BUILD}")
+    (few, many), (c_few, c_many) = HONOUR_ITERS, (counts[i] for i in HONOUR_ITERS)
+    if not many - few <= c_many - c_few <= 2 * (many - few):
+        raise CheckFailed(f"matmul_tflops ran {c_few} matmuls with iters={few} and {c_many} with iters={many}; "
+                          f"the timed loop should run iters of them. {BUILD}")
+
+
+def _square(shapes, n) -> bool:
+    mats = [s for s in shapes if len(s) == 2]
+    return len(mats) >= 2 and all(s == [n, n] for s in mats)
+
+
+@check("flops_rejects_bad", task=TASK, name="matmul_tflops raises ValueError on bad n and iters", files="flops")
+def rejects_bad(ctx):
+    good = dict(n=8, iters=1, dtype=Dtype("float32"), device=CPU)
+    for name, bad in (("n", 0), ("n", -8), ("n", 8.5), ("iters", 0), ("iters", -1), ("iters", 1.5)):
+        try:
+            value = ctx.call("flops", "matmul_tflops", **{**good, name: bad})
+        except StudentRaised as exc:
+            if exc.exc_type == "ValueError":
+                continue
+            raise CheckFailed(f"matmul_tflops with {name}={bad!r} raised {exc.exc_type} ({exc.message}); check the argument first "
+                              f"and raise ValueError with a clear message. {BUILD}") from None
+        raise CheckFailed(f"matmul_tflops with {name}={bad!r} returned {value!r}; raise ValueError instead: "
+                          f"n and iters are positive integers. {BUILD}")
+
+
+@check("flops_peak_plausible", task=TASK, name="measured_peak_tflops returns a plausible TFLOP/s on the CPU",
+       files="flops")
+def peak_plausible(ctx):
+    plausible_tflops(ctx.call("flops", "measured_peak_tflops", device=CPU), "measured_peak_tflops", HIGH_TFLOPS_ANY)

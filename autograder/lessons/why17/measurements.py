@@ -1,0 +1,177 @@
+"""measurements.json: the Measure table as data, its schema, and a safe loader.
+
+The lab notebook (why17.ipynb) writes it; the task5 checks (autograder/lessons/why17/checks/measure_table.py)
+read it. It is DATA, never code: parsed with ``json`` only, size-capped, every field type-checked.
+Units are in the field names: GB/s = 1e9 bytes/s, TFLOP/s = 1e12 FLOP/s, MiB = 2**20 bytes.
+
+Schema (version ``why17-measurements/1``)::
+
+    {
+      "schema": "why17-measurements/1",
+      "device": {"name": "NVIDIA H100 80GB HBM3",   # what torch reports
+                 "key": "h100-sxm",                 # a shared.tables device key, or null (a CPU)
+                 "type": "cuda"},                   # "cuda" or "cpu"
+      "bw_gbs": 2950.0,                 # measured main-memory bandwidth, GB/s (bw.measured_bandwidth)
+      "peak_tflops": 700.0,             # measured matmul peak, TFLOP/s (flops.measured_peak_tflops)
+      "ridge_flops_per_byte": 237.3,    # peak_tflops * 1e12 / (bw_gbs * 1e9), FLOPs per byte
+      "sweep_gbs_by_mib": {"8": 9000.0, "32": 8100.0, ...},   # buffer MiB -> copy GB/s
+      "rows": [                         # the Measure table, one row per model
+        {"model": "llama-3.1-8b",       # a shared.tables model key
+         "params_read": 7504924672,     # parameters read per decode token
+         "bytes_per_weight": 2.0,       # bytes per weight (2 for bf16)
+         "ceiling_tok_s": 196.5,        # bw_gbs * 1e9 / (params_read * bytes_per_weight), tokens/s
+         "measured_tok_s": 150.2,       # tokens/s the decode benchmark measured
+         "pct_of_ceiling": 76.4}        # 100 * measured_tok_s / ceiling_tok_s, percent
+      ]
+    }
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+FILENAME = "measurements.json"
+SCHEMA = "why17-measurements/1"
+#: Largest measurements.json read, in bytes; a Measure table is a few KiB.
+MAX_BYTES = 256 * 1024
+#: Most rows in the Measure table.
+MAX_ROWS = 64
+#: Most buffer sizes in the sweep.
+MAX_SWEEP = 64
+DEVICE_TYPES = ("cuda", "cpu")
+
+_TOP = ("schema", "device", "bw_gbs", "peak_tflops", "ridge_flops_per_byte", "sweep_gbs_by_mib", "rows")
+_DEVICE = ("name", "key", "type")
+_ROW = ("model", "params_read", "bytes_per_weight", "ceiling_tok_s", "measured_tok_s", "pct_of_ceiling")
+
+
+class MeasurementsError(ValueError):
+    """measurements.json is missing, too large, not JSON, or does not follow the schema (one line)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the Measure table; units in the field names (tokens/s, percent)."""
+
+    model: str
+    params_read: float
+    bytes_per_weight: float
+    ceiling_tok_s: float
+    measured_tok_s: float
+    pct_of_ceiling: float
+
+
+@dataclass(frozen=True)
+class Measurements:
+    """The whole file. ``device_key`` is a shared.tables key or None (no spec to compare with)."""
+
+    device_name: str
+    device_key: str | None
+    device_type: str
+    bw_gbs: float
+    peak_tflops: float
+    ridge_flops_per_byte: float
+    sweep_gbs_by_mib: dict
+    rows: tuple
+
+
+def load(path: Path | str) -> Measurements:
+    """Read and validate the file at ``path``; MeasurementsError names the problem."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise MeasurementsError(f"{FILENAME} is missing: run the lab notebook why17.ipynb to the end, "
+                                f"it writes the Measure table there") from None
+    except OSError as exc:
+        raise MeasurementsError(f"{FILENAME}: cannot read it ({exc.strerror})") from None
+    return parse(data)
+
+
+def parse(data: bytes | str) -> Measurements:
+    """Validate the text of a measurements.json; MeasurementsError names the first wrong field."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if len(data) > MAX_BYTES:
+        raise MeasurementsError(f"{FILENAME} is larger than {MAX_BYTES // 1024} KiB; "
+                                f"the Measure table is a few KiB")
+    try:
+        raw = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+    except UnicodeDecodeError:
+        raise MeasurementsError(f"{FILENAME} is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise MeasurementsError(f"{FILENAME} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
+                                f"{exc.msg})") from None
+    except ValueError as exc:
+        raise MeasurementsError(f"{FILENAME}: {exc}") from None
+    _keys(raw, _TOP, "the top level")
+    if raw["schema"] != SCHEMA:
+        raise MeasurementsError(f"{FILENAME}: 'schema' must be {SCHEMA!r}, got {raw['schema']!r}")
+    device = raw["device"]
+    _keys(device, _DEVICE, "'device'")
+    if not isinstance(device["name"], str) or not device["name"].strip():
+        raise MeasurementsError(f"{FILENAME}: 'device.name' must be a non-empty string")
+    if device["key"] is not None and not isinstance(device["key"], str):
+        raise MeasurementsError(f"{FILENAME}: 'device.key' must be a device key string or null")
+    if device["type"] not in DEVICE_TYPES:
+        raise MeasurementsError(f"{FILENAME}: 'device.type' must be one of {', '.join(DEVICE_TYPES)}, "
+                                f"got {device['type']!r}")
+    sweep = raw["sweep_gbs_by_mib"]
+    if not isinstance(sweep, dict) or not sweep or len(sweep) > MAX_SWEEP:
+        raise MeasurementsError(f"{FILENAME}: 'sweep_gbs_by_mib' must map 1 to {MAX_SWEEP} buffer sizes "
+                                f"in MiB to GB/s")
+    sweep_gbs = {}
+    for size, gbs in sweep.items():
+        if not size.isdigit() or int(size) <= 0:
+            raise MeasurementsError(f"{FILENAME}: 'sweep_gbs_by_mib' keys are buffer sizes in MiB "
+                                    f"(positive integers), got {size!r}")
+        sweep_gbs[int(size)] = _positive(gbs, f"sweep_gbs_by_mib[{size!r}]", "GB/s")
+    rows = raw["rows"]
+    if not isinstance(rows, list) or not rows or len(rows) > MAX_ROWS:
+        raise MeasurementsError(f"{FILENAME}: 'rows' must be a list of 1 to {MAX_ROWS} Measure table rows")
+    parsed = []
+    for i, row in enumerate(rows):
+        where = f"rows[{i}]"
+        _keys(row, _ROW, where)
+        if not isinstance(row["model"], str) or not row["model"]:
+            raise MeasurementsError(f"{FILENAME}: '{where}.model' must be a model key string")
+        parsed.append(Row(model=row["model"],
+                          params_read=_positive(row["params_read"], f"{where}.params_read", "parameters"),
+                          bytes_per_weight=_positive(row["bytes_per_weight"], f"{where}.bytes_per_weight",
+                                                     "bytes"),
+                          ceiling_tok_s=_positive(row["ceiling_tok_s"], f"{where}.ceiling_tok_s", "tokens/s"),
+                          measured_tok_s=_positive(row["measured_tok_s"], f"{where}.measured_tok_s",
+                                                   "tokens/s"),
+                          pct_of_ceiling=_positive(row["pct_of_ceiling"], f"{where}.pct_of_ceiling",
+                                                   "percent")))
+    return Measurements(device_name=device["name"], device_key=device["key"], device_type=device["type"],
+                        bw_gbs=_positive(raw["bw_gbs"], "bw_gbs", "GB/s"),
+                        peak_tflops=_positive(raw["peak_tflops"], "peak_tflops", "TFLOP/s"),
+                        ridge_flops_per_byte=_positive(raw["ridge_flops_per_byte"], "ridge_flops_per_byte",
+                                                       "FLOPs/byte"),
+                        sweep_gbs_by_mib=sweep_gbs, rows=tuple(parsed))
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a measurement; write a positive finite number")
+
+
+def _keys(raw, names: tuple, where: str) -> None:
+    if not isinstance(raw, dict):
+        raise MeasurementsError(f"{FILENAME}: {where} must be a JSON object")
+    missing = [k for k in names if k not in raw]
+    if missing:
+        raise MeasurementsError(f"{FILENAME}: {where} is missing {', '.join(repr(k) for k in missing)}")
+    extra = sorted(k for k in raw if k not in names)
+    if extra:
+        raise MeasurementsError(f"{FILENAME}: {where} has unknown key {extra[0]!r} "
+                                f"(expected: {', '.join(names)})")
+
+
+def _positive(value, name: str, unit: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise MeasurementsError(f"{FILENAME}: '{name}' must be a positive number in {unit}, got {value!r}")
+    return float(value)

@@ -1,0 +1,92 @@
+"""OUT/<student>/feedback.html: one student's feedback as a self-contained page (no network).
+
+Score per task, the two pictures that say it faster (the student's bandwidth sweep against the
+device's curve with the cache cliff marked; their roofline with their Measure-table points), then
+every check with its message. Built from results.json alone (plot numbers under "plots", drawn by
+the assignment's charts module, see autograder/core/lesson.py); everything the student wrote is escaped.
+"""
+from __future__ import annotations
+
+from html import escape
+
+from autograder.core import lesson
+from autograder.reports import gradebook
+
+STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
+main{max-width:980px;margin:0 auto;padding:24px}
+h1{font-size:24px;margin:0 0 4px} h2{font-size:18px;margin:28px 0 10px}
+.card{background:#fff;border:1px solid #dde1e8;border-radius:8px;padding:16px;margin:12px 0}
+.score{font-size:40px;font-weight:700} .muted{color:#5b6474}
+table{border-collapse:collapse;width:100%} td,th{padding:6px 8px;border-bottom:1px solid #eceff3;
+text-align:left;vertical-align:top} .bar{background:#e6eaf0;border-radius:4px;height:12px;width:220px}
+.bar>div{background:#0072B2;height:12px;border-radius:4px}
+.passed{color:#0b7a3e;font-weight:600} .failed{color:#b3261e;font-weight:600}
+.error{color:#8a5a00;font-weight:600}
+pre{white-space:pre-wrap;margin:4px 0 0;font-family:ui-monospace,monospace;font-size:13px}
+.plots{display:flex;flex-wrap:wrap;gap:12px} .plots svg{max-width:100%;height:auto}
+"""
+
+STATUS_WORDS = {"passed": "passed", "failed": "failed", "error": "did not run"}
+
+
+def page(title: str, body: str) -> str:
+    """A whole HTML document with the shared style; nothing is loaded from elsewhere."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head>"
+            f"<body><main>{body}</main></body></html>\n")
+
+
+def _task_rows(results: dict, assignment) -> str:
+    scores = gradebook.task_scores(results, [t.id for t in assignment.tasks])
+    rows = []
+    for task in assignment.tasks:
+        got = scores[task.id]
+        frac = got / task.points if task.points else 0.0
+        rows.append(f"<tr><td><b>{escape(task.id)}</b> {escape(task.title)}</td>"
+                    f"<td>{got:.4g} / {task.points:g}</td>"
+                    f"<td><div class=\"bar\" role=\"img\" aria-label=\"{frac:.0%}\">"
+                    f"<div style=\"width:{max(0.0, min(frac, 1.0)) * 100:.1f}%\"></div></div></td>"
+                    f"<td class=\"muted\">reread: {escape(task.lesson)}</td></tr>")
+    return "<table><tr><th>task</th><th>points</th><th></th><th>lesson</th></tr>" + "".join(rows) + "</table>"
+
+
+def _checks(results: dict, assignment) -> str:
+    from autograder.reports import mistakes
+    by_task: dict[str, list[dict]] = {}
+    for test in results.get("tests", []):
+        by_task.setdefault(test.get("task", ""), []).append(test)
+    parts = []
+    for task in assignment.tasks:
+        tests = by_task.get(task.id, [])
+        if not tests:
+            continue
+        rows = []
+        for t in tests:
+            state = mistakes.outcome(t)
+            rows.append(f"<tr><td class=\"{state}\">{STATUS_WORDS[state]}</td>"
+                        f"<td>{escape(str(t.get('name', '')))}"
+                        f"<pre>{escape(str(t.get('output', '')))}</pre></td>"
+                        f"<td>{float(t.get('score') or 0):.3g} / {float(t.get('max_score') or 0):.3g}</td></tr>")
+        parts.append(f"<h3>{escape(task.id)}: {escape(task.title)}</h3><table>{''.join(rows)}</table>")
+    return "".join(parts) or "<p class=\"muted\">No checks ran.</p>"
+
+
+def render(student: str, results: dict, assignment) -> str:
+    """The feedback page of ``student``."""
+    scores = gradebook.task_scores(results, [t.id for t in assignment.tasks])
+    total = sum(scores.values())
+    data = results.get(lesson.PLOTS_KEY) if isinstance(results.get(lesson.PLOTS_KEY), dict) else None
+    plots = lesson.charts_html(assignment, data)
+    note = gradebook.note_of(results)
+    body = [f"<h1>{escape(assignment.name)} feedback: {escape(student)}</h1>",
+            f"<p class=\"muted\">{escape(assignment.title)}</p>",
+            f"<div class=\"card\"><div class=\"score\">{total:.4g} / {assignment.max_score:g}</div>",
+            f"<p class=\"failed\">{escape(note)}</p>" if note else "",
+            _task_rows(results, assignment), "</div>",
+            f"<h2>Your measurements</h2><div class=\"card\">{plots}</div>" if plots else "",
+            "<h2>Checks</h2>", f"<div class=\"card\">{_checks(results, assignment)}</div>",
+            "<h2>Grader notes</h2>",
+            f"<div class=\"card\"><pre>{escape(str(results.get('output', '')))}</pre></div>"]
+    return page(f"{assignment.name} feedback: {student}", "".join(body))

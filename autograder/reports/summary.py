@@ -1,0 +1,76 @@
+"""OUT/summary.json: what the class did, so the instructor knows what to reteach.
+
+Keys: ``students`` (count), ``max_score``, ``mean_total``, ``median_total``, ``histogram``
+(``bins``: edges in points, ``counts``: students per bin, the last bin closed), ``tasks`` (per task
+id: title, points, mean score, mean as a fraction of the points), ``mistakes`` (per classic mistake:
+id, title, explain, lesson, the checks behind it, how many students made it and who), ``not_run``
+(students with at least one check whose code never ran), ``not_graded`` (students with a zero
+without grading, with the reason), ``layout`` (the input layout found).
+"""
+from __future__ import annotations
+
+import statistics
+
+from autograder.reports import gradebook, mistakes
+from autograder.batch.discover import Submission
+
+#: Histogram bins: this many equal bins from 0 to the maximum score.
+BINS = 10
+
+
+def histogram(totals: list[float], max_score: float, bins: int = BINS) -> dict:
+    """Counts of ``totals`` in ``bins`` equal bins over [0, max_score] (the last bin is closed)."""
+    width = max_score / bins if max_score > 0 else 1.0
+    counts = [0] * bins
+    for total in totals:
+        index = int(total / width) if width > 0 else 0
+        counts[min(max(index, 0), bins - 1)] += 1
+    edges = [round(i * width, 4) for i in range(bins + 1)]
+    return {"bins": edges, "counts": counts}
+
+
+def build(entries: list[tuple[Submission, dict]], assignment, layout_description: str = "") -> dict:
+    """The summary dict of a class; ``entries`` pairs each submission with its results."""
+    task_ids = [t.id for t in assignment.tasks]
+    catalogue = mistakes.of(assignment)
+    totals, per_task = [], {t: [] for t in task_ids}
+    made = {m.id: [] for m in catalogue}
+    not_run, not_graded = [], []
+    for sub, results in entries:
+        scores = gradebook.task_scores(results, task_ids)
+        for t in task_ids:
+            per_task[t].append(scores[t])
+        totals.append(sum(scores.values()))
+        reason = gradebook.note_of(results)
+        if reason:
+            not_graded.append({"student": sub.student, "reason": reason})
+            continue
+        for mistake_id in mistakes.made(results, catalogue):
+            if mistake_id == mistakes.NOT_RUN:
+                not_run.append(sub.student)
+            else:
+                made[mistake_id].append(sub.student)
+    n = len(entries)
+    return {
+        "assignment": assignment.name,
+        "layout": layout_description,
+        "students": n,
+        "max_score": float(assignment.max_score),
+        "mean_total": round(statistics.fmean(totals), 2) if totals else 0.0,
+        "median_total": round(statistics.median(totals), 2) if totals else 0.0,
+        "histogram": histogram(totals, float(assignment.max_score)),
+        "tasks": {
+            t.id: {"title": t.title, "points": t.points,
+                   "mean": round(statistics.fmean(per_task[t.id]), 2) if n else 0.0,
+                   "mean_fraction": (round(statistics.fmean(per_task[t.id]) / t.points, 4)
+                                     if n and t.points else 0.0)}
+            for t in assignment.tasks
+        },
+        "mistakes": [
+            {"id": m.id, "title": m.title, "explain": m.explain, "lesson": m.lesson,
+             "checks": list(m.checks), "students": len(made[m.id]), "who": sorted(made[m.id])}
+            for m in catalogue
+        ],
+        "not_run": {"students": len(not_run), "who": sorted(not_run)},
+        "not_graded": sorted(not_graded, key=lambda e: e["student"]),
+    }

@@ -1,0 +1,157 @@
+"""The child side of the real-GPU checks: the student's and the reference's functions measured in
+one process on one device, interleaved (reference, student, reference, student, ...).
+
+Timings on a real GPU drift with clocks, temperature and other tenants; measuring both codes in
+the same process, alternately, lets the parent (autograder/gpu/real.py) compare them as ratios of
+medians. Everything returned is plain data: numbers in the functions' own units (GB/s, TFLOP/s),
+bytes, and one-line error texts.
+
+Runs wherever torch runs: on CUDA when available, else on the CPU (so the tests exercise it).
+The grader copies this file into the student's sandbox as ``grader_realgpu_pair.py`` beside the
+reference copied as ``grader_ref_bw.py`` / ``grader_ref_flops.py`` and calls ``run``; the
+calibration command runs ``python -m autograder.runtime.realgpu_pair STUDENT_DIR REFERENCE_DIR`` (trusted
+submissions) and reads one JSON line.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+#: Interleaved (reference, student) pairs per quantity; the parent compares medians.
+ROUNDS = 3
+#: Timed copies / matmuls per call.
+COPY_ITERS = 10
+MATMUL_ITERS = 5
+#: Matrix side of the FLOP comparison, elements (as the simulated check).
+MATMUL_N = 4096
+MIB = 2**20
+#: Module names of the reference beside the student's files in the sandbox.
+REFERENCE_NAMES = {"bw": "grader_ref_bw", "flops": "grader_ref_flops"}
+
+
+def _number(value) -> float | None:
+    try:
+        x = float(value)
+    except (TypeError, ValueError, RuntimeError, OverflowError):
+        return None
+    return x if x == x and x not in (float("inf"), float("-inf")) else None
+
+
+def _call(errors: dict, key: str, fn, *args, **kwargs) -> float | None:
+    """``fn(*args, **kwargs)`` as a float; a raise is recorded once under ``key`` as one line."""
+    try:
+        return _number(fn(*args, **kwargs))
+    except Exception as exc:  # noqa: BLE001 - the student's error is a result here
+        errors.setdefault(key, f"{getattr(fn, '__name__', 'function')} raised {type(exc).__name__}: "
+                               f"{' '.join(str(exc).split())[:200]}")
+        return None
+
+
+def sizes(l2_bytes: int) -> tuple[int, int]:
+    """(small, large) copy sizes in bytes: an eighth of the L2 and eight times it, whole MiB."""
+    return max(MIB, l2_bytes // 8 // MIB * MIB), -(-8 * l2_bytes // MIB) * MIB
+
+
+def _largest_tensor(ops: list) -> int:
+    """Bytes of the largest tensor a watched call touched or made (the buffer it copied)."""
+    return max((max(list(op["nbytes"]) + [op["out_nbytes"] or 0]) for op in ops), default=0)
+
+
+def measure(student: dict, reference: dict, *, l2_bytes: int | None = None, rounds: int = ROUNDS,
+            matmul_n: int = MATMUL_N) -> dict:
+    """Every figure the six real-GPU verdicts need, measured in this process.
+
+    Args:
+        student, reference: {'bw': module, 'flops': module}; a missing key skips its figures.
+        l2_bytes: cache size to size the copies by; None reads the device's (the tests pass a
+            small one so that the CPU run is quick).
+        rounds: interleaved pairs per quantity.
+        matmul_n: matrix side of the matmul comparison.
+
+    Returns:
+        {"device", "l2_bytes", "small", "large" (bytes), "cold" (the student's first GB/s in this
+        process), "warm" [GB/s], "large_pairs"/"small_pairs"/"matmul_pairs" [[reference, student]],
+        "measured_bytes" (largest tensor measured_bandwidth touched), "errors" {quantity: line}}.
+        Values are None where a call raised or returned no number.
+    """
+    import torch
+
+    from shared import devices
+
+    dev = devices.resolve(None)
+    torch.empty(1, device=dev)                  # the CUDA context exists before the cold copy
+    l2 = int(l2_bytes or devices.last_level_cache_bytes(dev))
+    small, large = sizes(l2)
+    name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
+    out = {"device": name, "l2_bytes": l2, "small": small, "large": large, "cold": None, "warm": [],
+           "large_pairs": [], "small_pairs": [], "matmul_pairs": [], "measured_bytes": None, "errors": {}}
+    err = out["errors"]
+    s_bw, r_bw = student.get("bw"), reference.get("bw")
+    if s_bw is not None and r_bw is not None:
+        # First: the student's very first copy in this process (warm-up check), then it warm.
+        out["cold"] = _call(err, "copy", s_bw.copy_bandwidth, large, iters=COPY_ITERS)
+        for _ in range(rounds):
+            out["warm"].append(_call(err, "copy", s_bw.copy_bandwidth, large, iters=COPY_ITERS))
+        for key, n in (("large_pairs", large), ("small_pairs", small)):
+            for _ in range(rounds):
+                out[key].append([_call(err, "reference", r_bw.copy_bandwidth, n, iters=COPY_ITERS),
+                                 _call(err, "copy", s_bw.copy_bandwidth, n, iters=COPY_ITERS)])
+        from autograder.runtime.runner import TorchWatch
+
+        try:
+            with TorchWatch() as watch:
+                s_bw.measured_bandwidth()
+            out["measured_bytes"] = _largest_tensor(watch.summary())
+        except Exception as exc:  # noqa: BLE001
+            err["measured"] = f"measured_bandwidth raised {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+    s_fl, r_fl = student.get("flops"), reference.get("flops")
+    if s_fl is not None and r_fl is not None:
+        for _ in range(rounds):
+            out["matmul_pairs"].append([_call(err, "reference", r_fl.matmul_tflops, matmul_n, iters=MATMUL_ITERS),
+                                        _call(err, "matmul", s_fl.matmul_tflops, matmul_n, iters=MATMUL_ITERS)])
+    devices.synchronize(dev)
+    return out
+
+
+def run(l2_bytes: int | None = None, rounds: int = ROUNDS, matmul_n: int = MATMUL_N) -> dict:
+    """In the sandbox: the student's bw/flops and the reference beside them, as ``measure``."""
+    import importlib
+
+    def load(name):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            return None
+
+    # The reference first, its files then removed from the working folder, then the student's
+    # code: the student's modules import without the reference's source beside them.
+    reference = {k: m for k, ref in REFERENCE_NAMES.items() if (m := load(ref)) is not None}
+    for ref in REFERENCE_NAMES.values():
+        Path(f"{ref}.py").unlink(missing_ok=True)
+    student = {k: m for k in REFERENCE_NAMES if (m := load(k)) is not None}
+    return measure(student, reference, l2_bytes=l2_bytes, rounds=rounds, matmul_n=matmul_n)
+
+
+def _load_file(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(argv: list[str]) -> int:
+    """``STUDENT_DIR REFERENCE_DIR [L2_BYTES [MATMUL_N]]``: one JSON line of ``measure`` (trusted code only)."""
+    student_dir, reference_dir = Path(argv[0]), Path(argv[1])
+    student = {m: _load_file(student_dir / f"{m}.py", f"student_{m}") for m in REFERENCE_NAMES
+               if (student_dir / f"{m}.py").is_file()}
+    reference = {m: _load_file(reference_dir / f"{m}.py", name) for m, name in REFERENCE_NAMES.items()}
+    print(json.dumps(measure(student, reference, l2_bytes=int(argv[2]) if len(argv) > 2 else None,
+                             matmul_n=int(argv[3]) if len(argv) > 3 else MATMUL_N)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,378 @@
+"""The jail: run one command (the child that executes student code) with the sandbox applied.
+
+Run as ``python -I -S autograder/sandbox/jail.py POLICY_JSON -- ARGV...`` (autograder/sandbox/isolation.py
+builds the policy and the command line; this file imports only the standard library, so the
+jail needs nothing of the grader). With namespaces (``"namespaces": true``) it goes:
+
+    launcher (grader's user, outside)        waits; relays the child's exit status or signal
+      └─ init  (pid 1 of a new pid, mount, network, IPC and UTS namespace; as a non-root grader,
+         │      also a new user namespace)   builds a private root (read-only system, Python,
+         │      venv and project ``shared/``; the working folder read-write; fresh /proc, /dev,
+         │      /tmp), chroots into it, drops every capability, then execs a bare reaper
+         │      (REAPER); when it exits the kernel kills everything left in the namespace, so no
+         │      grandchild survives
+         └─ child: rlimits, then (grader is root) an unprivileged uid of its own; no capabilities,
+                no new privileges; execs ARGV (or, in a fork server's child that already imported
+                torch, runs the ARGV script in-process so the import is not paid again)
+
+Without namespaces (``"namespaces": false``) the launcher applies the rlimits and the uid and
+execs ARGV itself. A step that fails stops the launch with one line on stderr and exit status
+125: the jail never runs student code with less protection than the grader reported.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import stat
+import sys
+
+JAIL_FAILED = 125   # exit status when the sandbox could not be set up (nothing of the student ran)
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_REC = 32, 1024, 2048, 4096, 16384
+MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 1 << 18, 1 << 21, 1 << 24
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
+#: statvfs flag -> the mount flag a bind remount must repeat (the kernel refuses to clear locked ones)
+_LOCKED = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
+           (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME),
+           (os.ST_RELATIME, MS_RELATIME))
+#: device nodes the child may open
+DEVICES = ("null", "zero", "full", "random", "urandom")
+#: A module only a fork server's child has loaded before the jail runs (autograder/sandbox/forkserver.py
+#: preloads it): then the jail runs the command in-process instead of exec, keeping the import.
+PRELOADED = "torch"
+
+#: pid 1's program once the child runs: reap everything; when the child ends, report its wait
+#: status on the status pipe and exit (the kernel then kills what is left in the namespace).
+REAPER = """import os, sys
+child, fd = int(sys.argv[1]), int(sys.argv[2])
+while True:
+    try:
+        pid, status = os.wait()
+    except ChildProcessError:
+        os._exit(125)
+    if pid == child:
+        os.write(fd, b"%d\\n" % status)
+        os._exit(0)
+"""
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class JailError(Exception):
+    """A sandbox step failed; the message names the step and the path."""
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise JailError(f"{what}: {os.strerror(err)}")
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def mount(source, target, fstype, flags: int, data=None) -> None:
+    enc = lambda s: None if s is None else os.fsencode(s)
+    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+           f"mount {target}")
+
+
+def prctl(option: int, arg: int) -> None:
+    _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), ctypes.c_ulong(0),
+                       ctypes.c_ulong(0), ctypes.c_ulong(0)), f"prctl {option}")
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def drop_bounding_set() -> None:
+    """Empty the bounding set (no exec can ever regain a capability); needs CAP_SETPCAP, so first."""
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            last = int(f.read())
+    except OSError:
+        last = 63
+    for cap in range(last + 1):
+        if _libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0) != 0:
+            err = ctypes.get_errno()
+            if err != 22:             # EINVAL: no such capability on this kernel
+                raise JailError(f"dropping capability {cap}: {os.strerror(err)}")
+
+
+def drop_capabilities() -> None:
+    """Empty the effective, permitted and inheritable sets; no new privileges from now on."""
+    header = _CapHeader(0x20080522, 0)            # _LINUX_CAPABILITY_VERSION_3
+    data = (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(header), data), "capset")
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def apply_limits(limits: dict) -> None:
+    """Set each rlimit (soft = hard); names as in ``resource`` without the prefix."""
+    import resource
+    for name, value in limits.items():
+        which = getattr(resource, f"RLIMIT_{name.upper()}")
+        try:
+            resource.setrlimit(which, (int(value), int(value)))
+        except (ValueError, OSError) as exc:
+            raise JailError(f"rlimit {name}={value}: {exc}") from None
+
+
+def become(uid: int) -> None:
+    """Root only: drop supplementary groups, then take ``uid`` as uid and gid."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def close_fds(keep) -> None:
+    keep = sorted({0, 1, 2, *keep})
+    start = 0
+    for fd in keep:
+        if fd > start:
+            os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, 1 << 16)
+
+
+# --------------------------------------------------------------------------- the private root
+
+def _mount_flags(path: str) -> int:
+    flags = os.statvfs(path).f_flag
+    return sum(ms for st, ms in _LOCKED if flags & st)
+
+
+def _make_point(target: str, like_dir: bool) -> None:
+    if like_dir:
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if not os.path.exists(target):
+            with open(target, "w"):
+                pass
+
+
+def bind(root: str, path: str, *, writable: bool = False) -> None:
+    """Show ``path`` at the same place under ``root``, read-only unless ``writable``."""
+    if os.path.islink(path):          # e.g. /lib -> usr/lib on merged-/usr systems
+        target = root + path
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if not os.path.lexists(target):
+            os.symlink(os.readlink(path), target)
+        return
+    real = os.path.realpath(path)
+    target = root + real
+    _make_point(target, os.path.isdir(real))
+    mount(real, target, None, MS_BIND | MS_REC)
+    flags = MS_REMOUNT | MS_BIND | MS_NOSUID | _mount_flags(target) | (0 if writable else MS_RDONLY)
+    mount(None, target, None, flags)
+
+
+def hide(root: str, path: str) -> None:
+    """Cover ``path`` (if the view shows it) with an empty read-only tmpfs or /dev/null."""
+    target = root + path
+    if not os.path.lexists(target) or os.path.islink(target):
+        return
+    if os.path.isdir(target):
+        mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=000")
+    else:
+        mount("/dev/null", target, None, MS_BIND)
+
+
+def build_root(policy: dict) -> None:
+    """In the new mount namespace: the private root at policy['jail_root'], then chroot into it."""
+    root = policy["jail_root"]
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
+    os.makedirs(root + "/proc", exist_ok=True)
+    mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    dev = root + "/dev"
+    os.makedirs(dev, exist_ok=True)
+    mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=64k")
+    for name in DEVICES + tuple(policy.get("devices", ())):
+        if os.path.exists(f"/dev/{name}"):
+            bind(root, f"/dev/{name}", writable=True)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{dev}/{name}")
+    os.makedirs(dev + "/shm", exist_ok=True)
+    mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={policy['tmp_bytes']}")
+    os.makedirs(root + "/tmp", exist_ok=True)
+    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={policy['tmp_bytes']}")
+    for path in policy["view"]:
+        if os.path.lexists(path):
+            bind(root, path)
+    bind(root, policy["workdir"], writable=True)
+    for path in policy.get("hide", ()):
+        hide(root, path)
+    os.chmod(root, 0o755)
+    mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=755")
+    os.chroot(root)
+    os.chdir(policy["workdir"])
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def own_tree(path: str, uid: int) -> None:
+    """Give the working folder to the sandbox uid (root only), without following links."""
+    os.chown(path, uid, uid, follow_symlinks=False)
+    for top, dirs, files in os.walk(path):
+        for name in dirs + files:
+            os.chown(os.path.join(top, name), uid, uid, follow_symlinks=False)
+
+
+# --------------------------------------------------------------------------- the process tree
+
+def _relay(status: int) -> None:
+    """End this process the way ``status`` (a wait status) says the child ended."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else JAIL_FAILED)
+
+
+def _exec(policy: dict, argv: list[str]) -> None:
+    """The last steps in the process that becomes the child, then exec (never returns)."""
+    apply_limits(policy["limits"])
+    if policy.get("namespaces") or os.getuid() == 0:
+        drop_bounding_set()
+    if policy.get("uid") is not None:
+        become(policy["uid"])
+    drop_capabilities()
+    close_fds(policy.get("keep_fds", ()))
+    env = dict(os.environ)
+    env.update(policy.get("env", {}))
+    if PRELOADED in sys.modules:      # a fork server's child: keep its imports, no exec
+        os.environ.clear()
+        os.environ.update(env)
+        _run_script(argv)
+    os.execve(argv[0], argv, env)
+
+
+def _run_script(argv: list[str]) -> None:
+    """Run ``[python, -FLAGS..., SCRIPT, ARGS...]`` in this process, as exec would; never returns."""
+    import runpy
+    args = argv[1:]
+    while args and args[0].startswith("-"):
+        if "B" in args.pop(0):
+            sys.dont_write_bytecode = True
+    code = 0
+    try:
+        sys.argv = list(args)
+        runpy.run_path(args[0], run_name="__main__")
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 -- as the interpreter does: traceback, status 1
+        import traceback
+        traceback.print_exc()
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    os._exit(code & 0xFF)
+
+
+def _init(policy: dict, argv: list[str], status_w: int) -> None:
+    """pid 1 of the new namespaces: build the root, start the child, reap, report its status."""
+    unshare(CLONE_NEWNS)
+    build_root(policy)
+    if policy.get("uid") is not None:
+        own_tree(policy["workdir"], policy["uid"])
+    pid = os.fork()
+    if pid == 0:
+        os.close(status_w)
+        _exec(policy, argv)
+    drop_bounding_set()
+    drop_capabilities()
+    # Become a bare reaper: a fresh interpreter with nothing of the launcher in its memory,
+    # command line or environment (the child could read them through /proc).
+    close_fds([status_w])
+    os.set_inheritable(status_w, True)
+    os.execve(sys.executable, [sys.executable, "-I", "-S", "-c", REAPER, str(pid), str(status_w)],
+              {"PATH": "/usr/bin:/bin"})
+
+
+def run(policy: dict, argv: list[str]) -> None:
+    """Apply ``policy`` and run ``argv`` (never returns)."""
+    uid = os.getuid()
+    if policy.get("uid") == "auto":   # root: a uid of its own for this child (see isolation.py)
+        policy["uid"] = policy["uid_base"] + os.getpid() if uid == 0 else None
+    if not policy.get("namespaces"):
+        if policy.get("uid") is not None:
+            own_tree(policy["workdir"], policy["uid"])
+        os.chdir(policy["workdir"])
+        _exec(policy, argv)
+    # The mount namespace is pid 1's alone (below), so the launcher can remove the mount point.
+    flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    if uid != 0:
+        flags |= CLONE_NEWUSER
+    gid = os.getgid()
+    os.makedirs(policy["jail_root"], mode=0o700, exist_ok=True)   # the mount point of the private root
+    unshare(flags)
+    if uid != 0:                      # the same uid and gid inside: nothing else is mapped
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
+    status_r, status_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(status_r)
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)   # the launcher killed -> the namespace dies
+            _init(policy, argv, status_w)
+        except BaseException as exc:  # noqa: BLE001 -- report any setup failure in one line
+            _fail(exc)
+    os.close(status_w)
+    for fd in policy.get("keep_fds", ()):
+        os.close(fd)
+    with os.fdopen(status_r) as f:
+        text = f.read().strip()
+    os.waitpid(pid, 0)
+    try:
+        os.rmdir(policy["jail_root"])
+    except OSError:
+        pass
+    if not text:
+        os._exit(JAIL_FAILED)
+    _relay(int(text))
+
+
+def _fail(exc: BaseException) -> None:
+    message = str(exc) if isinstance(exc, (JailError, OSError)) else f"{type(exc).__name__}: {exc}"
+    try:
+        os.write(2, f"sandbox: could not start the sandboxed process: {message}\n".encode())
+    finally:
+        os._exit(JAIL_FAILED)
+
+
+def main(args: list[str]) -> None:
+    if len(args) < 3 or args[1] != "--":
+        _fail(JailError("usage: sandbox_jail.py POLICY_JSON -- ARGV..."))
+    try:
+        run(json.loads(args[0]), args[2:])
+    except BaseException as exc:  # noqa: BLE001
+        _fail(exc)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

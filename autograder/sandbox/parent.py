@@ -1,0 +1,420 @@
+"""The parent side of running student code: one child process per submission, JSON lines only.
+
+Student code never runs in the grader's process. ``launch_child`` is the ONE place a child is
+started (a fork server or a hardened launcher -- another user, a network namespace, hidden
+grader files -- replaces or wraps it); ``Sandbox`` keeps one child per submission alive across
+calls, restarts it lazily after a crash or a timeout, and turns every way a call can go wrong
+into a StudentError with a one-line reason. Nothing from the child is ever unpickled: replies
+are JSON lines on a dedicated pipe (autograder/runtime/runner.py holds the protocol and the codec).
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.core.errors import StudentCrashed, StudentError, StudentMissing, StudentRaised, StudentTimeout
+from autograder.sandbox import isolation
+from autograder.runtime import runner
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNNER = Path(__file__).resolve().parents[1] / "runtime" / "runner.py"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits of one child. Seconds, MiB and bytes as named."""
+
+    time_limit_s: float = 60.0          # wall clock per call (course.yml time_limit_s)
+    memory_limit_mb: int = 4096         # address space of the child (course.yml memory_limit_mb)
+    startup_timeout_s: float = 120.0    # wall clock for the child's own imports (torch) before any call
+    cpu_seconds: int = 1200             # total CPU seconds of one child, a backstop behind the wall clock
+    file_size_bytes: int = 64 * 2**20   # largest file the child may write
+    output_cap_bytes: int = 64 * 2**10  # student stdout+stderr kept; the rest is read and dropped
+
+
+@dataclass
+class ChildHandle:
+    """A running child: its process, the request and reply pipes, and its captured output."""
+
+    proc: subprocess.Popen
+    request_fd: int
+    reply_fd: int
+    workdir: Path
+    output: "OutputDrain"
+    buffer: bytearray = field(default_factory=bytearray)
+    ready: dict | None = None
+    who: str = "your code"   # in messages: "the process running <who> ..."
+
+
+class OutputDrain(threading.Thread):
+    """Reads the child's stdout+stderr to the end, keeping the first ``cap`` bytes."""
+
+    def __init__(self, fd: int, cap: int):
+        super().__init__(daemon=True)
+        self.fd, self.cap = fd, cap
+        self.kept = bytearray()
+        self.total = 0
+
+    def run(self) -> None:
+        try:
+            while True:
+                chunk = os.read(self.fd, 65536)
+                if not chunk:
+                    break
+                self.total += len(chunk)
+                room = self.cap - len(self.kept)
+                if room > 0:
+                    self.kept += chunk[:room]
+        except OSError:
+            pass
+        finally:
+            os.close(self.fd)
+
+    def text(self) -> str:
+        cut = f"\n... ({self.total - len(self.kept)} more bytes not kept)" if self.total > len(self.kept) else ""
+        return self.kept.decode("utf-8", "replace") + cut
+
+
+class ChildGone(Exception):
+    """The child died or broke the protocol; ``reason`` says how, in words."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def python_path() -> list[str]:
+    """What the isolated child needs on sys.path: the project root and the venv's site-packages."""
+    paths = [str(ROOT)]
+    for key in ("purelib", "platlib"):
+        p = sysconfig.get_paths()[key]
+        if p not in paths:
+            paths.append(p)
+    return paths
+
+
+def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib.figure"),
+                 simgpu: bool = True) -> ChildHandle:
+    """Start autograder/runtime/runner.py in a fresh isolated interpreter with ``workdir`` as its cwd.
+
+    The child gets its own session (so the whole process group can be killed), stdin from
+    /dev/null, stdout+stderr on a drained pipe, and the protocol on two extra pipes passed with
+    pass_fds. It imports ``preload`` and installs the simulated GPU (unless ``simgpu`` is False)
+    before saying it is ready.
+    """
+    req_r, req_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    out_r, out_w = os.pipe()
+    config = {
+        "fd_in": req_r, "fd_out": rep_w, "path": python_path(), "preload": list(preload), "simgpu": simgpu,
+        "limits": {
+            "address_space_bytes": int(limits.memory_limit_mb) * 2**20,
+            "file_size_bytes": limits.file_size_bytes,
+            "cpu_seconds": limits.cpu_seconds,
+        },
+    }
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", str(workdir)),
+           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0",
+           # One compute thread: graders run side by side, and spinning OpenMP threads on a busy
+           # machine turn a millisecond copy into a tenth of a second.
+           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    for key in ("MPLCONFIGDIR", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    # grade-all workers run a fork server (autograder/sandbox/forkserver.py): the same isolated child,
+    # forked from a process that imported torch once instead of paying the import per launch.
+    from autograder.sandbox import forkserver
+    server = forkserver.active()
+    popen = server.spawn if server is not None else subprocess.Popen
+    try:
+        # Hardening (issue 5): the child starts through the jail (autograder/sandbox/isolation.py): its own
+        # uid, namespaces without network, a private root without the grader's files, rlimits.
+        argv = isolation.wrap([sys.executable, "-I", "-S", "-B", str(RUNNER), json.dumps(config)],
+                              workdir, (req_r, rep_w), isolation.JailLimits.from_sandbox(limits))
+        proc = popen(
+            argv,
+            cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
+            pass_fds=(req_r, rep_w), start_new_session=True, close_fds=True)
+    finally:
+        for fd in (req_r, rep_w, out_w):
+            os.close(fd)
+    drain = OutputDrain(out_r, limits.output_cap_bytes)
+    drain.start()
+    return ChildHandle(proc=proc, request_fd=req_w, reply_fd=rep_r, workdir=workdir, output=drain)
+
+
+def send(child: ChildHandle, message: dict) -> None:
+    data = runner.dumps(message)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(child.request_fd, view):]
+    except (BrokenPipeError, OSError):
+        raise ChildGone(death_reason(child)) from None
+
+
+def receive(child: ChildHandle, deadline: float) -> dict | None:
+    """The next reply line as a dict; None when the deadline passed; ChildGone when the child died."""
+    while True:
+        newline = child.buffer.find(b"\n")
+        if newline >= 0:
+            line = bytes(child.buffer[:newline])
+            del child.buffer[: newline + 1]
+            try:
+                message = json.loads(line)
+            except (ValueError, RecursionError):
+                raise ChildGone(f"the process running {child.who} wrote garbage on the grader's channel") from None
+            if not isinstance(message, dict):
+                raise ChildGone(f"the process running {child.who} wrote garbage on the grader's channel")
+            return message
+        if len(child.buffer) > runner.MAX_REPLY_BYTES + 4096:
+            raise ChildGone(f"the process running {child.who} sent an oversized reply")
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        ready, _, _ = select.select([child.reply_fd], [], [], left)
+        if not ready:
+            return None
+        chunk = os.read(child.reply_fd, 1 << 20)
+        if not chunk:
+            raise ChildGone(death_reason(child))
+        child.buffer += chunk
+
+
+def death_reason(child: ChildHandle) -> str:
+    """How the child ended, in words: an exit code or a signal."""
+    try:
+        code = child.proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        return f"the process running {child.who} stopped answering"
+    if code is None:
+        return f"the process running {child.who} stopped answering"
+    if code >= 0:
+        return f"the process running {child.who} exited with code {code} (sys.exit or os._exit)"
+    sig = -code
+    name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+    hints = {signal.SIGKILL: ", most likely the memory limit", signal.SIGXCPU: ": CPU time limit",
+             signal.SIGSEGV: ": a crash in native code"}
+    return f"the process running {child.who} was killed by {name}{hints.get(sig, '')}"
+
+
+def kill(child: ChildHandle) -> None:
+    """Kill the child's whole process group and release its pipes and folder."""
+    try:
+        os.killpg(child.proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        child.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    isolation.reap(child.proc.pid, child.workdir)   # issue 5: what its uid left behind; the jail's mount point
+    close(child)
+
+
+def stop(child: ChildHandle) -> None:
+    """Ask the child to end (EOF on its request pipe); kill it if it does not."""
+    try:
+        os.close(child.request_fd)
+        child.request_fd = -1
+        child.proc.wait(timeout=2)
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    kill(child)
+
+
+def close(child: ChildHandle) -> None:
+    for attr in ("request_fd", "reply_fd"):
+        fd = getattr(child, attr)
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+            setattr(child, attr, -1)
+    child.output.join(timeout=2)
+    shutil.rmtree(child.workdir, ignore_errors=True)
+
+
+class Sandbox:
+    """Runs calls into one folder of code (a submission or the reference) in a child process.
+
+    One child lives across calls (torch is imported once); after a crash or timeout it is killed
+    and a fresh one starts on the next call. A function that timed out or killed its process is
+    not called again in this sandbox: later calls fail at once with the same reason, so a hang
+    costs one time limit, not one per test. A module that does not import fails every call into
+    it with the same one-line reason.
+    """
+
+    def __init__(self, source: Path, limits: Limits, *, preload=("torch", "matplotlib.figure"),
+                 simgpu: bool = True, label: str = "your code"):
+        self.source = Path(source)
+        self.limits = limits
+        self.preload = tuple(preload)
+        self.use_simgpu = simgpu
+        self.label = label
+        self.child: ChildHandle | None = None
+        self.poisoned: dict[str, StudentError] = {}   # 'module' or 'module.function' -> error
+        self.modules: dict[str, list[str] | StudentError] = {}
+        self.starts = 0
+        self.output_log: list[str] = []
+
+    # ---------------------------------------------------------------- lifecycle
+    def start(self) -> ChildHandle:
+        """The live child, launching one (in a fresh copy of the source) when there is none."""
+        if self.child is not None and self.child.proc.poll() is None:
+            return self.child
+        if self.child is not None:
+            self._discard()
+        workdir = Path(tempfile.mkdtemp(prefix="grader-run-"))
+        for path in self.source.iterdir():
+            if path.is_file() and not path.is_symlink():
+                shutil.copy2(path, workdir / path.name)
+        self.child = launch_child(workdir, self.limits, preload=self.preload, simgpu=self.use_simgpu)
+        self.child.who = self.label
+        self.starts += 1
+        return self.child
+
+    def _ready(self, child: ChildHandle) -> None:
+        if child.ready is not None:
+            return
+        try:
+            message = receive(child, time.monotonic() + self.limits.startup_timeout_s)
+        except ChildGone as exc:
+            self._discard()
+            raise StudentCrashed(f"the grading process did not start: {exc.reason}") from None
+        if message is None or not message.get("ready"):
+            self._discard()
+            raise StudentCrashed("the grading process did not start in time")
+        child.ready = message
+
+    @property
+    def simgpu(self) -> bool:
+        """Whether the child has the simulated GPU installed (starts a child to find out)."""
+        child = self.start()
+        self._ready(child)
+        return bool(child.ready.get("simgpu"))
+
+    def close(self) -> None:
+        if self.child is not None:
+            stop(self.child)
+            self._keep_output(self.child)
+            self.child = None
+
+    def _discard(self) -> None:
+        if self.child is not None:
+            kill(self.child)
+            self._keep_output(self.child)
+            self.child = None
+
+    def _keep_output(self, child: ChildHandle) -> None:
+        text = child.output.text()
+        if text:
+            self.output_log.append(text)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---------------------------------------------------------------- requests
+    def _request(self, message: dict, timeout_s: float, what: str, poison_key: str) -> dict:
+        if poison_key in self.poisoned:
+            raise self.poisoned[poison_key]
+        module = message["module"]
+        if module in self.poisoned:
+            raise self.poisoned[module]
+        child = self.start()
+        self._ready(child)
+        # Ids are random so that replies written ahead of time by student code match nothing.
+        message = {"id": secrets.randbits(62), **message}
+        try:
+            send(child, message)
+            while True:
+                reply = receive(child, time.monotonic() + timeout_s)
+                if reply is None:
+                    self._discard()
+                    error = StudentTimeout(f"{what} did not return within {timeout_s:g} s")
+                    self.poisoned[poison_key] = error
+                    raise error
+                if reply.get("id") == message["id"]:
+                    return reply
+        except ChildGone as exc:
+            self._discard()
+            error = StudentCrashed(f"{what}: {exc.reason}")
+            self.poisoned[poison_key] = error
+            raise error from None
+
+    def has(self, module: str) -> list[str]:
+        """The public callables of ``module``; StudentMissing when it is absent or does not import."""
+        known = self.modules.get(module)
+        if isinstance(known, list):
+            return known
+        if isinstance(known, StudentError):
+            raise known
+        try:
+            reply = self._request({"op": "has", "module": module}, self.limits.time_limit_s,
+                                  f"{module}.py", module)
+        except StudentTimeout:
+            error = StudentMissing(f"{module}.py did not finish importing within {self.limits.time_limit_s:g} s")
+            self.modules[module] = self.poisoned[module] = error
+            raise error from None
+        except StudentCrashed as exc:
+            reason = str(exc).removeprefix(f"{module}.py: ")
+            error = StudentMissing(f"{module}.py does not import: {reason}")
+            self.modules[module] = self.poisoned[module] = error
+            raise error from None
+        if reply.get("ok"):
+            self.modules[module] = list(reply.get("value") or [])
+            return self.modules[module]
+        error = StudentMissing(str(reply.get("message", f"{module}.py does not import")))
+        self.modules[module] = self.poisoned[module] = error
+        raise error
+
+    def call(self, module: str, function: str, args=(), kwargs=None, *, sim: dict | None = None,
+             trace: bool = False, watch: bool = False, timeout_s: float | None = None):
+        """Run ``module.function(*args, **kwargs)`` in the child; (value, trace) as plain data.
+
+        ``trace`` asks for the simulated GPU's trace of the call (with ``sim``); ``watch`` (without
+        ``sim``) asks for the torch calls it made, as ``{"torch_ops": [...]}`` (autograder.runtime.runner.TorchWatch).
+        """
+        self.has(module)
+        message = {"op": "call", "module": module, "function": function,
+                   "args": runner.encode(list(args)), "kwargs": runner.encode(dict(kwargs or {})),
+                   "sim": sim, "trace": bool(trace), "watch": bool(watch)}
+        reply = self._request(message, timeout_s or self.limits.time_limit_s, function,
+                              f"{module}.{function}")
+        if reply.get("ok"):
+            try:
+                return runner.decode(reply.get("value")), runner.decode(reply.get("trace")) or {}
+            except (RecursionError, ValueError, TypeError):
+                raise StudentCrashed(f"{function}: the value returned could not be read as plain data") from None
+        kind = reply.get("kind")
+        text = str(reply.get("message", ""))
+        if kind == "raised":
+            error = StudentRaised(str(reply.get("exc_type", "Exception")), text)
+            error.function = function
+            raise error
+        if kind in ("missing", "import"):
+            raise StudentMissing(text)
+        raise StudentCrashed(text)
+
+    def output(self) -> str:
+        """What the code printed (stdout+stderr), capped per child."""
+        texts = list(self.output_log)
+        if self.child is not None:
+            texts.append(self.child.output.text())
+        return "\n".join(t for t in texts if t)
