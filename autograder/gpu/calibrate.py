@@ -225,7 +225,7 @@ def calibrate_cuda(budget_s: float = BUDGET_S) -> tuple[str, list[SpecRow], list
             for module, path in files.items():
                 shutil.copy2(path, folder / f"{module}.py")
             done = subprocess.run([sys.executable, "-m", "autograder.runtime.realgpu_pair", str(folder), str(REFERENCE)],
-                                  capture_output=True, text=True, timeout=left, cwd=ROOT)
+                                  capture_output=True, text=True, timeout=left, cwd=course.ROOT)
             lines = done.stdout.strip().splitlines()
             if done.returncode != 0 or not lines:
                 tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
