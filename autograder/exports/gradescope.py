@@ -77,9 +77,13 @@ if [ "$(id -u)" = 0 ]; then
     # Student code runs as another uid (autograder/sandbox/isolation.py); where the kernel refuses
     # namespaces these permissions are what keeps the grader, the hidden checks, the reference
     # solutions, the results and the submission metadata out of its reach.
+    # autograder/runtime/ (the child's side of the sandbox) stays readable; autograder/ itself
+    # keeps only its search bit, so the rest of the grader cannot be listed or read.
     for secret in @SECRETS@ "$ROOT/results" "$ROOT/submission_metadata.json"; do
+        [ "$secret" = "$SOURCE/autograder/runtime" ] && continue
         [ -e "$secret" ] && chmod -R go-rwx "$secret"
     done
+    chmod go-rw,go+x "$SOURCE/autograder"
 fi
 cd "$SOURCE"
 PYTHONPATH="$SOURCE" "$PY" -m autograder grade "$ROOT/submission" --out "$RESULTS"
@@ -104,7 +108,7 @@ def torch_pin(requirements: Path) -> str:
 
 def scripts(root: Path = ROOT) -> dict[str, str]:
     """The two scripts at the zip's top level, filled in from this project."""
-    secrets = " ".join(f'"$SOURCE/{name}"' for name in ("autograder", "solutions", "course.yml"))
+    secrets = " ".join(['"$SOURCE"/autograder/*'] + [f'"$SOURCE/{name}"' for name in ("solutions", "course.yml")])
     setup = (SETUP_SH.replace("@TORCH_INDEX@", TORCH_CPU_INDEX)
              .replace("@TORCH_PIN@", torch_pin(root / "requirements.txt")))
     return {"setup.sh": setup, "run_autograder": RUN_AUTOGRADER.replace("@SECRETS@", secrets)}
