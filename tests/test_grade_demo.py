@@ -12,8 +12,9 @@ def test_sample_class_holds_reference_stubs_and_mistakes(tmp_path):
     assert (tmp_path / "class" / "reference" / "measurements.json").is_file()
     assert not (tmp_path / "class" / "untouched-stubs" / "measurements.json").exists()
     for student, wrong in demo_class.MISTAKES.items():
-        changed = next((demo_class.build.HERE / "wrong" / wrong).glob("*.py"))
-        assert (tmp_path / "class" / student / changed.name).read_text() == changed.read_text()
+        for file, text in demo_class.build.changed_files("wrong", wrong).items():
+            assert (tmp_path / "class" / student / file).read_text() == text
+            assert text != (demo_class.build.REFERENCE / file).read_text()
 
 
 def test_table_has_a_row_per_student_with_task_totals(tmp_path):

@@ -1,0 +1,105 @@
+"""Fixtures stored as the mistake alone (autograder/lessons/why17/fixtures/*/*/mistake.yml).
+
+Every fixture builds against today's reference, each mistake really changes its file, and a mistake whose snippet the reference
+no longer holds fails loudly, naming the fixture and the snippet.
+"""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from autograder.lessons.why17.fixtures import build, mistake
+
+KINDS = ("wrong", "hostile", "good")
+FIXTURES = sorted((kind, p.name) for kind in KINDS for p in (build.HERE / kind).iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize(("kind", "name"), FIXTURES, ids=[f"{k}/{n}" for k, n in FIXTURES])
+def test_fixture_builds_and_changes_its_files(kind, name):
+    changed = build.changed_files(kind, name)
+    assert changed, f"{kind}/{name} changes nothing"
+    assert {f.removesuffix(".py") for f in changed} == build.changed_modules(kind, name)
+    for file, text in changed.items():
+        assert text != (build.REFERENCE / file).read_text(), f"{kind}/{name}/{file} is the reference"
+
+
+@pytest.fixture
+def reference(tmp_path):
+    ref = tmp_path / "reference"
+    ref.mkdir()
+    (ref / "m.py").write_text(
+        '"""A module."""\n\n\n@decorate\ndef f(x):\n    if x:\n        y = 1\n        return y\n    return 0\n\n\n'
+        'def g():\n    return 2\n    return 2\n')
+    return ref
+
+
+def _fixture(tmp_path, text):
+    folder = tmp_path / "wrong" / "slip"
+    folder.mkdir(parents=True)
+    (folder / mistake.FILENAME).write_text(text)
+    return folder
+
+
+def test_snippet_replaced_at_its_indent_and_headed(tmp_path, reference):
+    folder = _fixture(tmp_path, "description: returns 2\nfile: m.py\nreplace:\n"
+                                "  - old: |\n      y = 1\n      return y\n    new: return 2\n")
+    text = mistake.apply(folder, reference, "WRONG ON PURPOSE")["m.py"]
+    assert text.splitlines()[0] == "# WRONG ON PURPOSE (slip): returns 2"
+    assert "    if x:\n        return 2\n    return 0\n" in text and "y = 1" not in text
+
+
+def test_whole_function_and_count_and_deletion(tmp_path, reference):
+    folder = _fixture(tmp_path, "description: d\nfile: m.py\nreplace:\n"
+                                "  - function: f\n    new: |\n      def f(x):\n          return -1\n"
+                                "  - old: return 2\n    count: 2\n")
+    text = mistake.apply(folder, reference, "H")["m.py"]
+    assert "@decorate" not in text and "def f(x):\n    return -1\n" in text
+    assert "def g():\n" in text and "return 2" not in text
+
+
+def test_stale_snippet_fails_naming_fixture_and_snippet(tmp_path, reference):
+    folder = _fixture(tmp_path, "description: d\nfile: m.py\nreplace:\n"
+                                "  - old: return 0\n    new: return 1\n")
+    mistake.apply(folder, reference, "H")
+    (reference / "m.py").write_text((reference / "m.py").read_text().replace("return 0", "return None"))
+    with pytest.raises(mistake.MistakeError) as err:
+        mistake.apply(folder, reference, "H")
+    message = str(err.value)
+    assert str(folder / "mistake.yml") in message and "change 1" in message
+    assert "'return 0'" in message and "occurs 0 time(s) in m.py, expected 1" in message
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    ("  - old: return 2\n", "occurs 2 time(s) in m.py, expected 1"),
+    ("  - function: h\n    new: 'def h(): pass'\n", "has 0 top-level def(s) named 'h'"),
+    ("  - old: x\n    function: f\n", "exactly one of 'old'"),
+    ("  - old: x\n    colour: red\n", "unknown key(s) ['colour']"),
+    ("  - old: x\n    file: nothere.py\n", "the reference has no nothere.py"),
+    ("  - old: x\n    count: 0\n", "'count' must be a whole number"),
+])
+def test_bad_change_fails_with_one_clear_line(tmp_path, reference, change, words):
+    folder = _fixture(tmp_path, "description: d\nfile: m.py\nreplace:\n" + change)
+    with pytest.raises(mistake.MistakeError, match=None) as err:
+        mistake.apply(folder, reference, "H")
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_real_fixture_goes_stale_when_the_reference_changes(tmp_path, monkeypatch):
+    """A copy of the reference with one function edited: the fixture that edits it no longer builds."""
+    ref = tmp_path / "why17"
+    shutil.copytree(build.REFERENCE, ref, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    predict = ref / "predict.py"
+    predict.write_text(predict.read_text().replace("min(peak_tflops, bw_gbs * intensity / 1000.0)",
+                                                   "min(peak_tflops, intensity * bw_gbs / 1000.0)"))
+    monkeypatch.setattr(build, "REFERENCE", ref)
+    with pytest.raises(mistake.MistakeError, match=r"wrong/attainable_max/mistake\.yml: change 1: 'old'"):
+        build.changed_files("wrong", "attainable_max")
+
+
+def test_a_file_given_whole_and_as_a_mistake_is_refused(tmp_path, monkeypatch):
+    shutil.copytree(build.HERE / "wrong" / "attainable_max", tmp_path / "wrong" / "x")
+    (tmp_path / "wrong" / "x" / "predict.py").write_text("")
+    monkeypatch.setattr(build, "HERE", tmp_path)
+    with pytest.raises(mistake.MistakeError, match="predict.py given both as a whole file and in mistake.yml"):
+        build.changed_files("wrong", "x")
