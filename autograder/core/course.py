@@ -1,18 +1,28 @@
 """course.yml, parsed and validated: assignments, tasks, points, time limits, device, visibility.
 
-A wrong key or type raises UsageError with one line naming the key and the file.
+A wrong key or type raises UsageError with one line naming the key and the file. The file is read
+by shared/course_file.py (the one parser, which the student's conftest.py uses too); this module
+checks every key of the grader's schema and builds the dataclasses.
+
+Which course.yml: ``load()`` without a path reads ``current_file()``: the one ``select`` chose
+(the command line's ``--course``), else the nearest course.yml from the current folder upward
+that has an ``assignments`` mapping, else the one of the checkout this package lives in.
 """
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from autograder.core.errors import UsageError
+from shared import course_file
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE_FILE = ROOT / "course.yml"
+#: Environment variable naming the selected course file, so a command's child processes (grade-all's
+#: workers, Slurm tasks) grade with the course their parent was given.
+COURSE_ENV = "WHY17_COURSE"
 DEVICES = ("sim", "cpu", "cuda")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
@@ -96,21 +106,55 @@ _ASSIGNMENT_KEYS = {"title": str, "folder": str, "grader": str, "device": str, "
                     "tasks": list}
 
 
-def load(path: Path | str = COURSE_FILE) -> Course:
-    """Parse and validate ``path``; UsageError names the first wrong key and the file."""
-    path = Path(path)
+def find(path: Path | str | None = None, start: Path | str | None = None) -> Path:
+    """The course file to use: ``path`` (a course.yml or the folder holding one), else the nearest
+    course.yml with an ``assignments`` mapping in ``start`` (default: the current folder) or a folder
+    above it, else the checkout's. UsageError when ``path`` holds no course file."""
+    if path is not None:
+        given = Path(path).expanduser()
+        candidate = given / "course.yml" if given.is_dir() else given
+        if not candidate.is_file():
+            raise UsageError(f"--course {path}: no such course file (give a course.yml or the folder holding one)")
+        return candidate.resolve()
+    here = Path(start or os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "course.yml"
+        if candidate.is_file() and course_file.has_assignments(candidate):
+            return candidate
+    return COURSE_FILE
+
+
+def select(path: Path | str | None) -> Path:
+    """Make ``find(path)`` the course every ``load()`` without a path reads, in this process and its
+    children (through COURSE_ENV); the file chosen."""
+    chosen = find(path)
+    os.environ[COURSE_ENV] = str(chosen)
+    return chosen
+
+
+def current_file() -> Path:
+    """The course file ``load()`` reads by default: the selected one (COURSE_ENV), else ``find()``'s."""
+    selected = os.environ.get(COURSE_ENV)
+    return Path(selected) if selected else find()
+
+
+def load(path: Path | str | None = None) -> Course:
+    """Parse and validate ``path`` (default: ``current_file()``); UsageError names the first wrong
+    key and the file. The course's folder goes on sys.path, so grader packages beside it import."""
+    path = Path(path) if path is not None else current_file()
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read course file ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise UsageError(f"{path}{where}: not valid YAML") from None
+        the_course = _build(path, course_file.read(path))
+    except course_file.CourseFileError as exc:
+        raise UsageError(str(exc)) from None
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.append(folder)
+    return the_course
+
+
+def _build(path: Path, data: dict) -> Course:
     where = str(path)
     _expect_keys(data, {"course": str, "assignments": dict}, where, "")
-    if not data["assignments"]:
-        raise UsageError(f"{where}: 'assignments' lists no assignment")
     assignments = {}
     for name, raw in data["assignments"].items():
         prefix = f"assignments.{name}"
@@ -122,15 +166,10 @@ def load(path: Path | str = COURSE_FILE) -> Course:
         _known_profile(raw["sim_profile"], where, f"{prefix}.sim_profile")
         if not all(part.isidentifier() for part in raw["grader"].split(".")):
             raise UsageError(f"{where}: key '{prefix}.grader' must be a dotted package name, got {raw['grader']!r}")
-        tasks, seen = [], set()
-        for i, t in enumerate(raw["tasks"]):
+        tasks = []
+        for i, t in enumerate(course_file.tasks(data, name, where)):
             tprefix = f"{prefix}.tasks[{i}]"
             _expect_keys(t, _TASK_KEYS, where, tprefix)
-            if not t["id"].isidentifier():
-                raise UsageError(f"{where}: {tprefix}.id must be an identifier (a pytest marker), got {t['id']!r}")
-            if t["id"] in seen:
-                raise UsageError(f"{where}: {tprefix}.id {t['id']!r} is used twice")
-            seen.add(t["id"])
             _positive(t["points"], where, f"{tprefix}.points", allow_zero=True)
             for f in t["functions"]:
                 if not isinstance(f, str) or f.count(".") != 1:
@@ -142,32 +181,10 @@ def load(path: Path | str = COURSE_FILE) -> Course:
     return Course(title=data["course"], assignments=assignments)
 
 
-def _expect_keys(raw, spec: dict, where: str, prefix: str) -> None:
-    label = prefix or "the top level"
-    if not isinstance(raw, dict):
-        raise UsageError(f"{where}: {label} must be a mapping")
-    for key in raw:
-        if key not in spec:
-            name = f"{prefix}.{key}" if prefix else key
-            raise UsageError(f"{where}: unknown key {name!r} (expected one of: {', '.join(spec)})")
-    for key, kind in spec.items():
-        name = f"{prefix}.{key}" if prefix else key
-        if key not in raw:
-            raise UsageError(f"{where}: missing key {name!r}")
-        value = raw[key]
-        if isinstance(value, bool) or not isinstance(value, kind):
-            want = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            raise UsageError(f"{where}: key {name!r} must be {want}, got {type(value).__name__} {value!r}")
-
-
-def _one_of(value, allowed, where, name) -> None:
-    if value not in allowed:
-        raise UsageError(f"{where}: key {name!r} must be one of {', '.join(allowed)}, got {value!r}")
-
-
-def _positive(value, where, name, allow_zero=False) -> None:
-    if value < 0 or (value == 0 and not allow_zero):
-        raise UsageError(f"{where}: key {name!r} must be positive, got {value!r}")
+# The key checks of shared/course_file.py (they raise CourseFileError; load() turns it into UsageError).
+_expect_keys = course_file.expect_keys
+_one_of = course_file.one_of
+_positive = course_file.positive
 
 
 def _known_profile(value, where, name) -> None:
