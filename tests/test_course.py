@@ -85,3 +85,16 @@ def test_unknown_assignment_on_the_command_line_exits_2_with_one_line(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "unknown assignment 'why18'" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_the_student_conftest_refuses_a_broken_course_yml_with_the_graders_line(tmp_path):
+    from tests.public_runs import run_pytest, student_tree
+
+    broken = _mutated(lambda d: _why17(d)["tasks"][1].update(id="task1"))
+    root = student_tree(tmp_path, yaml.safe_dump(broken, sort_keys=False))
+    with pytest.raises(UsageError) as info:
+        course.load(root / "course.yml")
+    run = run_pytest("assignments/why17", "--collect-only", cwd=root, scratch=tmp_path / "run")
+    assert run.returncode != 0 and "Traceback" not in run.output
+    assert "assignments.why17.tasks[1].id 'task1' is used twice" in str(info.value)
+    assert str(info.value) in run.output, run.output[-2000:]   # one parser: the very same line

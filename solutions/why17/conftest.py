@@ -44,24 +44,16 @@ def _put_on_path() -> None:
 def course_tasks(course_file: Path, folder: str) -> list[dict]:
     """The tasks of the assignment kept in ``folder``, as listed in ``course_file``.
 
-    Raises pytest.UsageError with one line naming the file when it cannot be used.
+    Read by shared/course_file.py, the parser the grader uses too. Raises pytest.UsageError with
+    one line naming the key and the file when it cannot be used.
     """
-    import yaml
+    from shared import course_file as parser
 
     try:
-        data = yaml.safe_load(course_file.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise pytest.UsageError(f"{course_file}: cannot read the task list ({type(exc).__name__})") from None
-    assignments = data.get("assignments") if isinstance(data, dict) else None
-    if not isinstance(assignments, dict):
-        raise pytest.UsageError(f"{course_file}: no 'assignments' mapping")
-    for name, spec in assignments.items():
-        if isinstance(spec, dict) and spec.get("folder", name) == folder:
-            tasks = spec.get("tasks")
-            if not isinstance(tasks, list) or not all(isinstance(t, dict) and "id" in t for t in tasks):
-                raise pytest.UsageError(f"{course_file}: assignments.{name}.tasks must be a list of tasks with an id")
-            return tasks
-    raise pytest.UsageError(f"{course_file}: no assignment kept in folder {folder!r}")
+        data = parser.read(course_file)
+        return parser.tasks(data, parser.assignment_in_folder(data, folder, course_file), course_file)
+    except parser.CourseFileError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _marker_names(config) -> set[str]:
