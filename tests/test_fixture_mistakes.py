@@ -1,6 +1,7 @@
 """Fixtures stored as the mistake alone (autograder/lessons/why17/fixtures/*/*/mistake.yml).
 
-Every fixture builds against today's reference, each mistake really changes its file, and a mistake whose snippet the reference
+Every fixture builds against today's reference, each mistake really changes its file, none of
+the stored .py files is a copy of a reference module, and a mistake whose snippet the reference
 no longer holds fails loudly, naming the fixture and the snippet.
 """
 from __future__ import annotations
@@ -13,6 +14,8 @@ from autograder.lessons.why17.fixtures import build, mistake
 
 KINDS = ("wrong", "hostile", "good")
 FIXTURES = sorted((kind, p.name) for kind in KINDS for p in (build.HERE / kind).iterdir() if p.is_dir())
+#: Share of a stored file's distinct code lines that may also be lines of the reference module.
+MAX_SHARED = 0.5
 
 
 @pytest.mark.parametrize(("kind", "name"), FIXTURES, ids=[f"{k}/{n}" for k, n in FIXTURES])
@@ -22,6 +25,18 @@ def test_fixture_builds_and_changes_its_files(kind, name):
     assert {f.removesuffix(".py") for f in changed} == build.changed_modules(kind, name)
     for file, text in changed.items():
         assert text != (build.REFERENCE / file).read_text(), f"{kind}/{name}/{file} is the reference"
+
+
+def _code_lines(text: str) -> set[str]:
+    return {line.strip() for line in text.splitlines() if len(line.strip()) > 3}
+
+
+@pytest.mark.parametrize(("kind", "name"), FIXTURES, ids=[f"{k}/{n}" for k, n in FIXTURES])
+def test_no_stored_file_is_a_copy_of_the_reference(kind, name):
+    for path in sorted((build.HERE / kind / name).glob("*.py")):
+        ours, theirs = _code_lines(path.read_text()), _code_lines((build.REFERENCE / path.name).read_text())
+        shared = len(ours & theirs) / len(ours)
+        assert shared <= MAX_SHARED, f"{path} repeats {shared:.0%} of solutions/why17/{path.name}: store it as a mistake.yml"
 
 
 @pytest.fixture
