@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.quiz import bank, card, session
+from shared.quiz import bank, card, session, slips
 from shared.quiz.drills import fmt
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +53,7 @@ def test_a_wrong_number_is_marked_wrong_with_the_worked_answer_shown(tmp_path, p
     run = quiz("--seed", str(SEED), "--answers", write(tmp_path, lines))
     assert run.returncode == 0, run.stderr
     out = " ".join(run.stdout.split())  # undo the line wrapping
-    assert f"wrong (you said {fmt(first.answer * 2)} {first.unit}): {first.worked}" in out
+    assert f"wrong (you said {fmt(first.answer * 2)} {first.unit}, 2x high): {first.worked}" in out
     assert out.count("wrong (you said") == 1
     total = ROUNDS + card.STATEMENTS_SHOWN + card.FOLLOWUPS_ASKED
     assert f"Score: {total - 1}/{total} (drills {ROUNDS - 1}/{ROUNDS}," in out
@@ -118,3 +118,85 @@ def test_the_terminal_asks_again_and_stops_cleanly_at_end_of_input(plan):
     assert "(expected a number, got 'not a number'; try again)" in run.stdout
     assert "(input ended: the quiz stops here)" in run.stdout
     assert "Score: 3/3 (drills 3/3, statements 0/0, follow-ups 0/0)" in run.stdout
+
+
+def _one_line(text):
+    return " ".join(text.split())
+
+
+def test_a_slip_is_named_with_how_far_off_it_was(tmp_path, plan):
+    lines = right_answers(plan)
+    i, drill = next((i, d) for i, d in enumerate(plan.drills) if d.slips)
+    slip = slips.distinct(drill.answer, drill.slips, bank.load().tolerance)[0]
+    lines[i] = f"{slip.value:.6g}"
+    run = quiz("--seed", str(SEED), "--answers", write(tmp_path, lines))
+    assert run.returncode == 0, run.stderr
+    out = _one_line(run.stdout)
+    off = slips.off_by(float(f"{slip.value:.6g}"), drill.answer)
+    assert f"wrong (you said {fmt(float(f'{slip.value:.6g}'))} {drill.unit}, {off}):" in out
+    assert f"the classic slip: {slip.name}" in out
+    assert f"Classic slips in your answers: - {slip.name}" in out
+
+
+def test_a_wrong_number_off_every_slip_names_none(tmp_path, plan):
+    lines = right_answers(plan)
+    lines[0] = f"{plan.drills[0].answer * 3.3:.6g}"
+    run = quiz("--seed", str(SEED), "--answers", write(tmp_path, lines))
+    assert "3.3x high" in run.stdout
+    assert "classic slip" not in run.stdout.lower()
+
+
+def test_weak_spots_come_with_the_commands_that_re_drill_them(tmp_path, plan):
+    lines = right_answers(plan)
+    lines[0] = f"{plan.drills[0].answer * 2:.6g}"
+    run = quiz("--seed", str(SEED), "--answers", write(tmp_path, lines))
+    section = plan.drills[0].reread
+    assert f'python -m shared.quiz --focus "{section}" --seed {SEED + 1}' in run.stdout
+    everything_right = quiz("--seed", str(SEED), "--answers", write(tmp_path, right_answers(plan), "r.txt"))
+    assert "--focus" not in everything_right.stdout
+
+
+def test_focus_re_drills_one_section(tmp_path):
+    questions = bank.load()
+    section = "Every way around the wall: batching"
+    focused = session.focus_plan(questions, 3, section)
+    assert focused.drills and all(d.reread == section for d in focused.drills)
+    assert focused.statements and all(s.reread == section for s in focused.statements)
+    run = quiz("--focus", "batching", "--seed", "3", "--answers", write(tmp_path, right_answers(focused)))
+    assert run.returncode == 0, run.stderr
+    assert f'Re-drill of "{section}", seed 3' in run.stdout
+    total = len(focused.drills) + len(focused.statements) + len(focused.followups)
+    assert f"Score: {total}/{total} (drills {session.FOCUS_ROUNDS}/{session.FOCUS_ROUNDS}," in run.stdout
+
+
+def test_focus_on_a_section_without_drills_asks_its_statements_only(tmp_path):
+    shy = session.focus_plan(bank.load(), 1, "Break It: tiny buffers")
+    assert not shy.drills and shy.statements
+    run = quiz("--focus", "tiny buffers", "--seed", "1", "--answers", write(tmp_path, right_answers(shy), "s.txt"))
+    assert run.returncode == 0, run.stderr
+    assert "Part 1" not in run.stdout and "Part 2" in run.stdout
+
+
+@pytest.mark.parametrize("focus, message", [
+    ("wall", "--focus 'wall' matches several sections; choose one of:"),
+    ("nosuch", "--focus 'nosuch' is not a section of the lesson; choose one of:"),
+])
+def test_a_focus_that_names_no_single_section_exits_2_with_one_line(focus, message):
+    run = quiz("--focus", focus)
+    assert run.returncode == 2 and run.stdout == ""
+    assert len(run.stderr.strip().splitlines()) == 1 and message in run.stderr
+
+
+def test_the_terminal_offers_the_re_drill_and_runs_it(plan):
+    answers = right_answers(plan)
+    answers[0] = f"{plan.drills[0].answer * 2:.6g}"
+    section = plan.drills[0].reread
+    focused = session.focus_plan(bank.load(), SEED + 1, section)
+    stdin = "\n".join(answers + ["y"] + right_answers(focused)) + "\n"
+    run = quiz("--seed", str(SEED), stdin=stdin)
+    assert run.returncode == 0, run.stderr
+    assert f'Re-drill "{section}" now? (y/n)' in run.stdout
+    assert f'Re-drill of "{section}", seed {SEED + 1}' in run.stdout
+    assert run.stdout.count("Score: ") == 2 and "Weak spots: none this time." in run.stdout.split("Re-drill of")[1]
+    declined = quiz("--seed", str(SEED), stdin="\n".join(answers + ["n"]) + "\n")
+    assert "Re-drill of" not in declined.stdout and declined.stdout.count("Score: ") == 1

@@ -3,7 +3,9 @@
 An answers file holds one answer per line, in the order the questions are asked; blank lines and
 lines starting with '#' are skipped. A session of R drills asks, in order: R numeric answers, one
 line of statement numbers ("2 5" or "none"), then for each of the 3 follow-up questions two lines:
-your attempt (free text, "-" for none) and y or n (did it cover the model answer?).
+your attempt (free text, "-" for none) and y or n (did it cover the model answer?). A re-drill
+(--focus SECTION) asks the same way: its drills, its statements' line (when it shows any), and two
+lines per follow-up question; it is never offered again from a file.
 """
 from __future__ import annotations
 
@@ -47,6 +49,15 @@ class TerminalAnswers:
                 return ask.parse(text)
             except ValueError as exc:
                 self._write(f"  ({exc}; try again)")
+
+    def offer(self, question: str) -> bool:
+        """Ask a yes/no question; end of input, or anything but y/yes, is no."""
+        self._write(question)
+        try:
+            text = self._read("  your answer> ")
+        except EOFError:
+            return False
+        return text.strip().lower() in ("y", "yes")
 
 
 class FileAnswers:

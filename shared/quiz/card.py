@@ -24,6 +24,20 @@ def pick_statements(bank: Bank, rng: random.Random) -> list[Statement]:
     return chosen
 
 
+def statements_of(bank: Bank, rng: random.Random, section: str) -> list[Statement]:
+    """The statements that reread ``section`` (at most STATEMENTS_SHOWN), shuffled."""
+    chosen = [s for s in bank.statements if s.reread == section]
+    rng.shuffle(chosen)
+    return chosen[:STATEMENTS_SHOWN]
+
+
+def followups_of(bank: Bank, rng: random.Random, section: str) -> list[FollowUp]:
+    """The follow-up questions that reread ``section`` (at most FOLLOWUPS_ASKED), shuffled."""
+    chosen = [f for f in bank.followups if f.reread == section]
+    rng.shuffle(chosen)
+    return chosen[:FOLLOWUPS_ASKED]
+
+
 def parse_spotted(text: str, count: int) -> frozenset[int]:
     """The statement numbers in an answer such as "2 5" or "2,5" (1-based), or "none".
 

@@ -2,8 +2,9 @@
 from shared.tables. Each drill carries its answer, unit, worked answer and the section to reread.
 
 Formulas come from one place: ``shared.tables`` (Model.params_read, Model.kv_bytes_per_token,
-Device.ridge_flops_per_byte) and ``shared.decode.ceiling``. Units: GB = 1e9 bytes, GB/s, TFLOP/s,
-KiB = 1024 bytes, seconds, tokens/s.
+Device.ridge_flops_per_byte) and ``shared.decode.ceiling``. Each drill also carries the answers of the
+classic slips its formula invites (``shared.quiz.slips``), so a wrong answer can be named. Units:
+GB = 1e9 bytes, GB/s, TFLOP/s, KiB = 1024 bytes, seconds, tokens/s.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 from shared import tables
 from shared.decode import ceiling
+from shared.quiz.slips import Slip, scaled, unit_slips
 
 #: Weight formats the drills draw from (keys of the tables' formats).
 FORMATS = ("bf16", "fp8", "int4", "q4_k_m")
@@ -26,6 +28,7 @@ class Drill:
     unit: str
     worked: str
     reread: str
+    slips: tuple[Slip, ...] = ()
 
     def accepts(self, value: float, tolerance: float) -> bool:
         """True when ``value`` is within ``tolerance`` (relative) of the answer."""
@@ -82,6 +85,23 @@ def decode_ceiling(rng: random.Random) -> Drill:
     reread = {"bf16": "One token, one trip through every weight"}.get(fmt_.key, "Every way around the wall: quantization")
     if m.active_params is not None:
         reread = "Every way around the wall: mixture of experts"
+    bits = fmt_.bits_per_weight
+    slips = [
+        Slip(f"bits for bytes: {bits:g} bits per weight used as {bits:g} bytes",
+             d.bw_gbs * 1e9 / (params * bits)),
+        scaled(answer, 1e-9, "bytes for GB: GB/s divided by bytes, not by GB (the 1e9 left out)"),
+        scaled(answer, 1e9, "GB for bytes: bytes/s divided by GB (a 1e9 too many)"),
+        Slip("bytes per weight left out: parameters divided into GB/s as if each were one byte",
+             d.bw_gbs * 1e9 / params),
+    ]
+    if m.active_params is not None:
+        slips.append(Slip("every parameter counted: a mixture of experts reads only the active ones per token",
+                          d.bw_gbs * 1e9 / (m.total_params * fmt_.bytes_per_weight)))
+    elif not m.tied:
+        other = m.params_read(whole_checkpoint=not whole)
+        slips.append(Slip("the input embedding left out, though the question counts the whole checkpoint" if whole
+                          else "the input embedding counted, though a token reads one row of it",
+                          d.bw_gbs * 1e9 / (other * fmt_.bytes_per_weight)))
     return Drill(
         prompt=(f"{m.name} ({_params_phrase(m)}) in {fmt_.key} ({fmt_.bits_per_weight:g} bits per weight) on "
                 f"{d.name} ({fmt(d.bw_gbs)} GB/s), batch 1, short context. {counting} "
@@ -89,7 +109,7 @@ def decode_ceiling(rng: random.Random) -> Drill:
         answer=answer, unit="tokens/s",
         worked=(f"{params / 1e9:.4g}B x {fmt_.bytes_per_weight:g} B = {gb:.2f} GB per token; "
                 f"{fmt(d.bw_gbs)} GB/s ÷ {gb:.2f} GB = {fmt(answer)} tokens/s"),
-        reread=reread)
+        reread=reread, slips=tuple(slips))
 
 
 def kv_per_token(rng: random.Random) -> Drill:
@@ -103,7 +123,11 @@ def kv_per_token(rng: random.Random) -> Drill:
         answer=n / 1024, unit="KiB",
         worked=(f"2 (K, V) x {m.layers} x {m.kv_heads} x {m.head_dim} x {bytes_per_value} B = {n:,.0f} B "
                 f"= {fmt(n / 1024)} KiB"),
-        reread="The KV cache is also bytes")
+        reread="The KV cache is also bytes",
+        slips=(scaled(n / 1024, 0.5, "the factor 2 of K and V left out: each token caches a key and a value"),
+               *unit_slips(n / 1024, "KiB"),
+               scaled(n / 1024, 8, f"bits for bytes: {name} is {8 * bytes_per_value} bits per value, "
+                                   f"{bytes_per_value} B")))
 
 
 def kv_at_context(rng: random.Random) -> Drill:
@@ -119,7 +143,11 @@ def kv_at_context(rng: random.Random) -> Drill:
         answer=gb, unit="GB",
         worked=(f"2 x {m.layers} x {m.kv_heads} x {m.head_dim} x 2 B = {per:,.0f} B per token; "
                 f"{batch} x {context:,} x {per:,.0f} B = {fmt(gb)} GB"),
-        reread="The KV cache is also bytes")
+        reread="The KV cache is also bytes",
+        slips=(scaled(gb, 0.5, "the factor 2 of K and V left out: each token caches a key and a value"),
+               *unit_slips(gb, "GB"),
+               scaled(gb, 8, "bits for bytes: bf16 is 2 bytes per value, 16 bits"),
+               scaled(gb, 1 / batch, "per-stream given for the total: one stream's cache, not every stream's")))
 
 
 def ridge_point(rng: random.Random) -> Drill:
@@ -131,7 +159,28 @@ def ridge_point(rng: random.Random) -> Drill:
                 f"Where is its ridge point, in FLOPs per byte?"),
         answer=ridge, unit="FLOPs/byte",
         worked=f"{fmt(d.peak_bf16_tflops)}e12 FLOP/s ÷ {fmt(d.bw_gbs)}e9 B/s = {fmt(ridge)} FLOPs/byte",
-        reread="Arithmetic intensity: work per byte")
+        reread="Arithmetic intensity: work per byte",
+        slips=(scaled(ridge, 1e-3, "TFLOP/s divided by GB/s as they stand: 1e12 over 1e9 is a factor 1000"),
+               Slip("upside down: bandwidth divided by peak", 1 / ridge)))
+
+
+def attainable(rng: random.Random) -> Drill:
+    """The roofline at one intensity: the lower of the compute roof and bandwidth x intensity."""
+    d = rng.choice(_devices(with_peak=True))
+    intensity = rng.choice((1, 4, 16, 64, 256, 1024))
+    slope = d.bw_gbs * intensity / 1000
+    answer = min(d.peak_bf16_tflops, slope)
+    roof = "the bandwidth slope" if slope < d.peak_bf16_tflops else "the compute roof"
+    return Drill(
+        prompt=(f"{d.name}: {fmt(d.peak_bf16_tflops)} TFLOP/s of dense bf16 and {fmt(d.bw_gbs)} GB/s. What "
+                f"TFLOP/s can a kernel of {intensity} FLOPs per byte attain at best?"),
+        answer=answer, unit="TFLOP/s",
+        worked=(f"{fmt(d.bw_gbs)} GB/s x {intensity} FLOPs/byte = {fmt(slope)} TFLOP/s against a roof of "
+                f"{fmt(d.peak_bf16_tflops)}: the lower one, {roof}, gives {fmt(answer)} TFLOP/s"),
+        reread="The roofline",
+        slips=(Slip("max instead of min: a kernel gets the lower of its two roofs", max(d.peak_bf16_tflops, slope)),
+               Slip("GFLOP/s given for TFLOP/s: GB/s x FLOPs/byte is GFLOP/s, divide by 1000",
+                    d.bw_gbs * intensity)))
 
 
 def batch_total(rng: random.Random) -> Drill:
@@ -145,6 +194,20 @@ def batch_total(rng: random.Random) -> Drill:
     flops_s = 2 * m.params_read() * batch / (d.peak_bf16_tflops * 1e12)
     bytes_s = (weights + kv) / d.bw_gbs
     bound = "memory-bound" if bytes_s >= flops_s else "compute-bound"
+
+    def total_if(weights_gb: float, kv_gb: float, compute: bool = True) -> float:
+        return batch / max((weights_gb + kv_gb) / d.bw_gbs, flops_s if compute else 0.0)
+
+    slips = (
+        Slip("per-stream given for the total: the total is the batch times one stream's speed", per_stream),
+        Slip("the weights read once per stream: one read of the weights serves every stream in the step",
+             total_if(batch * weights, kv)),
+        Slip("the factor 2 of K and V left out: each token caches a key and a value", total_if(weights, kv / 2)),
+        Slip("the KV cache left out: every stream reads its own cache each step", total_if(weights, 0.0)),
+        Slip("one stream's KV cache counted, not every stream's", total_if(weights, kv / batch)),
+        Slip("the compute roof left out: a step takes the longer of its bytes and its FLOPs",
+             total_if(weights, kv, compute=False)),
+    )
     return Drill(
         prompt=(f"{m.name} in bf16 ({fmt(m.params_read() / 1e9)}B parameters read per step, "
                 f"{m.kv_bytes_per_token(2):,.0f} B of KV cache per token) on {d.name} ({fmt(d.bw_gbs)} GB/s, "
@@ -156,7 +219,7 @@ def batch_total(rng: random.Random) -> Drill:
                 f"its 2 x {fmt(m.params_read() / 1e9)}B x {batch} FLOPs take {flops_s * 1e3:.2f} ms ({bound}); "
                 f"{batch} tokens per {max(bytes_s, flops_s) * 1e3:.2f} ms = {fmt(total)} tokens/s "
                 f"({fmt(per_stream)} per stream)"),
-        reread="Every way around the wall: batching")
+        reread="Every way around the wall: batching", slips=slips)
 
 
 def prefill_time(rng: random.Random) -> Drill:
@@ -172,11 +235,31 @@ def prefill_time(rng: random.Random) -> Drill:
         answer=seconds, unit="s",
         worked=(f"2 x {fmt(m.total_params / 1e9)}e9 x {prompt_tokens:,} = {_sci(2 * m.total_params * prompt_tokens)} FLOPs "
                 f"÷ {fmt(d.peak_bf16_tflops)}e12 FLOP/s = {fmt(seconds)} s"),
-        reread="Prefill is the opposite workload")
+        reread="Prefill is the opposite workload",
+        slips=(scaled(seconds, 0.5, "the 2 left out: each parameter does a multiply and an add per token"),
+               *unit_slips(seconds, "s"),
+               scaled(seconds, 1e12, "the 1e12 of TFLOP/s left out")))
 
 
 #: Every kind of drill, in the order a session cycles through them.
-KINDS = (decode_ceiling, kv_per_token, ridge_point, batch_total, kv_at_context, prefill_time)
+KINDS = (decode_ceiling, kv_per_token, ridge_point, batch_total, kv_at_context, prefill_time, attainable)
+
+
+#: Draws a focused re-drill tries per drill before it gives up on a section no drill kind rereads.
+FOCUS_TRIES = 400
+
+
+def make_focused(rng: random.Random, n: int, section: str) -> list[Drill]:
+    """Up to ``n`` drills whose section to reread is ``section``, values drawn from ``rng``; fewer
+    (none) when the drill kinds rarely (never) reread it."""
+    out: list[Drill] = []
+    for _ in range(n * FOCUS_TRIES):
+        if len(out) == n:
+            break
+        drill = rng.choice(KINDS)(rng)
+        if drill.reread == section:
+            out.append(drill)
+    return out
 
 
 def make(rng: random.Random, n: int) -> list[Drill]:

@@ -1,6 +1,8 @@
-"""One quiz session: the questions in order, marking with worked answers, the score, and the
-lesson sections to reread. Everything is drawn from ``random.Random(seed)``, so a seed and the same
-answers always give the same questions and the same score."""
+"""One quiz session: the questions in order, marking with worked answers (a wrong number is told how
+far off it is and, when it matches one, which classic slip it looks like), the score, the lesson
+sections to reread, and a short re-drill of the weakest ones (``--focus SECTION``). Everything is
+drawn from ``random.Random(seed)``, so a seed and the same answers always give the same questions
+and the same score."""
 from __future__ import annotations
 
 import math
@@ -10,11 +12,15 @@ import textwrap
 from collections import Counter
 from dataclasses import dataclass, field
 
-from shared.quiz import card, drills
+from shared.quiz import card, drills, slips
 from shared.quiz.answers import Ask, Stopped
 from shared.quiz.bank import Bank, FollowUp, Statement
 
 WIDTH = 88
+#: Drills in a focused re-drill (``--focus``) unless --rounds says otherwise.
+FOCUS_ROUNDS = 3
+#: Weak sections the closing report offers a re-drill of.
+REDRILL_OFFERED = 2
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d[\d,_]*)?\.?\d+(?:[eE][-+]?\d+)?)")
 
 
@@ -43,12 +49,14 @@ class Plan:
     drills: list[drills.Drill]
     statements: list[Statement]
     followups: list[FollowUp]
+    focus: str | None = None
 
     def asks(self) -> list[Ask]:
-        """Every answer the session needs, in order."""
+        """Every answer the session needs, in order (no statement line when there are no statements)."""
         out = [Ask(f"drill {i}: a number in {d.unit}", parse_number) for i, d in enumerate(self.drills, 1)]
         n = len(self.statements)
-        out.append(Ask("statement numbers or 'none'", lambda text: card.parse_spotted(text, n)))
+        if n:
+            out.append(Ask("statement numbers or 'none'", lambda text: card.parse_spotted(text, n)))
         for i, _ in enumerate(self.followups, 1):
             out += [Ask(f"follow-up {i}: your attempt", _free_text),
                     Ask(f"follow-up {i}: y or n", card.parse_self_mark)]
@@ -62,6 +70,31 @@ def plan(bank: Bank, seed: int, rounds: int) -> Plan:
                 followups=card.pick_followups(bank, rng))
 
 
+class FocusError(ValueError):
+    """--focus names no section, or several; the message is one line listing the choices."""
+
+
+def focus_section(bank: Bank, text: str) -> str:
+    """The section ``text`` names: its exact title, or the one title that contains it (any case)."""
+    if text in bank.sections:
+        return text
+    hits = [s for s in bank.sections if text.strip().lower() in s.lower()] if text.strip() else []
+    if len(hits) == 1:
+        return hits[0]
+    choices = "; ".join(f'"{s}"' for s in (hits or bank.sections))
+    what = "matches several sections" if hits else "is not a section of the lesson"
+    raise FocusError(f"--focus {text!r} {what}; choose one of: {choices}")
+
+
+def focus_plan(bank: Bank, seed: int, section: str, rounds: int = FOCUS_ROUNDS) -> Plan:
+    """A short re-drill of ``section``: up to ``rounds`` drills that reread it (none when no drill
+    kind does), and every statement and follow-up question that rereads it."""
+    rng = random.Random(seed)
+    return Plan(seed=seed, drills=drills.make_focused(rng, rounds, section),
+                statements=card.statements_of(bank, rng, section),
+                followups=card.followups_of(bank, rng, section), focus=section)
+
+
 @dataclass
 class Score:
     """Points per part and the sections of every miss."""
@@ -70,6 +103,7 @@ class Score:
     statements: list[bool] = field(default_factory=list)
     followups: list[bool] = field(default_factory=list)
     misses: Counter = field(default_factory=Counter)
+    slips: Counter = field(default_factory=Counter)
     complete: bool = True
 
     @property
@@ -86,27 +120,40 @@ def _say(write, text: str, indent: str = "") -> None:
         write(line)
 
 
-def run(bank: Bank, p: Plan, source, write=print) -> Score:
-    """Ask every question of ``p`` from ``source`` (TerminalAnswers or FileAnswers); return the score."""
+def run(bank: Bank, p: Plan, source, write=print, *, offer: bool = True) -> Score:
+    """Ask every question of ``p`` from ``source`` (TerminalAnswers or FileAnswers); return the score.
+
+    With ``offer`` and weak spots, the report closes with the ``--focus`` commands that re-drill
+    them, and a source that can offer (the terminal) asks whether to re-drill the weakest one now.
+    """
     asks = p.asks()
     source.validate(asks)
     score = Score()
     pct = f"{bank.tolerance * 100:g}%"
-    write(f"Interview self-check, seed {p.seed} (repeat it with --seed {p.seed}).")
+    if p.focus:
+        write(f"Re-drill of \"{p.focus}\", seed {p.seed} (repeat it with --focus \"{p.focus}\" --seed {p.seed}).")
+    else:
+        write(f"Interview self-check, seed {p.seed} (repeat it with --seed {p.seed}).")
     write(f"Numeric answers count as right within {pct} of the worked answer.")
+    n_statements = 1 if p.statements else 0
     try:
         _drills(bank, p, source, asks, score, write)
-        _statements(p, source, asks[len(p.drills)], score, write)
-        _followups(p, source, asks[len(p.drills) + 1:], score, write)
+        if p.statements:
+            _statements(p, source, asks[len(p.drills)], score, write)
+        _followups(p, source, asks[len(p.drills) + n_statements:], score, write)
     except Stopped:
         score.complete = False
         write("")
         write("(input ended: the quiz stops here)")
-    _report(bank, score, write)
+    weak = _report(bank, score, write)
+    if offer and weak:
+        _offer_redrill(bank, p, source, weak, write)
     return score
 
 
 def _drills(bank, p, source, asks, score, write):
+    if not p.drills:
+        return
     write("")
     write(f"Part 1: drills ({len(p.drills)})")
     for i, (drill, ask) in enumerate(zip(p.drills, asks), 1):
@@ -115,12 +162,17 @@ def _drills(bank, p, source, asks, score, write):
         value = source.get(ask)
         right = drill.accepts(value, bank.tolerance)
         score.drills.append(right)
-        if not right:
-            score.misses[drill.reread] += 1
-        verdict = "right" if right else f"wrong (you said {drills.fmt(value)} {drill.unit})"
-        _say(write, f"{verdict}: {drill.worked}", "  ")
-        if not right:
-            write(f"  reread: {drill.reread}")
+        if right:
+            _say(write, f"right: {drill.worked}", "  ")
+            continue
+        score.misses[drill.reread] += 1
+        off = slips.off_by(value, drill.answer)
+        _say(write, f"wrong (you said {drills.fmt(value)} {drill.unit}, {off}): {drill.worked}", "  ")
+        slip = slips.match(value, slips.distinct(drill.answer, drill.slips, bank.tolerance), bank.tolerance)
+        if slip is not None:
+            score.slips[slip.name] += 1
+            _say(write, f"the classic slip: {slip.name}", "  ")
+        write(f"  reread: {drill.reread}")
 
 
 def _statements(p, source, ask, score, write):
@@ -159,15 +211,41 @@ def _followups(p, source, asks, score, write):
             score.misses[f.reread] += 1
 
 
-def _report(bank, score, write):
+def _report(bank, score, write) -> list[str]:
+    """Write the score, the slips and the weak spots; return the weak sections, weakest first."""
     write("")
     write(f"Score: {score.points}/{score.asked} (drills {sum(score.drills)}/{len(score.drills)}, "
           f"statements {sum(score.statements)}/{len(score.statements)}, "
           f"follow-ups {sum(score.followups)}/{len(score.followups)})")
+    if score.slips:
+        write("Classic slips in your answers:")
+        for name, n in sorted(score.slips.items(), key=lambda kv: (-kv[1], kv[0])):
+            _say(write, f"- {name}" + (f" ({n} times)" if n > 1 else ""), "  ")
     if not score.misses:
         write("Weak spots: none this time.")
-        return
+        return []
     write("Weak spots to reread in the lesson:")
     order = {title: i for i, title in enumerate(bank.sections)}
-    for title, n in sorted(score.misses.items(), key=lambda kv: (-kv[1], order[kv[0]])):
+    weak = [title for title, _ in sorted(score.misses.items(), key=lambda kv: (-kv[1], order[kv[0]]))]
+    for title in weak:
+        n = score.misses[title]
         write(f"  - {title} ({n} miss{'es' if n > 1 else ''})")
+    return weak
+
+
+def redrill_command(section: str, seed: int) -> str:
+    """The command line of a short re-drill of ``section``."""
+    return f'python -m shared.quiz --focus "{section}" --seed {seed}'
+
+
+def _offer_redrill(bank, p, source, weak, write):
+    seed = p.seed + 1
+    write("Re-drill them, a short round each (new numbers, the same kind of question):")
+    for section in weak[:REDRILL_OFFERED]:
+        write(f"  {redrill_command(section, seed)}")
+    ask = getattr(source, "offer", None)
+    if ask is None:
+        return
+    if ask(f'Re-drill "{weak[0]}" now? (y/n)'):
+        write("")
+        run(bank, focus_plan(bank, seed, weak[0]), source, write, offer=False)
