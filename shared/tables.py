@@ -6,6 +6,7 @@ Units are in field names: ``bw_gbs`` in GB/s (1e9 bytes/s), ``peak_bf16_tflops``
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,6 +149,35 @@ def _lookup(table: dict, name: str, what: str):
 def device(name: str) -> Device:
     """The hardware profile named ``name`` (a key or an alias such as 'h100' or 'spark')."""
     return _lookup(devices(), name, "device")
+
+
+#: A model word of a hardware row's name: letters then digits ('h100', 't4', 'gb10') or four digits ('4090').
+_MODEL_WORD = re.compile(r"[a-z]+\d+[a-z]*|\d{4}")
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def device_for_gpu_name(gpu_name: str) -> Device | None:
+    """The hardware row of a GPU by the name torch reports (``torch.cuda.get_device_name``), or None.
+
+    'NVIDIA H100 80GB HBM3' -> h100-sxm, 'NVIDIA A100-SXM4-80GB' -> a100-80gb, 'Tesla T4' -> t4.
+    A row matches when every model word of its name ('h100', 'gb10', '4090') is a whole word of
+    ``gpu_name`` (so 'NVIDIA L40S' is not an L4, nor 'NVIDIA GH200' an H200); among several, the
+    one sharing most of its name's words with ``gpu_name``; ties go to the table's order.
+    """
+    words = set(_words(gpu_name))
+    best, best_score = None, -1
+    for dev in devices().values():
+        name_words = _words(dev.name)
+        models = [w for w in name_words if _MODEL_WORD.fullmatch(w)]
+        if not models or not all(m in words for m in models):
+            continue
+        score = sum(w in words for w in name_words)
+        if score > best_score:
+            best, best_score = dev, score
+    return best
 
 
 def model(name: str) -> Model:

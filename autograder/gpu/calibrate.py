@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -83,22 +82,9 @@ class SubmissionRow:
 
 # --------------------------------------------------------------------------- the device
 def match_device(gpu_name: str) -> tables.Device | None:
-    """The hardware-table entry for a CUDA device name ('NVIDIA H100 80GB HBM3' -> h100-sxm).
-
-    A table entry matches when its model ('h100', 'a100', 'rtx 4090', ...) is in the name; among
-    several, the one with most of its other name words in it; ties go to the table's order.
-    """
-    words = set(re.findall(r"[a-z0-9]+", gpu_name.lower()))
-    best, best_score = None, -1
-    for dev in tables.devices().values():
-        name_words = re.findall(r"[a-z0-9]+", dev.name.lower())
-        models = [w for w in name_words if re.fullmatch(r"[a-z]+\d+[a-z]*|\d{4}", w) and w != "nvidia"]
-        if not models or not all(m in words for m in models):
-            continue
-        score = sum(w in words for w in name_words)
-        if score > best_score:
-            best, best_score = dev, score
-    return best
+    """The hardware-table entry for a CUDA device name ('NVIDIA H100 80GB HBM3' -> h100-sxm), or None:
+    shared.tables.device_for_gpu_name, the matcher the student's notebook uses too."""
+    return tables.device_for_gpu_name(gpu_name)
 
 
 # --------------------------------------------------------------------------- the submissions
