@@ -2,6 +2,10 @@
 
 Each command module defines NAME, HELP, ``add_arguments(parser)`` and ``run(args) -> int``.
 Bad usage exits 2 with one line naming the problem (UsageError), never a traceback.
+
+``--course PATH`` (before or after the command; a course.yml or the folder holding one) picks the
+course every command uses; without it, the nearest course.yml from the current folder upward that
+has an ``assignments`` mapping, else the checkout's (autograder/core/course.py: ``find``).
 """
 from __future__ import annotations
 
@@ -11,7 +15,12 @@ import pkgutil
 import sys
 
 from autograder import commands
+from autograder.core import course
 from autograder.core.errors import UsageError
+
+#: Commands whose output names the course file they graded with (one line on stdout, first).
+NAMES_COURSE = ("grade", "grade-all")
+COURSE_HELP = "the course: a course.yml or the folder holding one (default: the nearest upward, else the checkout's)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,15 +34,33 @@ def _commands():
         yield importlib.import_module(f"autograder.commands.{info.name}")
 
 
+def _select_course(argv) -> None:
+    """Select the course before the commands parse their arguments (some check values against it)."""
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--course", default=None)
+    known, _rest = early.parse_known_args(argv)
+    course.select(known.course)
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        _select_course(argv)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     parser = _Parser(prog="python -m autograder", description="Grade the course's submissions (course.yml).")
+    parser.add_argument("--course", metavar="PATH", help=COURSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for module in _commands():
         p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        p.add_argument("--course", metavar="PATH", default=argparse.SUPPRESS, help=COURSE_HELP)
         module.add_arguments(p)
         p.set_defaults(run=module.run)
     args = parser.parse_args(argv)
     try:
+        if args.command in NAMES_COURSE:
+            print(f"course: {course.current_file()}", flush=True)
         return int(args.run(args) or 0)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -27,5 +27,5 @@ def run(args) -> int:
     except generate.GenerateError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {dst.relative_to(course.ROOT)}")
+    print(f"wrote {dst.relative_to(assignment.root)}")
     return 0

@@ -112,8 +112,12 @@ class Protection:
 
 
 def secret_paths() -> list[str]:
-    """Absolute paths the child must not read (the grader package, wherever it was loaded from)."""
-    paths = [str(ROOT / name) for name in SECRETS]
+    """Absolute paths the child must not read (the grader package, wherever it was loaded from,
+    and the SECRETS of the checkout and of the course graded, which may lie elsewhere)."""
+    from autograder.core import course
+
+    roots = dict.fromkeys([ROOT, course.current_file().resolve().parent])
+    paths = [str(root / name) for root in roots for name in SECRETS]
     for package in dict.fromkeys([ROOT / "autograder", Path(__file__).resolve().parents[1]]):
         paths += [str(p) for p in sorted(package.iterdir()) if p.name != RUNTIME and str(p) not in paths]
     return paths

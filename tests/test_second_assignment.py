@@ -1,0 +1,80 @@
+"""A second assignment needs a course.yml entry and a grader package, no engine change.
+
+tests/fixtures/tiny_course is a course of its own: one assignment (``tiny``), one task, one function
+with a solution region, a grader package ``tiny_grader`` beside its course.yml with one check, one
+wrong submission (squares instead of doubling) and one correct one in another style. The course is
+copied outside the checkout and graded, generated and checked through the real command line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.core import course
+from autograder.core.grade import load_checks
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "tests" / "fixtures" / "tiny_course"
+
+
+@pytest.fixture
+def tiny(tmp_path) -> Path:
+    """A copy of the tiny course outside the checkout (generate writes into it)."""
+    folder = tmp_path / "tiny_course"
+    shutil.copytree(TINY, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def cli(*args, cwd=ROOT) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop(course.COURSE_ENV, None)
+    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def grade(folder: Path, submission: Path, out: Path) -> dict:
+    proc = cli("grade", submission, "--assignment", "tiny", "--course", folder, "--out", out)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines()[0] == f"course: {folder / 'course.yml'}"
+    return json.loads(out.read_text())
+
+
+def test_the_tiny_course_has_its_own_tasks_folders_and_checks():
+    asg = course.load(TINY / "course.yml").assignment("tiny")
+    assert asg.solutions_dir == TINY / "solutions" / "tiny"
+    assert asg.assignments_dir == TINY / "assignments" / "tiny"
+    assert [t.id for t in asg.tasks] == ["double"] and asg.max_score == 10
+    checks = load_checks(asg)
+    assert set(checks) == {"doubles_like_reference"}          # none of why17's checks leak in
+    assert checks["doubles_like_reference"].task == "double"
+    assert "doubles_like_reference" not in load_checks(course.load().assignment("why17"))
+
+
+def test_wrong_fails_and_good_passes_end_to_end(tiny, tmp_path):
+    wrong = grade(tiny, tiny / "submissions" / "wrong_squares", tmp_path / "wrong.json")
+    good = grade(tiny, tiny / "submissions" / "good_adds", tmp_path / "good.json")
+    assert (wrong["score"], wrong["max_score"]) == (0, 10)
+    assert [t["status"] for t in wrong["tests"]] == ["failed"]
+    assert wrong["tests"][0]["outcome"] == "failed"            # a value came back: the mistake seen
+    assert "double(1.5) returned 2.25, expected 3" in wrong["tests"][0]["output"]
+    assert (good["score"], good["max_score"]) == (10, 10)
+    assert [(t["check"], t["status"]) for t in good["tests"]] == [("doubles_like_reference", "passed")]
+
+
+def test_generate_replaces_the_region_and_the_stub_fails_loudly(tiny, tmp_path):
+    made = cli("generate", "--course", tiny, "--assignment", "tiny")
+    assert made.returncode == 0, made.stderr
+    stub = (tiny / "assignments" / "tiny" / "double.py").read_text()
+    assert "raise NotImplementedError('double.1: double')" in stub
+    assert "return 2 * x" not in stub and "### BEGIN SOLUTION" not in stub
+    assert '"""Twice ``x``, in the unit of ``x``."""' in stub            # the docstring stays
+    assert cli("generate", "--course", tiny, "--check").returncode == 0
+    (tiny / "solutions" / "tiny" / "double.py").write_text("def double(x):\n    return x + x\n")
+    drifted = cli("generate", "--course", tiny, "--check")
+    assert drifted.returncode == 1 and "drift: assignments/tiny/double.py" in drifted.stderr
