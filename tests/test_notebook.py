@@ -73,9 +73,11 @@ def test_reference_notebook_runs_without_errors_and_draws_its_plots(executed):
     pngs = [o for o in outputs(nb, "display_data") if "image/png" in o.data]
     assert len(pngs) == 3          # the cache cliff, the roofline, the batch curve
     text = "".join(o.text for o in outputs(nb, "stream") if o.name == "stdout")
-    for words in ("measured main-memory bandwidth", "ridge point", "8 MiB buffer", "no synchronize",
-                  "of the half-size ceiling", "KV cache", "wrote measurements.json"):
+    for words in ("measured main-memory bandwidth", "ridge point", "MiB buffer (in the cache)", "no synchronize",
+                  "bytes counted once", "of the half-size ceiling", "n^3 FLOPs", "read as GB/s", "KV cache",
+                  "wrote measurements.json"):
         assert words in text
+    assert "never called torch.cuda.synchronize" not in text     # on a CPU there is nothing to remove
 
 
 def test_reference_notebook_writes_a_table_the_grader_accepts(executed):
@@ -122,5 +124,8 @@ def test_notebook_on_the_simulated_gpu_shows_the_mistakes_and_passes_task5(tmp_p
     unsynced = float(re.search(r"no synchronize:\s+([\d.]+) GB/s", text).group(1))
     synced = float(re.search(r"synchronized:\s+([\d.]+) GB/s", text).group(1))
     assert unsynced > 10 * synced
+    assert "never called torch.cuda.synchronize" not in text     # the reference's own wait was removed
+    once = float(re.search(r"bytes counted once:\s+([\d.]+) GB/s", text).group(1))
+    assert once == pytest.approx(synced / 2, rel=1e-3)
     res = grade_submission(folder, only=TASK5)
     assert all(t["status"] == "passed" for t in res["tests"]), res["tests"]
