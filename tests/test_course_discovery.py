@@ -1,0 +1,113 @@
+"""Which course.yml a command uses: --course, else the nearest one upward, else the checkout's.
+
+``course.find`` is tested in this process (the current folder and the selection variable set by
+monkeypatch); the command line in child processes, on a copy of tests/fixtures/tiny_course.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.core import course
+from autograder.core.errors import UsageError
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "tests" / "fixtures" / "tiny_course"
+NOT_A_COURSE = "# another tool's file of the same name\ncourse: intro\nweeks: 12\n"
+
+
+@pytest.fixture
+def nowhere(tmp_path, monkeypatch) -> Path:
+    """A folder with no course.yml in it or above it, as the current folder; no selection."""
+    assert not any((p / "course.yml").exists() for p in (tmp_path, *tmp_path.parents))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(course.COURSE_ENV, raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def tiny(tmp_path) -> Path:
+    folder = tmp_path / "tiny_course"
+    shutil.copytree(TINY, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def cli(*args, cwd=ROOT) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop(course.COURSE_ENV, None)
+    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_given_folder_or_file_is_used(nowhere, tiny):
+    assert course.find(tiny) == tiny / "course.yml"
+    assert course.find(tiny / "course.yml") == tiny / "course.yml"
+    with pytest.raises(UsageError, match=r"--course .*nope: no such course file"):
+        course.find(nowhere / "nope")
+
+
+def test_the_nearest_course_upward_is_found_skipping_files_without_assignments(nowhere, tiny, monkeypatch):
+    deep = tiny / "solutions" / "tiny" / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep.parent / "course.yml").write_text(NOT_A_COURSE, encoding="utf-8")
+    assert course.find(start=deep) == tiny / "course.yml"
+    monkeypatch.chdir(deep)
+    assert course.current_file() == tiny / "course.yml"
+    assert list(course.load().assignments) == ["tiny"]
+
+
+def test_without_any_course_upward_the_checkout_is_used(nowhere):
+    assert course.find() == course.COURSE_FILE == ROOT / "course.yml"
+    assert "why17" in course.load().assignments
+
+
+def test_the_selected_course_wins_over_the_current_folder(nowhere, tiny, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv(course.COURSE_ENV, str(tiny / "course.yml"))
+    assert list(course.load().assignments) == ["tiny"]
+
+
+def test_an_unknown_course_path_is_one_line_and_exit_2(tmp_path):
+    for args in (("--course", tmp_path / "nope", "generate", "--check"),
+                 ("generate", "--check", "--course", tmp_path / "nope")):
+        proc = cli(*args)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.strip().count("\n") == 0 and "--course" in proc.stderr and "nope" in proc.stderr
+        assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_the_option_goes_before_or_after_the_command(tiny):
+    assert cli("--course", tiny, "generate", "--assignment", "tiny").returncode == 0
+    assert (tiny / "assignments" / "tiny" / "double.py").is_file()
+    assert cli("--course", tiny / "course.yml", "generate", "--check").returncode == 0
+    assert cli("generate", "--check", "--course", tiny).returncode == 0
+    # the checkout's course has no assignment 'tiny': without --course, ROOT's is used
+    wrong = cli("generate", "--check", "--assignment", "tiny")
+    assert wrong.returncode == 2 and "unknown assignment 'tiny'" in wrong.stderr
+
+
+def test_grade_finds_the_course_from_a_folder_inside_it_and_names_it(tiny, tmp_path):
+    inside = tiny / "submissions"
+    proc = cli("grade", "good_adds", "--assignment", "tiny", "--out", tmp_path / "r.json", cwd=inside)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines()[0] == f"course: {tiny / 'course.yml'}"
+    assert any(line.startswith("total") and "10 / 10" in line for line in proc.stdout.splitlines())
+
+
+def test_grade_all_workers_grade_with_the_selected_course(tiny, tmp_path):
+    subs = tmp_path / "class"
+    shutil.copytree(tiny / "submissions" / "wrong_squares", subs / "alice")
+    shutil.copytree(tiny / "submissions" / "good_adds", subs / "bob")
+    proc = cli("grade-all", subs, "--out", tmp_path / "out", "--course", tiny, "--assignment", "tiny",
+               "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines()[0] == f"course: {tiny / 'course.yml'}"
+    with open(tmp_path / "out" / "gradebook.csv", newline="", encoding="utf-8") as fh:
+        rows = {row["student"]: row for row in csv.DictReader(fh)}
+    assert (float(rows["alice"]["double"]), float(rows["bob"]["double"])) == (0, 10)
