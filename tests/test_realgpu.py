@@ -119,7 +119,7 @@ def test_prepare_puts_the_reference_beside_the_student_files_only(tmp_path):
     folder = realgpu.prepare(sub, ROOT / "solutions" / "why17")
     try:
         assert sorted(p.name for p in folder.iterdir()) == [
-            "bw.py", "flops.py", "why17_realgpu_pair.py", "why17_ref_bw.py", "why17_ref_flops.py"]
+            "bw.py", "flops.py", "grader_realgpu_pair.py", "grader_ref_bw.py", "grader_ref_flops.py"]
     finally:
         shutil.rmtree(folder)
 
