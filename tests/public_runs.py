@@ -48,15 +48,12 @@ def run_pytest(*args: str, cwd: Path, scratch: Path, env: dict | None = None) ->
     return Run(proc.returncode, proc.stdout + proc.stderr, items)
 
 
-#: Submissions in other styles, correct and wrong, for the public tests themselves.
-STYLES = Path(__file__).with_name("public_styles")
-
-
-def student_tree(where: Path, course_text: str | None = None, replace: tuple[Path, ...] = ()) -> Path:
+def student_tree(where: Path, course_text: str | None = None, fixture: str | None = None) -> Path:
     """A student's working folder under ``where``: course.yml, shared/ and assignments/why17.
 
-    assignments/why17 starts as the reference (solutions/why17); each file in ``replace`` then
-    takes the place of the module of the same name. ``course_text`` replaces course.yml.
+    assignments/why17 starts as the reference (solutions/why17); ``fixture`` (KIND/NAME of
+    autograder/lessons/why17/fixtures, e.g. good/compact_all_four) then lays its changed files
+    over it. ``course_text`` replaces course.yml.
     """
     root = where / "tree"
     ignore = shutil.ignore_patterns("__pycache__", "*.ipynb", "measurements.json", ".pytest_cache")
@@ -64,6 +61,9 @@ def student_tree(where: Path, course_text: str | None = None, replace: tuple[Pat
     shutil.copytree(ROOT / "shared", root / "shared", ignore=ignore)
     text = course_text if course_text is not None else (ROOT / "course.yml").read_text(encoding="utf-8")
     (root / "course.yml").write_text(text, encoding="utf-8")
-    for path in replace:
-        shutil.copy(path, root / "assignments" / "why17" / path.name)
+    if fixture is not None:
+        from autograder.lessons.why17.fixtures import build
+
+        for file, text in build.changed_files(*fixture.split("/")).items():
+            (root / "assignments" / "why17" / file).write_text(text, encoding="utf-8")
     return root

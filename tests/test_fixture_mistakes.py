@@ -12,7 +12,7 @@ import pytest
 
 from autograder.lessons.why17.fixtures import build, mistake
 
-KINDS = ("wrong", "hostile", "good")
+KINDS = ("wrong", "hostile", "good", "public_wrong")
 FIXTURES = sorted((kind, p.name) for kind in KINDS for p in (build.HERE / kind).iterdir() if p.is_dir())
 #: Share of a stored file's distinct code lines that may also be lines of the reference module.
 MAX_SHARED = 0.5
@@ -118,3 +118,21 @@ def test_a_file_given_whole_and_as_a_mistake_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(build, "HERE", tmp_path)
     with pytest.raises(mistake.MistakeError, match="predict.py given both as a whole file and in mistake.yml"):
         build.changed_files("wrong", "x")
+
+
+def test_base_applies_the_change_to_another_fixtures_file():
+    base = build.changed_files("good", "compact_all_four")["predict.py"]
+    built = build.changed_files("public_wrong", "wrong_units")["predict.py"]
+    assert "GB = 1e9\n" in base and "GB = 1e9\n" not in built and "GB = 2**30" in built
+    assert built.splitlines()[0].startswith("# WRONG ON PURPOSE (wrong_units): reads GB/s as GiB/s")
+
+
+def test_a_base_that_leads_back_to_itself_is_refused(tmp_path, monkeypatch):
+    for name, other in (("a", "b"), ("b", "a")):
+        folder = tmp_path / "wrong" / name
+        folder.mkdir(parents=True)
+        (folder / mistake.FILENAME).write_text(f"description: d\nfile: m.py\nbase: wrong/{other}\n"
+                                                    "replace:\n  - old: x\n")
+    monkeypatch.setattr(build, "HERE", tmp_path)
+    with pytest.raises(mistake.MistakeError, match="'base' wrong/a leads back to wrong/b"):
+        build.changed_files("wrong", "a")

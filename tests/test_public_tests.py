@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from autograder.core import course
-from tests.public_runs import ROOT, STYLES, run_pytest, student_tree
+from tests.public_runs import ROOT, run_pytest, student_tree
 
 ASSIGNMENT = course.load().assignment("why17")
 TASK_IDS = {t.id for t in ASSIGNMENT.tasks}
@@ -71,8 +71,7 @@ def test_the_benchmark_tests_pass_on_the_reference_on_a_gpu(tmp_path):
 # --- Correct work in other styles passes; wrong work fails with an ordinary assertion -----------
 
 def test_correct_work_in_other_styles_passes(tmp_path):
-    alternative = STYLES / "alternative"
-    root = student_tree(tmp_path, replace=tuple(sorted(alternative.glob("*.py"))))
+    root = student_tree(tmp_path, fixture="good/compact_all_four")
     run = run_pytest("assignments/why17", cwd=root, scratch=tmp_path / "run", env=NO_GPU)
     assert run.returncode == 0, run.output[-3000:]
     assert run.items and run.outcomes() == {"passed"}
@@ -83,7 +82,7 @@ def _failed(run) -> dict[str, str]:
 
 
 def test_ceilings_in_gib_fail_the_lessons_numbers(tmp_path):
-    root = student_tree(tmp_path, replace=(STYLES / "wrong_units" / "predict.py",))
+    root = student_tree(tmp_path, fixture="public_wrong/wrong_units")
     run = run_pytest("assignments/why17/tests/test_predict.py", cwd=root, scratch=tmp_path / "run")
     failed = _failed(run)
     for name in ("test_spark_whole_checkpoint_is_about_17_tokens_per_s", "test_h100_is_about_209_tokens_per_s",
@@ -96,7 +95,7 @@ def test_ceilings_in_gib_fail_the_lessons_numbers(tmp_path):
 
 
 def test_an_unmarked_ridge_point_fails_only_that_test(tmp_path):
-    root = student_tree(tmp_path, replace=(STYLES / "no_ridge" / "roofline.py",))
+    root = student_tree(tmp_path, fixture="public_wrong/no_ridge")
     run = run_pytest("assignments/why17/tests/test_roofline.py", cwd=root, scratch=tmp_path / "run")
     failed = _failed(run)
     assert list(failed) == ["test_roofline_marks_the_ridge_point"], failed
