@@ -257,7 +257,7 @@ def _reachable_by_others(path: str) -> bool:
 def test_plain_mode_says_what_it_cannot_protect():
     env = dict(os.environ, WHY17_SANDBOX="plain")
     done = subprocess.run([sys.executable, "-c",
-                           "from autograder import isolation; print(isolation.protection().describe())"],
+                           "from autograder.sandbox import isolation; print(isolation.protection().describe())"],
                           capture_output=True, text=True, cwd=isolation.ROOT, env=env, timeout=120)
     if os.getuid() == 0 and not _reachable_by_others(sys.base_prefix):
         # The interpreter lives where an unprivileged uid cannot go (e.g. /root/.pyenv): plain mode

@@ -90,7 +90,7 @@ def test_jail_tests_pass_for_an_unprivileged_grader():
 
 
 def test_unprivileged_grader_reports_a_user_namespace_sandbox():
-    code = ("import json; from autograder import isolation as i; p = i.protection(); "
+    code = ("import json; from autograder.sandbox import isolation as i; p = i.protection(); "
             "print(json.dumps({'mode': p.mode, 'uid': p.child_uid, 'text': p.describe()}))")
     done = as_nobody([sys.executable, "-c", code], cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
