@@ -57,9 +57,12 @@ def test_the_task_table_lists_tasks_in_course_order():
     assert [row[0] for row in readme_tasks(README.read_text(encoding="utf-8"))] == [t.id for t in ASSIGNMENT.tasks]
 
 
+_TASK1 = ASSIGNMENT.tasks[0]
+
+
 @pytest.mark.parametrize("old, new, complaint", [
-    ("| task1 | Memory bandwidth (bw.py) | 25 |", "| task1 | Memory bandwidth (bw.py) | 30 |",
-     "task1: README says points 30.0, course.yml says 25.0"),
+    (f"| task1 | {_TASK1.title} | {_TASK1.points:g} |", f"| task1 | {_TASK1.title} | {_TASK1.points + 5:g} |",
+     f"task1: README says points {_TASK1.points + 5:.1f}, course.yml says {_TASK1.points:.1f}"),
     ("| task2 | Matmul throughput (flops.py)", "| task2 | Matmul speed (flops.py)", "task2: README says title"),
     ("| task5 |", "| task6 |", "task5 is missing"),
 ])
@@ -117,3 +120,136 @@ def test_the_readmes_zip_command_packs_the_six_files(tmp_path):
     with zipfile.ZipFile(tmp_path / "why17-submission.zip") as zf:
         assert sorted(zf.namelist()) == sorted(["bw.py", "flops.py", "predict.py", "roofline.py",
                                                 "why17.ipynb", "measurements.json"])
+
+
+# --- The lab notebook, the helpers, the quiz, the costly mistakes -------------------------------------
+
+def section(text: str, heading: str) -> str:
+    """The README's text under ``## heading``, up to the next ``## ``."""
+    start = text.index(f"## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end != -1 else None]
+
+
+def _readme() -> str:
+    return README.read_text(encoding="utf-8")
+
+
+def _notebook_code() -> str:
+    import json
+    cells = json.loads((ROOT / "solutions" / "why17" / "why17.ipynb").read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+
+
+@pytest.mark.parametrize("needle", [
+    "pip install notebook", "jupyter notebook assignments/why17/why17.ipynb",
+    "jupyter nbconvert --to notebook --execute --inplace assignments/why17/why17.ipynb",
+    "WHY17_RUN_ON=sim jupyter notebook", "assignments/why17/measurements.json", "*Run All*",
+])
+def test_the_readme_says_how_to_run_the_notebook(needle):
+    assert needle in section(_readme(), "Running the lab notebook (task5)")
+
+
+def test_the_jupyter_install_is_the_one_the_bundles_requirements_name():
+    from autograder.exports import bundle
+    assert "pip install notebook" in bundle.REQUIREMENTS_HEAD and "pip install notebook" in _readme()
+
+
+def test_the_nbconvert_command_takes_the_readmes_flags():
+    proc = subprocess.run([sys.executable, "-m", "nbconvert", "--help-all"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for flag in ("--execute", "--inplace", "--to"):
+        assert flag in proc.stdout
+
+
+def test_every_release_path_the_readme_names_exists():
+    from autograder.exports import generate
+    release = set(generate.release_files(ASSIGNMENT))
+    named = set(re.findall(r"assignments/why17/([\w./-]+\w)", _readme()))
+    assert named, "the README names files of the release"
+    written_by_the_notebook = {"measurements.json"}
+    assert named - written_by_the_notebook <= release | {n.rstrip("/") for n in release}, named - release
+
+
+def test_the_environment_variables_are_the_notebooks():
+    code = _notebook_code()
+    assert set(re.findall(r"WHY17_\w+", _readme())) == set(re.findall(r"WHY17_\w+", code))
+    default = re.search(r'os\.environ\.get\("WHY17_RUN_ON", "(\w+)"\)', code).group(1)
+    choices = set(re.findall(r'"(\w+)"', next(line for line in code.splitlines() if line.startswith("#: Where to measure"))))
+    text = section(_readme(), "Running the lab notebook (task5)")
+    table = set(re.findall(r"^\| `(\w+)`", text, flags=re.M)) - {"WHY17_RUN_ON"}
+    assert table == choices and f"`{default}` (or unset)" in text
+    profile = re.search(r'os\.environ\.get\("WHY17_SIM_PROFILE", "([\w-]+)"\)', code).group(1)
+    assert f"default `{profile}`" in text and tables.device(profile)
+    models = re.search(r"WHY17_MEASURE_MODELS=([\w.,-]+)", text).group(1).split(",")
+    assert all(tables.model(key) for key in models)
+
+
+def test_the_helpers_the_readme_names_exist_with_those_arguments():
+    import importlib
+    import inspect
+    text = section(_readme(), "Helpers you may use")
+    bullets = re.findall(r"^- `shared\.(\w+)`: (.*?)(?=^- |\Z)", text, flags=re.M | re.S)
+    assert {name for name, _ in bullets} >= {"devices", "validate", "tables"}
+    for name, body in bullets:
+        module = importlib.import_module(f"shared.{name}")
+        for function, args in re.findall(r"`(\w+)\(([\w, ]*)\)", body):
+            assert hasattr(module, function), f"shared.{name} has no {function}"
+            params = list(inspect.signature(getattr(module, function)).parameters)
+            assert [a.strip() for a in args.split(",") if a.strip()] == params[:len(args.split(","))], \
+                f"shared.{name}.{function}{tuple(params)}"
+
+
+@pytest.mark.parametrize("module", ["shared.simgpu", "shared.decode_bench", "shared.quiz"])
+def test_the_commands_the_readme_names_run(module):
+    assert f"python -m {module}" in _readme()
+    proc = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0 and "usage" in proc.stdout.lower(), proc.stderr[-2000:]
+
+
+def test_the_quiz_focus_example_names_one_section():
+    from shared.quiz import bank, session
+    focus = re.search(r"python -m shared\.quiz --focus (\w+)", _readme()).group(1)
+    assert session.focus_section(bank.load(), focus) == "Every way around the wall: batching"
+
+
+#: The lesson's headline mistakes as the README names them, and the course.yml checks each one fails.
+HEADLINE = {
+    "Bytes counted once": ["bytes_counted_twice"],
+    "No synchronize before reading the clock": ["sync_present"],
+    "A buffer that fits in the cache": ["buffer_exceeds_cache"],
+    "No warm-up": ["warmup_present"],
+    "n³ instead of 2·n³ FLOPs": ["flops_counted_2n3"],
+    "GiB/s or bytes/s where GB/s is asked": ["units_gb_per_s"],
+    "The 1e9 left out": ["decode_moe_active", "decode_quantized", "law_batch1_is_predict"],
+    "K and V: the factor 2 left out": ["kv_bytes_gqa"],
+    "Weights re-read per stream": ["ceiling_batch_shares_weights"],
+    "max instead of min": ["attainable_two_roofs", "law_roofline_min", "law_ridge_meets"],
+    "Linear axes": ["roofline_loglog"],
+}
+#: How many times the dearest input check each headline mistake must cost at least ("several times").
+SEVERAL = 3
+
+
+def _is_input_check(check_id: str) -> bool:
+    return check_id.startswith("errors_") or check_id.endswith("_rejects_bad")
+
+
+def test_the_readme_names_each_headline_mistake_without_point_figures():
+    text = section(_readme(), "Which mistakes cost most")
+    for mistake in HEADLINE:
+        assert f"**{mistake}**" in text, mistake
+    assert not re.search(r"\d\s*points?\b", text), "point figures drift: course.yml has them"
+
+
+def test_course_yml_backs_the_readmes_claim_that_headline_mistakes_cost_several_input_checks():
+    points = {check: p for task in ASSIGNMENT.tasks for check, p in task.check_points}
+    inputs = [p for check, p in points.items() if _is_input_check(check)]
+    assert inputs, "course.yml gives points to the input checks (errors_*, *_rejects_bad)"
+    for mistake, checks in HEADLINE.items():
+        unknown = [c for c in checks if c not in points]
+        assert not unknown, f"{mistake}: course.yml has no points for {unknown}"
+        cost = sum(points[c] for c in checks)
+        assert cost >= SEVERAL * max(inputs), f"{mistake} costs {cost}, a missing input check up to {max(inputs)}"
