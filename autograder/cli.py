@@ -36,7 +36,7 @@ def _commands():
 
 def _select_course(argv) -> None:
     """Select the course before the commands parse their arguments (some check values against it)."""
-    early = argparse.ArgumentParser(add_help=False)
+    early = _Parser(prog="python -m autograder", add_help=False, allow_abbrev=False)
     early.add_argument("--course", default=None)
     known, _rest = early.parse_known_args(argv)
     course.select(known.course)
@@ -59,6 +59,8 @@ def main(argv=None) -> int:
         p.set_defaults(run=module.run)
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "course", None) is not None:   # as parsed in full (an abbreviated --cour)
+            course.select(args.course)
         if args.command in NAMES_COURSE:
             print(f"course: {course.current_file()}", flush=True)
         return int(args.run(args) or 0)

@@ -35,7 +35,7 @@ def cli(*args, cwd=ROOT) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop(course.COURSE_ENV, None)
     return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
 
 
 def grade(folder: Path, submission: Path, out: Path) -> dict:
