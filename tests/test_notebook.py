@@ -129,3 +129,60 @@ def test_notebook_on_the_simulated_gpu_shows_the_mistakes_and_passes_task5(tmp_p
     assert once == pytest.approx(synced / 2, rel=1e-3)
     res = grade_submission(folder, only=TASK5)
     assert all(t["status"] == "passed" for t in res["tests"]), res["tests"]
+
+
+# --- Break It breaks the student's own functions, and gives no benchmark away ---------------------------
+
+def _break_it_cells(notebook: Path) -> list[str]:
+    """The code cells of the Break It section (between its heading and the next section)."""
+    cells = nbformat.read(notebook, as_version=4).cells
+    start = next(i for i, c in enumerate(cells) if c.source.startswith("## 6. Break It"))
+    end = next(i for i, c in enumerate(cells) if i > start and c.source.startswith("## "))
+    return [c.source for c in cells[start:end] if c.cell_type == "code"]
+
+
+def test_break_it_times_nothing_itself_and_runs_the_students_copy_bandwidth():
+    asg = course.load().assignment("why17")
+    code = "\n".join(_break_it_cells(asg.assignments_dir / "why17.ipynb"))
+    for benchmark_part in ("perf_counter", "time.time", ".copy_(", "Event(", "torch.empty", "torch.matmul", " @ "):
+        assert benchmark_part not in code, f"Break It holds {benchmark_part!r}: a benchmark of its own"
+    assert re.search(r"with synchronize_removed\(\).*\n(.*\n)*?.*bw\.copy_bandwidth\(", code)
+    assert "bw.copy_bandwidth(TINY_BYTES" in code and "once = synced / 2" in code
+
+
+def _synchronize_removed():
+    """The notebook's synchronize_removed, compiled on its own, with the names its cell relies on."""
+    import ast
+    import contextlib
+
+    import torch
+
+    from shared import devices
+    source = next(s for s in _break_it_cells(ROOT / "solutions" / "why17" / "why17.ipynb")
+                  if "def synchronize_removed" in s)
+    node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "synchronize_removed")
+    namespace = {"contextlib": contextlib, "torch": torch, "devices": devices, "DEVICE": torch.device("cpu")}
+    exec(compile(ast.Module(body=[node], type_ignores=[]), "why17.ipynb", "exec"), namespace)
+    return namespace["synchronize_removed"], torch
+
+
+def test_synchronize_removed_swallows_both_synchronizes_and_puts_them_back():
+    synchronize_removed, torch = _synchronize_removed()
+    originals = (torch.cuda.synchronize, torch.accelerator.synchronize)
+    with synchronize_removed() as swallowed:
+        assert (torch.cuda.synchronize, torch.accelerator.synchronize) != originals
+        torch.cuda.synchronize()                 # on a machine without CUDA the real one would raise
+        torch.accelerator.synchronize("cuda")
+        from shared import devices
+        devices.synchronize(torch.device("cuda"))
+    assert len(swallowed) == 3
+    assert (torch.cuda.synchronize, torch.accelerator.synchronize) == originals
+
+
+def test_synchronize_removed_puts_them_back_when_the_students_code_raises():
+    synchronize_removed, torch = _synchronize_removed()
+    originals = (torch.cuda.synchronize, torch.accelerator.synchronize)
+    with pytest.raises(ZeroDivisionError):
+        with synchronize_removed():
+            1 / 0
+    assert (torch.cuda.synchronize, torch.accelerator.synchronize) == originals
