@@ -5,7 +5,7 @@ per submission and peak memory per worker. Figures only; nothing here asserts a 
     python bench/grade_all.py -n 40 --checks quick # the 40-submission demonstration, quick checks
     python bench/grade_all.py -n 20 --no-forkserver  # the same workers without the fork server
 
-The class mixes tests/test_batch_fixtures.py's kinds in MIX_200's proportions: the reference
+The class mixes the kinds of autograder/lessons/why17/fixtures/classes.py in MIX_200's proportions: the reference
 (folders and zips), classic mistakes, stubs, entries with nothing gradable, crashes, memory hogs
 and hangs.
 """
@@ -26,25 +26,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.test_batch_fixtures import KINDS, QUICK_CHECKS, write_student  # noqa: E402
-
-#: A class of 200 as a TA might see it: mostly complete work, a fifth with a classic mistake, some
-#: unfinished or empty, a few crashes and memory hogs, and 3 hangs (each costs course.yml's
-#: time_limit_s, 60 s, by design). Scaled to other sizes by cycling through this list.
-MIX_200 = {"reference_folder": 40, "reference_zip": 30, "reference_measured": 10, "bytes_once": 20,
-           "bytes_once_zip": 10, "no_sync": 20, "tiny_buffer": 20, "stubs": 20, "empty_folder": 5,
-           "broken_zip": 5, "notes_only": 5, "crash": 6, "memory_hog": 6, "hang": 3}
+from autograder.lessons.why17.fixtures.classes import (  # noqa: E402
+    KINDS,
+    QUICK_CHECKS,
+    ta_kinds,
+    write_student,
+)
 
 
 def class_kinds(n: int, mix: str) -> list[str]:
-    """The kind of each of ``n`` students: MIX_200 spread evenly, or KINDS in turn ('cycle')."""
+    """The kind of each of ``n`` students: MIX_200 spread evenly ('ta'), or KINDS in turn ('cycle')."""
     if mix == "cycle":
         return [KINDS[i % len(KINDS)] for i in range(n)]
-    pool = [k for k, count in MIX_200.items() for _ in range(count)]
-    # interleave so that every stretch of the class looks alike (no block of hangs at the end)
-    order = sorted(range(len(pool)), key=lambda i: ((i * 7919) % len(pool), i))
-    spread = [pool[i] for i in order]
-    return [spread[i % len(spread)] for i in range(n)]
+    return ta_kinds(n)
 
 
 def main(argv=None) -> int:

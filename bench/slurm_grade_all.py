@@ -3,7 +3,7 @@
     python bench/slurm_grade_all.py [-n 20] [--students-per-task 5] [--checks ID,ID]
 
 Starts a one-node Slurm cluster on this machine (tests/slurm/cluster.py: Debian's slurmctld,
-slurmd and munge, as root), generates a class without hangs (tests/test_batch_fixtures.py), grades
+slurmd and munge, as root), generates a class without hangs (autograder/lessons/why17/fixtures/classes.py), grades
 it with the local executor (--jobs = this machine's cores) and with the Slurm executor (one CPU
 per array task), and prints wall seconds, submissions per minute and whether the two gradebooks
 are byte for byte the same. Figures only; nothing here asserts a time.
@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from autograder.lessons.why17.fixtures.classes import KINDS, make_class  # noqa: E402
 from tests.slurm.cluster import Cluster  # noqa: E402
-from tests.test_batch_fixtures import KINDS, make_class  # noqa: E402
 
 
 def _grade(src: Path, out: Path, checks: str, extra: list[str], env: dict) -> float:

@@ -14,7 +14,7 @@ import textwrap
 import pytest
 
 from autograder.batch.executors import local as pool
-from tests.test_batch_fixtures import write_student
+from autograder.lessons.why17.fixtures.classes import write_student
 
 STAND_IN = textwrap.dedent("""
     import json, os, signal, sys

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_batch_fixtures import QUICK_CHECKS, make_class
+from autograder.lessons.why17.fixtures.classes import QUICK_CHECKS, make_class
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

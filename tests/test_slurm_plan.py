@@ -104,7 +104,7 @@ def _class_manifest(tmp_path, key=None):
     from autograder.batch import discover, store
     from autograder.batch.executors import local as pool
     from autograder.batch import run as batch
-    from tests.test_batch_fixtures import make_class
+    from autograder.lessons.why17.fixtures.classes import make_class
 
     make_class(tmp_path / "class", 1, kinds=("reference_folder",))
     asg = course.load().assignment("why17")
