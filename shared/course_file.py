@@ -48,12 +48,19 @@ def read(path: Path | str) -> dict:
 
 
 def has_assignments(path: Path | str) -> bool:
-    """Whether ``path`` is a course file: readable YAML with a non-empty ``assignments`` mapping."""
+    """Whether ``path`` is meant as a course file: a mapping with an ``assignments`` key.
+
+    False for another tool's YAML without one, or a file that cannot be read; True for invalid
+    YAML too, so that a search stops at a broken course file and ``read`` names its line, instead
+    of going on to another course.
+    """
     try:
-        read(path)
-    except CourseFileError:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
         return False
-    return True
+    except yaml.YAMLError:
+        return True
+    return isinstance(data, dict) and "assignments" in data
 
 
 def tasks(data: dict, name: str, where: Path | str) -> list[dict]:

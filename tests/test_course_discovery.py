@@ -62,6 +62,13 @@ def test_the_nearest_course_upward_is_found_skipping_files_without_assignments(n
     assert list(course.load().assignments) == ["tiny"]
 
 
+def test_a_broken_course_upward_is_reported_not_skipped(nowhere, monkeypatch):
+    (nowhere / "course.yml").write_text("course: x\nassignments:\n  tiny: [unclosed\n", encoding="utf-8")
+    assert course.find() == nowhere / "course.yml"
+    with pytest.raises(UsageError, match=r"course.yml line \d+: not valid YAML"):
+        course.load()
+
+
 def test_without_any_course_upward_the_checkout_is_used(nowhere):
     assert course.find() == course.COURSE_FILE == ROOT / "course.yml"
     assert "why17" in course.load().assignments

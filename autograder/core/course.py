@@ -108,8 +108,9 @@ _ASSIGNMENT_KEYS = {"title": str, "folder": str, "grader": str, "device": str, "
 
 def find(path: Path | str | None = None, start: Path | str | None = None) -> Path:
     """The course file to use: ``path`` (a course.yml or the folder holding one), else the nearest
-    course.yml with an ``assignments`` mapping in ``start`` (default: the current folder) or a folder
-    above it, else the checkout's. UsageError when ``path`` holds no course file."""
+    course.yml with an ``assignments`` key in ``start`` (default: the current folder) or a folder
+    above it (a broken one too: loading it names the problem), else the checkout's. UsageError when
+    ``path`` holds no course file."""
     if path is not None:
         given = Path(path).expanduser()
         candidate = given / "course.yml" if given.is_dir() else given
