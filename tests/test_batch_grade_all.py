@@ -25,6 +25,15 @@ CLASS_SIZE = 40
 QUICK = ["--checks", ",".join(QUICK_CHECKS), "--time-limit-s", "5"]
 
 
+def rows_of(out: Path) -> list[dict]:
+    """Every student's row: gradebook.csv (full results and zeros without grading) and partial.csv
+    (results of a --checks run with no full result to merge into, which the exports leave out)."""
+    found = list(csv.DictReader((out / "gradebook.csv").open()))
+    if (out / "partial.csv").exists():
+        found += list(csv.DictReader((out / "partial.csv").open()))
+    return sorted(found, key=lambda r: r["student"])
+
+
 def grade_all(src, out, *extra, check=True):
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(src), "--out", str(out),
                            "--jobs", "2", *QUICK, *extra], cwd=ROOT, capture_output=True, text=True,
@@ -50,8 +59,15 @@ def test_every_student_gets_results_feedback_and_a_gradebook_row(graded):
         results = json.loads((out / name / "results.json").read_text())
         assert {"score", "max_score", "tests", "output"} <= set(results)
         assert (out / name / "feedback.html").read_text().startswith("<!DOCTYPE html>")
-    rows = list(csv.DictReader((out / "gradebook.csv").open()))
-    assert [r["student"] for r in rows] == students
+    assert [r["student"] for r in rows_of(out)] == students
+    # a --checks run is partial: only the zeros without grading (whatever the checks) are grades
+    exported = list(csv.DictReader((out / "gradebook.csv").open()))
+    assert sorted(r["student"] for r in exported) == sorted(n for n, k in kinds.items() if k in NOT_GRADABLE)
+    assert {r["checks"] for r in exported} == {"none (not graded)"}
+    assert {r["checks"] for r in csv.DictReader((out / "partial.csv").open())} == {
+        "partial: " + " ".join(sorted(QUICK_CHECKS))}
+    assert len(list(csv.reader((out / "canvas.csv").open()))) == 2 + len(exported)
+    assert "left out of gradebook.csv and canvas.csv" in proc.stderr
     assert (out / "summary.html").is_file() and (out / "canvas.csv").is_file()
     assert "found: one folder or .zip per student" in proc.stderr
     assert f"{CLASS_SIZE}/{CLASS_SIZE}" in proc.stderr
@@ -74,7 +90,7 @@ def test_summary_counts_each_mistake_exactly(graded):
 
 def test_scores_order_reference_above_mistakes_above_zero(graded):
     kinds, out, _ = graded
-    total = {r["student"]: float(r["total"]) for r in csv.DictReader((out / "gradebook.csv").open())}
+    total = {r["student"]: float(r["total"]) for r in rows_of(out)}
     best = {total[n] for n, k in kinds.items() if k.startswith("reference")}
     assert len({total[n] for n, k in kinds.items() if k in ("reference_folder", "reference_zip")}) == 1
     for name, kind in kinds.items():
@@ -104,14 +120,14 @@ def test_unchanged_rerun_grades_nothing_and_student_and_force_regrade(graded, tm
     grade_all(out.parent / "submissions", out, "--student", one)
     changed = [n for n in kinds if (out / n / "results.json").stat().st_mtime_ns != stamps[n]]
     assert changed == [one]
-    assert len(list(csv.DictReader((out / "gradebook.csv").open()))) == CLASS_SIZE
+    assert len(rows_of(out)) == CLASS_SIZE
 
 
 def test_changed_content_is_regraded_and_force_regrades_all(tmp_path):
     make_class(tmp_path / "s", 4, kinds=("stubs", "empty_folder", "crash", "stubs"))
     (tmp_path / "s" / "s003" / "link.py").symlink_to("/etc/passwd")   # the grader refuses it
     grade_all(tmp_path / "s", tmp_path / "o")
-    refused = [r for r in csv.DictReader((tmp_path / "o" / "gradebook.csv").open()) if r["student"] == "s003"]
+    refused = [r for r in rows_of(tmp_path / "o") if r["student"] == "s003"]
     assert refused[0]["total"] == "0" and "symlink" in refused[0]["note"]
     assert "symlink" in json.loads((tmp_path / "o" / "s003" / "results.json").read_text())["output"]
     (tmp_path / "s" / "s003" / "link.py").unlink()
@@ -178,8 +194,7 @@ def test_interrupt_and_kill_lose_nothing_finished_and_a_rerun_finishes_the_rest(
     assert first.returncode == 130, err[-2000:]
     assert "interrupted" in err and "Traceback" not in err
     done_after_int = _markers(out)
-    rows = list(csv.DictReader((out / "gradebook.csv").open()))
-    assert sorted(r["student"] for r in rows) == sorted(done_after_int)
+    assert sorted(r["student"] for r in rows_of(out)) == sorted(done_after_int)
     # SIGKILL (a power cut for the parent): nothing is written on the way out
     second, _ = _run_until(tmp_path / "s", out, len(done_after_int) + 2, signal.SIGKILL,
                            tmp_path / "second.log")
@@ -197,7 +212,7 @@ def test_interrupt_and_kill_lose_nothing_finished_and_a_rerun_finishes_the_rest(
     for name, inode in done_before.items():   # finished ones were not regraded or rewritten
         assert (out / name / "results.json").stat().st_ino == inode
         assert (out / name / "results.json").stat().st_mtime_ns == stamps[name]
-    assert len(list(csv.DictReader((out / "gradebook.csv").open()))) == len(kinds)
+    assert len(rows_of(out)) == len(kinds)
     assert not list(out.glob("*/.*.tmp")), "a temporary file survived"
 
 

@@ -49,7 +49,8 @@ def test_gradebook_has_a_row_per_person_and_a_column_per_task(asg):
     ]
     rows = list(csv.DictReader(io.StringIO(gradebook.gradebook_csv(entries, asg))))
     assert list(rows[0]) == ["student", "name", "sid", "email", "task1", "task2", "task3", "task4",
-                             "task5", "total", "max_score", "note"]
+                             "task5", "raw_total", "late_penalty", "total", "max_score",
+                             "submitted_at", "time_source", "checks", "graded_at", "note"]
     assert [(r["student"], r["name"], r["total"]) for r in rows] == [
         ("alice", "alice", "35"), ("1815", "Ada", "15"), ("1815", "Charles", "15"), ("carol", "carol", "0")]
     assert (rows[0]["task1"], rows[0]["task2"], rows[0]["task3"]) == ("10", "0", "25")
@@ -101,11 +102,17 @@ def test_summary_counts_histogram_means_and_zero_reasons(asg):
     assert count["bytes_counted_once"] == (2, ["a", "b"])
     assert count["forgot_synchronize"] == (1, ["b"])
     assert count["buffer_in_cache"] == (0, [])
-    assert data["not_run"] == {"students": 1, "who": ["c"]}
+    assert data["not_run"] == {"students": 1, "who": ["c"],
+                               "details": [{"student": "c", "reason": "bytes_counted_twice: ok"}]}
+    # every check that ran: passed / failed by a verdict / did not run, over graded students only
+    assert data["checks"]["bytes_counted_twice"] == {"task": "task1", "graded": 3, "passed": 0,
+                                                     "failed": 2, "not_run": 1, "pass_rate": 0.0}
+    assert data["checks"]["sync_present"]["failed"] == 1 and data["checks"]["t2"]["pass_rate"] == 1.0
     assert data["not_graded"] == [{"student": "e", "reason": "nothing to grade: e.zip is not a readable zip file"}]
     assert data["students"] == 5 and data["histogram"]["counts"] == [3, 0, 1, 0, 0, 0, 0, 0, 0, 1]
     assert data["histogram"]["bins"][0] == 0 and data["histogram"]["bins"][-1] == 100
-    assert data["tasks"]["task3"]["mean"] == 10.0 and data["tasks"]["task2"]["mean_fraction"] == 0.2
+    assert data["tasks"]["task3"]["mean"] == 10.0 and data["tasks"]["task2"]["mean_fraction"] == round(
+        3.0 / asg.task("task2").points, 4)
     assert data["mean_total"] == 25.0 and data["median_total"] == 0.0
 
 
@@ -146,7 +153,7 @@ def test_summary_page_links_every_student_and_escapes(asg):
     data = summary.build(entries, asg, "layout <x>")
     html = summary_html.render(data, gradebook.rows(entries, asg))
     assert 'href="a%26b/feedback.html"' in html and "layout &lt;x&gt;" in html
-    assert html.count("<svg") == 3
+    assert html.count("<svg") == 4   # histogram, tasks, mistakes, pass rate per check
 
 
 def test_svg_chart_skips_non_finite_and_non_positive_on_log_axes():

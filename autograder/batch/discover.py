@@ -14,6 +14,7 @@ a zero with that reason and the batch goes on.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -30,7 +31,8 @@ JUNK_NAMES = frozenset({"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoi
 SEARCH_DEPTH = 3
 GRADESCOPE_METADATA = "submission_metadata.yml"
 #: Names grade-all writes at the top of OUT; a student folder never takes one of them.
-RESERVED = frozenset({"gradebook.csv", "canvas.csv", "summary.json", "summary.html", "grade-all.log"})
+RESERVED = frozenset({"gradebook.csv", "canvas.csv", "summary.json", "summary.html", "grade-all.log",
+                      "partial.csv", "regrades.csv", "similarity"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
 
 
@@ -55,6 +57,7 @@ class Submission:
     path: Path
     members: tuple[Member, ...]
     problem: str | None = None
+    created_at: str = ""   # Gradescope's submission time (its metadata's created_at), when given
 
     @property
     def kind(self) -> str:
@@ -184,8 +187,10 @@ def _gradescope(root: Path, entries: list[Path], names) -> Layout:
         members = _members(meta) or (Member(entry.name),)
         first = members[0]
         key = first.sid or first.email or entry.name
+        created = meta.get(":created_at", meta.get("created_at")) if isinstance(meta, dict) else None
         subs.append(Submission(student=key, path=entry, members=members,
-                               problem=problem_of(entry, names, ignore=(GRADESCOPE_METADATA,))))
+                               problem=problem_of(entry, names, ignore=(GRADESCOPE_METADATA,)),
+                               created_at=_stamp_text(created)))
     return Layout("gradescope", f"Gradescope export in {root} (a folder per submission, "
                   f"{GRADESCOPE_METADATA})", _unique(subs), tuple(notes))
 
@@ -197,6 +202,13 @@ def _read_metadata(path: Path) -> dict:
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         raise UsageError(f"{path}: not a readable Gradescope {GRADESCOPE_METADATA}") from None
     return data if isinstance(data, dict) else {}
+
+
+def _stamp_text(value) -> str:
+    """Gradescope's created_at as text (YAML may have parsed it into a datetime already)."""
+    if value is None:
+        return ""
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
 
 
 def _members(meta) -> tuple[Member, ...]:
@@ -272,5 +284,5 @@ def _unique(subs: list[Submission]) -> tuple[Submission, ...]:
         while key.lower() in used:
             key, n = f"{base}-{n}", n + 1
         used.add(key.lower())
-        out.append(Submission(student=key, path=sub.path, members=sub.members, problem=sub.problem))
+        out.append(dataclasses.replace(sub, student=key))
     return tuple(out)

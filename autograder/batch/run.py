@@ -16,8 +16,8 @@ import signal
 import sys
 from pathlib import Path
 
-from autograder.core import course
-from autograder.batch import discover, store
+from autograder.core import course, late
+from autograder.batch import discover, fingerprint, partial, regrades, store, submitted
 from autograder.reports import feedback_html, gradebook, summary, summary_html
 from autograder.batch.executors import local as pool
 from autograder.batch.zero import zero_results
@@ -28,16 +28,22 @@ CANVAS = "canvas.csv"
 SUMMARY_JSON = "summary.json"
 SUMMARY_HTML = "summary.html"
 LOG = "grade-all.log"
-assert {GRADEBOOK, CANVAS, SUMMARY_JSON, SUMMARY_HTML, LOG} == discover.RESERVED
+PARTIAL = "partial.csv"
+SIMILARITY = "similarity"
+assert {GRADEBOOK, CANVAS, SUMMARY_JSON, SUMMARY_HTML, LOG, PARTIAL, regrades.NAME,
+        SIMILARITY} == discover.RESERVED
 #: Default wall-clock budget of one submission, in per-call time limits (course.yml time_limit_s).
 BUDGET_CALLS = 20
 
 
 def grading_key(asg, device: str, time_limit_s: float | None, only=None) -> str:
     """What else a grade depends on besides the submission: the assignment as course.yml sets it
-    (points, limits, tasks), the device, any time-limit override and a --checks subset. A change
-    regrades everyone."""
-    data = json.dumps({"assignment": dataclasses.asdict(asg), "device": device,
+    (points, limits, tasks; not its late policy, which is applied without regrading), the
+    grader's check code (autograder/batch/fingerprint.py), the device, any time-limit override and
+    a --checks subset. A change regrades everyone."""
+    settings = dataclasses.asdict(asg)
+    settings.pop("late", None)
+    data = json.dumps({"assignment": settings, "device": device, "grader": fingerprint.grader_digest(asg),
                        "time_limit_s": time_limit_s, "only": sorted(only) if only else None},
                       sort_keys=True, default=str)
     return hashlib.sha256(data.encode()).hexdigest()[:16]
@@ -54,8 +60,13 @@ def select(layout: discover.Layout, name: str) -> discover.Submission:
 
 def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student: str | None = None,
               assignment: str | None = None, device: str | None = None, budget_s: float | None = None,
-              time_limit_s: float | None = None, only=None, stream=None, executor=None) -> int:
+              time_limit_s: float | None = None, only=None, stream=None, executor=None,
+              extensions: str | None = None, similarity: bool = False) -> int:
     """Grade the class in ``src`` into ``out``; the exit status (0 done, 130 interrupted).
+
+    ``only``: grade these check ids; merged into each student's stored full result where there
+    is one (autograder/batch/partial.py). ``extensions``: a CSV of per-student extensions
+    (autograder/core/late.py). ``similarity``: also write OUT/similarity/ (autograder/similarity).
 
     ``executor``: None grades on local worker processes; otherwise an object whose
     ``grade(st, jobs, digests, asg, budget_s=, progress=, stream=)`` grades the jobs elsewhere
@@ -72,16 +83,20 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
         raise UsageError(f"--jobs {jobs}: must be at least 1")
     limit = float(time_limit_s or asg.time_limit_s)
     budget_s = float(budget_s or BUDGET_CALLS * limit)
+    ext = late.load_extensions(extensions) if extensions else {}
     layout = discover.discover(src, asg, exclude=Path(out))
     chosen = [select(layout, student)] if student else list(layout.submissions)
     print(f"found: {layout.description}: {len(layout.submissions)} submissions", file=stream)
     for note in layout.notes:
         print(f"  note: {note}", file=stream)
-    with store.Store(out, grading_key(asg, device, time_limit_s, only)) as st:
+    full_key = grading_key(asg, device, time_limit_s, None)
+    key = grading_key(asg, device, time_limit_s, only)
+    run_at = partial.now()
+    with store.Store(out, key) as st:
         todo = []
         for sub in chosen:
             digest = store.content_hash(sub)
-            if force or student or not st.is_done(sub.student, digest):
+            if force or student or not st.is_done(sub.student, digest, keys=(full_key,) if only else ()):
                 todo.append((sub, digest))
         skipped = len(chosen) - len(todo)
         if skipped:
@@ -90,8 +105,8 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
         by_key = {sub.student: (sub, digest) for sub, digest in todo}
 
         def save(sub, digest, results, seconds, graded=True):
-            st.save(sub.student, digest, results, feedback_html.render(sub.student, results, asg),
-                    seconds=seconds, source=str(sub.path))
+            results = record(st, sub, digest, results, seconds, asg=asg, only=only, key=key,
+                             full_key=full_key, run_at=run_at, extensions=ext, stream=stream)
             score = sum(gradebook.task_scores(results, [t.id for t in asg.tasks]).values())
             progress.step(f"{sub.student} {score:.4g}/{asg.max_score:g}", graded=graded)
 
@@ -132,13 +147,19 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
             interrupted = True
         finally:
             signal.signal(signal.SIGTERM, previous)
-        entries = write_class_files(st, layout, asg)
+        entries = write_class_files(st, layout, asg, extensions=ext, stream=stream)
+        if similarity and not interrupted:
+            from autograder.similarity import run as similar
+            similar.write_report(layout, asg, Path(out) / SIMILARITY, stream=stream)
         if interrupted:
             print(f"\ninterrupted: {progress.done} of {len(todo)} graded this run; "
                   f"rerun the same command to grade the rest", file=stream)
             return 130
         print(f"wrote {len(entries)} results, {GRADEBOOK}, {CANVAS}, {SUMMARY_JSON}, "
               f"{SUMMARY_HTML} in {out}", file=stream)
+        if st.regraded:
+            print(f"regrades: {st.regraded} score change(s) logged in {Path(out) / regrades.NAME}",
+                  file=stream)
         return status
 
 
@@ -152,17 +173,82 @@ def report_stats(stats: list[pool.WorkerStats], stream) -> None:
               f"(largest process it started: {s.children_maxrss_kb / 1024:.0f} MiB)", file=stream)
 
 
-def write_class_files(st: store.Store, layout: discover.Layout, asg) -> list:
-    """gradebook.csv, canvas.csv, summary.json and summary.html from every finished student."""
-    entries = []
+def extension_of(sub: discover.Submission, extensions: dict) -> late.Extension | None:
+    """The extension granted to ``sub`` (by folder name, or a member's sid, email or name)."""
+    for name in (sub.student, *(x for m in sub.members for x in (m.sid, m.email, m.name))):
+        if name and name in extensions:
+            return extensions[name]
+    return None
+
+
+def with_late(sub, results: dict, asg, extensions: dict) -> dict:
+    """``results`` with the late verdict of course.yml's policy (none: unchanged but for a stale
+    verdict removed)."""
+    policy = getattr(asg, "late", None)
+    if policy is None:
+        return late.apply(results, None, None, "") if late.RESULTS_KEY in results else results
+    when = submitted.submission_time(sub)
+    return late.apply(results, policy, when.when, when.source, extension_of(sub, extensions))
+
+
+def record(st: store.Store, sub, digest: str, results: dict, seconds: float, *, asg, only, key: str,
+           full_key: str, run_at: str, extensions: dict, stream) -> dict:
+    """Save one student's new grading: merged into the stored full result when this run graded
+    some checks only and there is one; logged in regrades.csv where it changes a stored score;
+    with the late verdict. The results as saved."""
+    old, old_rec = st.results(sub.student), st.record(sub.student)
+    has_full = (old is not None and old_rec is not None and old_rec.full and old_rec.hash == digest
+                and old_rec.key == full_key and not partial.is_partial(old) and not partial.failed(old))
+    rec_key, full = key, only is None
+    if only is not None and has_full:
+        if partial.failed(results):   # this run could not grade; the full result stands
+            print(f"warning: {sub.student}: this run did not grade ({gradebook.note_of(results)}); "
+                  f"the stored full result is kept", file=stream)
+            return old
+        results = partial.merge(old, results, only, run_at)
+        rec_key, full = full_key, True
+    if old is not None and old_rec is not None:
+        rows = regrades.changes(run_at, sub.student, old, results, old_rec, digest, rec_key,
+                                compare_total=full and not partial.is_partial(old))
+        regrades.append(st.out, rows)
+        st.regraded += len(rows)
+    results = with_late(sub, results, asg, extensions)
+    st.save(sub.student, digest, results, feedback_html.render(sub.student, results, asg),
+            seconds=seconds, source=str(sub.path), key=rec_key, full=full,
+            checks=() if only is None else only, graded_at=run_at)
+    return results
+
+
+def write_class_files(st: store.Store, layout: discover.Layout, asg, *, extensions=None,
+                      stream=None) -> list:
+    """gradebook.csv, canvas.csv, summary.json and summary.html from every finished student;
+    the late verdicts brought up to date (a new extension or policy needs no regrade). Partial
+    results (some checks only, no full result to merge into) go to partial.csv, not the exports,
+    with a warning line. The entries exported."""
+    entries, partials = [], []
     for sub in layout.submissions:
         results = st.results(sub.student)
-        if results is not None and st.record(sub.student) is not None:
-            entries.append((sub, results))
+        if results is None or st.record(sub.student) is None:
+            continue
+        fresh = with_late(sub, results, asg, extensions or {})
+        if fresh != results:
+            st.write_pages(sub.student, fresh, feedback_html.render(sub.student, fresh, asg))
+        (partials if partial.is_partial(fresh) else entries).append((sub, fresh))
     out = st.out
     store.atomic_write(out / GRADEBOOK, gradebook.gradebook_csv(entries, asg))
     store.atomic_write(out / CANVAS, gradebook.canvas_csv(entries, asg))
-    data = summary.build(entries, asg, layout.description)
+    if partials or (out / PARTIAL).exists():
+        store.atomic_write(out / PARTIAL, gradebook.gradebook_csv(partials, asg))
+    if partials and stream is not None:
+        names = [s.student for s, _ in partials]
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        print(f"warning: {len(names)} partial result(s) (graded with --checks, no full result to "
+              f"merge into) left out of {GRADEBOOK} and {CANVAS}: {shown}; they are in {PARTIAL}; "
+              f"grade them without --checks", file=stream)
+    everyone = sorted(entries + partials, key=lambda e: e[0].student)
+    data = summary.build(everyone, asg, layout.description,
+                         partial=[s.student for s, _ in partials],
+                         regraded=regrades.total_changes(out))
     store.atomic_write(out / SUMMARY_JSON, json.dumps(data, indent=2) + "\n")
-    store.atomic_write(out / SUMMARY_HTML, summary_html.render(data, gradebook.rows(entries, asg)))
+    store.atomic_write(out / SUMMARY_HTML, summary_html.render(data, gradebook.rows(everyone, asg)))
     return entries

@@ -71,12 +71,17 @@ def _files(folder: Path, prefix: str = ""):
 
 @dataclass(frozen=True)
 class Record:
-    """What the marker says about one student: the hash graded, the grading key, seconds taken."""
+    """What the marker says about one student: the hash graded, the grading key, seconds taken,
+    whether every check was graded (``full``; else ``checks`` lists those that were), when
+    (``graded_at``, ISO 8601 UTC)."""
 
     hash: str
     key: str
     seconds: float
     source: str
+    full: bool = True
+    checks: tuple[str, ...] = ()
+    graded_at: str = ""
 
 
 class Store:
@@ -85,6 +90,7 @@ class Store:
     def __init__(self, out: Path | str, key: str):
         self.out = Path(out)
         self.key = key
+        self.regraded = 0   # score changes this run logged in regrades.csv
         try:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -115,14 +121,17 @@ class Store:
         try:
             data = json.loads((self.folder(student) / MARKER).read_text(encoding="utf-8"))
             return Record(hash=data["hash"], key=data["key"], seconds=float(data["seconds"]),
-                          source=str(data.get("source", "")))
+                          source=str(data.get("source", "")), full=bool(data.get("full", True)),
+                          checks=tuple(data.get("checks") or ()),
+                          graded_at=str(data.get("graded_at", "")))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
-    def is_done(self, student: str, digest: str) -> bool:
-        """Whether ``student`` was graded from this exact content with this grading key."""
+    def is_done(self, student: str, digest: str, keys=()) -> bool:
+        """Whether ``student`` was graded from this exact content with this grading key (or one
+        of ``keys``: a full grading also answers a run of some of its checks)."""
         rec = self.record(student)
-        return (rec is not None and rec.hash == digest and rec.key == self.key
+        return (rec is not None and rec.hash == digest and rec.key in (self.key, *keys)
                 and (self.folder(student) / RESULTS).is_file())
 
     def results(self, student: str) -> dict | None:
@@ -133,14 +142,22 @@ class Store:
         return data if isinstance(data, dict) else None
 
     def save(self, student: str, digest: str, results: dict, feedback_html: str, *,
-             seconds: float, source: str) -> None:
-        """Write one student's results, feedback page and marker, each atomically, marker last."""
+             seconds: float, source: str, key: str | None = None, full: bool = True,
+             checks=(), graded_at: str = "") -> None:
+        """Write one student's results, feedback page and marker, each atomically, marker last.
+        ``key``: the grading key to record (default: this run's); ``full``, ``checks``,
+        ``graded_at``: see Record."""
+        folder = self.folder(student)
+        self.write_pages(student, results, feedback_html)
+        atomic_write(folder / MARKER, json.dumps({
+            "hash": digest, "key": key or self.key, "seconds": round(seconds, 3), "source": source,
+            "full": full, "checks": sorted(checks), "graded_at": graded_at}) + "\n")
+
+    def write_pages(self, student: str, results: dict, feedback_html: str) -> None:
+        """Rewrite results.json and feedback.html only (the marker stays: nothing was regraded)."""
         folder = self.folder(student)
         atomic_write(folder / RESULTS, json.dumps(results, indent=2, sort_keys=False) + "\n")
         atomic_write(folder / FEEDBACK, feedback_html)
-        atomic_write(folder / MARKER, json.dumps({"hash": digest, "key": self.key,
-                                                 "seconds": round(seconds, 3),
-                                                 "source": source}) + "\n")
 
     def forget(self, student: str) -> None:
         """Drop the marker so ``student`` is regraded (--force, --student)."""

@@ -61,6 +61,11 @@ def add_arguments(p) -> None:
                    help="grade only these check ids (quick trial runs, tests); the others are left out")
     p.add_argument("--time-limit-s", type=_positive_float, default=None, metavar="S",
                    help="seconds per call of a student function (default: course.yml's time_limit_s)")
+    p.add_argument("--extensions", metavar="CSV", default=None,
+                   help="per-student extensions: a CSV with 'student' and 'days' (or 'due'), "
+                        "applied with course.yml's late policy")
+    p.add_argument("--similarity", action="store_true",
+                   help="also compare every pair of submissions: OUT/similarity/pairs.csv and report.html")
     slurm_cli.add_arguments(p)
 
 
@@ -68,4 +73,5 @@ def run(args) -> int:
     return batch.grade_all(args.submissions, args.out, jobs=args.jobs, force=args.force,
                            student=args.student, assignment=args.assignment, device=args.device,
                            budget_s=args.budget_s, time_limit_s=args.time_limit_s, only=args.checks,
-                           executor=slurm_cli.executor_from(args))
+                           executor=slurm_cli.executor_from(args), extensions=args.extensions,
+                           similarity=args.similarity)

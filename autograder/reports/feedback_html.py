@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
-from autograder.core import lesson
+from autograder.core import late, lesson
 from autograder.reports import gradebook
 
 STYLE = """
@@ -73,10 +73,33 @@ def _checks(results: dict, assignment) -> str:
     return "".join(parts) or "<p class=\"muted\">No checks ran.</p>"
 
 
+def _late(results: dict) -> str:
+    """The late-work lines: raw score, penalty and final score, and the evidence of the time."""
+    v = results.get(late.RESULTS_KEY)
+    if not isinstance(v, dict):
+        return ""
+    when = escape(str(v.get("submitted_at") or "unknown"))
+    if v.get("days_late"):
+        status = (f"{v['late_hours']:.1f} h late ({v['days_late']} day(s) after the due date "
+                  f"{escape(str(v.get('due', '')))}); policy {escape(str(v.get('policy', '')))}: "
+                  f"{v.get('penalty_percent', 0):g}% of the raw score")
+    else:
+        status = f"on time (due {escape(str(v.get('due', '')))})"
+    extension = f"; extension: {escape(str(v['extension']))}" if v.get("extension") else ""
+    return (f"<table class=\"late\"><tr><td>raw score</td><td>{v.get('raw_score', 0):.4g}</td></tr>"
+            f"<tr><td>late penalty</td><td>&minus;{v.get('penalty', 0):.4g}</td></tr>"
+            f"<tr><td><b>final score</b></td><td><b>{v.get('score', 0):.4g}</b></td></tr></table>"
+            f"<p class=\"muted\">Submitted {when} ({escape(str(v.get('time_source', '')))}): "
+            f"{status}{extension}.</p>")
+
+
 def render(student: str, results: dict, assignment) -> str:
     """The feedback page of ``student``."""
     scores = gradebook.task_scores(results, [t.id for t in assignment.tasks])
     total = sum(scores.values())
+    verdict = results.get(late.RESULTS_KEY)
+    if isinstance(verdict, dict):
+        total = float(verdict.get("score", total))
     data = results.get(lesson.PLOTS_KEY) if isinstance(results.get(lesson.PLOTS_KEY), dict) else None
     plots = lesson.charts_html(assignment, data)
     note = gradebook.note_of(results)
@@ -84,6 +107,7 @@ def render(student: str, results: dict, assignment) -> str:
             f"<p class=\"muted\">{escape(assignment.title)}</p>",
             f"<div class=\"card\"><div class=\"score\">{total:.4g} / {assignment.max_score:g}</div>",
             f"<p class=\"failed\">{escape(note)}</p>" if note else "",
+            _late(results),
             _task_rows(results, assignment), "</div>",
             f"<h2>Your measurements</h2><div class=\"card\">{plots}</div>" if plots else "",
             "<h2>Checks</h2>", f"<div class=\"card\">{_checks(results, assignment)}</div>",

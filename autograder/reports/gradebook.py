@@ -1,9 +1,13 @@
 """OUT/gradebook.csv (a row per student, a column per task, the total) and OUT/canvas.csv.
 
 gradebook.csv columns: ``student`` (the OUT folder name), ``name``, ``sid``, ``email`` (filled
-from a Gradescope export, else the folder name), one column per task id in course.yml order (points),
-``total``, ``max_score``, ``note`` (why a submission got a zero without grading). A Gradescope
-group submission gives each member a row with the group's scores.
+from a Gradescope export, else the folder name), one column per task id in course.yml order (points,
+before any late penalty), ``raw_total``, ``late_penalty`` (points taken by the late policy),
+``total`` (raw_total - late_penalty: the grade), ``max_score``, ``submitted_at`` and
+``time_source`` (when the submission was handed in and how we know: autograder/batch/submitted.py;
+empty without a late policy), ``checks`` (what the row covers: ``all``, or ``partial: ID ...``,
+which only partial.csv holds), ``graded_at`` (when, ISO 8601 UTC), ``note`` (why a submission got
+a zero without grading). A Gradescope group submission gives each member a row with the group's scores.
 
 canvas.csv has the columns Canvas's gradebook import expects (Student, ID, SIS User ID, SIS Login ID,
 Section) and one assignment column, ``<assignment> (<points>)``, holding the total; README's
@@ -14,7 +18,9 @@ from __future__ import annotations
 import csv
 import io
 
+from autograder.batch import partial
 from autograder.batch.discover import Submission
+from autograder.core import late
 
 #: Decimal places of scores in the CSV files.
 PLACES = 2
@@ -50,8 +56,16 @@ def rows(entries: list[tuple[Submission, dict]], assignment) -> list[dict]:
             row = {"student": sub.student, "name": member.name, "sid": member.sid,
                    "email": member.email}
             row.update({t: _fmt(scores[t]) for t in task_ids})
-            row["total"] = _fmt(sum(scores.values()))
+            raw = sum(scores.values())
+            verdict = results.get(late.RESULTS_KEY) if isinstance(results.get(late.RESULTS_KEY), dict) else {}
+            penalty = float(verdict.get("penalty") or 0.0)
+            row["raw_total"] = _fmt(raw)
+            row["late_penalty"] = _fmt(penalty)
+            row["total"] = _fmt(raw - penalty)
             row["max_score"] = _fmt(assignment.max_score)
+            row["submitted_at"] = verdict.get("submitted_at") or ""
+            row["time_source"] = verdict.get("time_source") or ""
+            row["checks"], row["graded_at"] = partial.coverage(results)
             row["note"] = note_of(results)
             out.append(row)
     return out
@@ -60,7 +74,8 @@ def rows(entries: list[tuple[Submission, dict]], assignment) -> list[dict]:
 def gradebook_csv(entries: list[tuple[Submission, dict]], assignment) -> str:
     """The text of gradebook.csv."""
     task_ids = [t.id for t in assignment.tasks]
-    fields = ["student", "name", "sid", "email", *task_ids, "total", "max_score", "note"]
+    fields = ["student", "name", "sid", "email", *task_ids, "raw_total", "late_penalty", "total",
+              "max_score", "submitted_at", "time_source", "checks", "graded_at", "note"]
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
     writer.writeheader()

@@ -3,9 +3,13 @@
 Keys: ``students`` (count), ``max_score``, ``mean_total``, ``median_total``, ``histogram``
 (``bins``: edges in points, ``counts``: students per bin, the last bin closed), ``tasks`` (per task
 id: title, points, mean score, mean as a fraction of the points), ``mistakes`` (per classic mistake:
-id, title, explain, lesson, the checks behind it, how many students made it and who), ``not_run``
-(students with at least one check whose code never ran), ``not_graded`` (students with a zero
-without grading, with the reason), ``layout`` (the input layout found).
+id, title, explain, lesson, the checks behind it, how many students made it and who), ``checks``
+(per check id, in the order the results list them: task, students graded on it, how many passed,
+failed by a verdict, or never ran their code, and the pass rate), ``not_run`` (students with at
+least one check whose code never ran: ``who``, and ``details`` with each one's reason: the first
+such check and its message), ``not_graded`` (students with a zero without grading, with the
+reason), ``partial`` (students whose result covers some checks only: not grades), ``regraded``
+(regrades.csv's changed totals, newest first), ``layout`` (the input layout found).
 """
 from __future__ import annotations
 
@@ -16,6 +20,10 @@ from autograder.batch.discover import Submission
 
 #: Histogram bins: this many equal bins from 0 to the maximum score.
 BINS = 10
+#: Characters of a not-run reason kept in the summary (the feedback page has the whole message).
+REASON_CHARS = 160
+#: A check tested on several functions counts by its worst test.
+_WORST = {"passed": 0, "failed": 1, "error": 2}
 
 
 def histogram(totals: list[float], max_score: float, bins: int = BINS) -> dict:
@@ -29,13 +37,51 @@ def histogram(totals: list[float], max_score: float, bins: int = BINS) -> dict:
     return {"bins": edges, "counts": counts}
 
 
-def build(entries: list[tuple[Submission, dict]], assignment, layout_description: str = "") -> dict:
-    """The summary dict of a class; ``entries`` pairs each submission with its results."""
+def check_rates(entries: list[tuple[Submission, dict]]) -> dict:
+    """Per check id: its task and how many students passed it (every test of the check passed),
+    failed it by a verdict, or never ran their code in it; ``pass_rate`` = passed / graded."""
+    rates: dict[str, dict] = {}
+    for _sub, results in entries:
+        if gradebook.note_of(results):
+            continue
+        state: dict[str, str] = {}
+        for test in results.get("tests", []):
+            check = test.get("check")
+            if not check:
+                continue
+            rates.setdefault(check, {"task": test.get("task", ""), "graded": 0, "passed": 0,
+                                     "failed": 0, "not_run": 0})
+            state[check] = max(state.get(check, "passed"), mistakes.outcome(test), key=_WORST.get)
+        for check, seen in state.items():
+            r = rates[check]
+            r["graded"] += 1
+            r[{"passed": "passed", "failed": "failed", "error": "not_run"}[seen]] += 1
+    for r in rates.values():
+        r["pass_rate"] = round(r["passed"] / r["graded"], 4) if r["graded"] else 0.0
+    return rates
+
+
+def not_run_reason(results: dict) -> str:
+    """The first check whose code never ran, and its message (shortened)."""
+    for test in results.get("tests", []):
+        if mistakes.outcome(test) == "error":
+            text = " ".join(str(test.get("output", "")).split())
+            if len(text) > REASON_CHARS:
+                text = text[:REASON_CHARS - 3] + "..."
+            return f"{test.get('check') or test.get('name')}: {text}"
+    return ""
+
+
+def build(entries: list[tuple[Submission, dict]], assignment, layout_description: str = "",
+          partial=(), regraded=()) -> dict:
+    """The summary dict of a class; ``entries`` pairs each submission with its results;
+    ``partial``: the students whose results cover some checks only; ``regraded``: regrades.csv's
+    total rows."""
     task_ids = [t.id for t in assignment.tasks]
     catalogue = mistakes.of(assignment)
     totals, per_task = [], {t: [] for t in task_ids}
     made = {m.id: [] for m in catalogue}
-    not_run, not_graded = [], []
+    not_run, not_graded, details = [], [], []
     for sub, results in entries:
         scores = gradebook.task_scores(results, task_ids)
         for t in task_ids:
@@ -48,6 +94,7 @@ def build(entries: list[tuple[Submission, dict]], assignment, layout_description
         for mistake_id in mistakes.made(results, catalogue):
             if mistake_id == mistakes.NOT_RUN:
                 not_run.append(sub.student)
+                details.append({"student": sub.student, "reason": not_run_reason(results)})
             else:
                 made[mistake_id].append(sub.student)
     n = len(entries)
@@ -71,6 +118,10 @@ def build(entries: list[tuple[Submission, dict]], assignment, layout_description
              "checks": list(m.checks), "students": len(made[m.id]), "who": sorted(made[m.id])}
             for m in catalogue
         ],
-        "not_run": {"students": len(not_run), "who": sorted(not_run)},
+        "checks": check_rates(entries),
+        "not_run": {"students": len(not_run), "who": sorted(not_run),
+                    "details": sorted(details, key=lambda e: e["student"])},
         "not_graded": sorted(not_graded, key=lambda e: e["student"]),
+        "partial": sorted(partial),
+        "regraded": [dict(r) for r in regraded],
     }

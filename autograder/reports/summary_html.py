@@ -1,8 +1,10 @@
 """OUT/summary.html: the class report as a self-contained page (no network).
 
-Score histogram, mean per task, how many students made each classic mistake (what to reteach,
-most common first), who got a zero without grading and why, and a link to every feedback page.
-Built from summary.json's dict and the gradebook rows.
+Score histogram, mean per task, the pass rate of every check (table and chart), how many students
+made each classic mistake (what to reteach, most common first; every mistake of the catalogue,
+also those nobody made), whose code did not run and why, who got a zero without grading and why,
+partial results, regrades that changed a total, and a link to every feedback page. Built from
+summary.json's dict and the gradebook rows.
 """
 from __future__ import annotations
 
@@ -40,6 +42,22 @@ def render(summary: dict, rows: list[dict]) -> str:
                                     title="Students per classic mistake", xlabel="students",
                                     color=svg.PALETTE[1])
     not_run = summary["not_run"]
+    not_run_rows = "".join(f"<tr><td>{escape(e['student'])}</td><td>{escape(e['reason'])}</td></tr>"
+                           for e in not_run.get("details", []))
+    checks = summary.get("checks", {})
+    check_rows = "".join(
+        f"<tr><td>{escape(c)}</td><td>{escape(r['task'])}</td><td>{r['passed']} / {r['graded']}"
+        f" ({r['pass_rate']:.0%})</td><td>{r['failed']}</td><td>{r['not_run']}</td></tr>"
+        for c, r in checks.items())
+    checks_chart = svg.hbar_chart(list(checks), [100 * r["pass_rate"] for r in checks.values()],
+                                  title="Pass rate per check (% of students graded on it)",
+                                  xlabel="% passed", color=svg.PALETTE[2], vmax=100,
+                                  value_fmt=lambda v: f"{v:.0f}%") if checks else ""
+    regraded_rows = "".join(
+        f"<tr><td>{escape(r.get('student', ''))}</td><td>{escape(r.get('old_score', ''))} &rarr; "
+        f"{escape(r.get('new_score', ''))}</td><td>{escape(r.get('reason', ''))}</td>"
+        f"<td class=\"muted\">{escape(r.get('run', ''))}</td></tr>" for r in summary.get("regraded", []))
+    partial_names = summary.get("partial", [])
     zero_rows = "".join(f"<tr><td>{escape(e['student'])}</td><td>{escape(e['reason'])}</td></tr>"
                         for e in summary["not_graded"])
     student_rows = "".join(
@@ -50,6 +68,10 @@ def render(summary: dict, rows: list[dict]) -> str:
         f"<h1>Class report: {escape(summary['assignment'])}</h1>",
         f"<p class=\"muted\">{n} students; mean {summary['mean_total']:g}, median "
         f"{summary['median_total']:g} of {summary['max_score']:g} points. {escape(summary['layout'])}</p>",
+        (f"<div class=\"card failed\">{len(partial_names)} partial result(s), graded on some checks "
+         f"only (--checks) with no full result to merge into: their totals are not grades and "
+         f"gradebook.csv and canvas.csv leave them out: {escape(', '.join(partial_names[:20]))}"
+         f"{' ...' if len(partial_names) > 20 else ''}</div>" if partial_names else ""),
         f"<div class=\"card plots\">{histogram}{task_chart}</div>",
         "<h2>What to reteach</h2>",
         "<div class=\"card\"><p class=\"muted\">A student counts for a mistake when a check ran "
@@ -58,7 +80,19 @@ def render(summary: dict, rows: list[dict]) -> str:
         f"<div class=\"plots\">{mistakes_chart}</div>",
         "<table><tr><th>mistake</th><th>students</th><th>lesson</th><th>who</th></tr>",
         "".join(mistake_rows), "</table>",
-        f"<p>Code that did not run in at least one check: <b>{not_run['students']}</b> students.</p></div>",
+        f"<p>Code that did not run in at least one check: <b>{not_run['students']}</b> students"
+        f"{':' if not_run_rows else '.'}</p>",
+        f"<table><tr><th>student</th><th>first check that did not run, and why</th></tr>{not_run_rows}</table>"
+        if not_run_rows else "", "</div>",
+        "<h2>Pass rate per check</h2>",
+        f"<div class=\"card\"><div class=\"plots\">{checks_chart}</div>"
+        "<table><tr><th>check</th><th>task</th><th>passed</th><th>failed (a verdict)</th>"
+        f"<th>did not run</th></tr>{check_rows}</table></div>" if checks
+        else "<h2>Pass rate per check</h2><div class=\"card muted\">No checks ran.</div>",
+        "<h2>Regrades that changed a total</h2>",
+        (f"<div class=\"card\"><p class=\"muted\">From regrades.csv (every changed check is there)."
+         f"</p><table><tr><th>student</th><th>total</th><th>reason</th><th>run</th></tr>"
+         f"{regraded_rows}</table></div>" if regraded_rows else "<div class=\"card muted\">None.</div>"),
         "<h2>Not graded (zero with a reason)</h2>",
         (f"<div class=\"card\"><table>{zero_rows}</table></div>" if zero_rows
          else "<div class=\"card muted\">None.</div>"),

@@ -226,13 +226,14 @@ def bar_chart(labels, values, *, title: str, ylabel: str, ymax: float | None = N
 
 
 def hbar_chart(labels, values, *, title: str, xlabel: str, width: int = 900, color: str = PALETTE[1],
-               value_fmt=lambda v: f"{v:g}") -> str:
-    """Horizontal bars, one per label (long labels fit on the left), each with its value."""
+               value_fmt=lambda v: f"{v:g}", vmax: float | None = None) -> str:
+    """Horizontal bars, one per label (long labels fit on the left), each with its value; a bar
+    of ``vmax`` (default: the largest value) spans the plot."""
     labels, values = [str(x) for x in labels], [v if _finite(v) else 0.0 for v in values]
     row, top, left, right = 24, 40, 260, 60
     height = top + row * max(len(values), 1) + 36
     pw = width - left - right
-    top_value = max(values) if values and max(values) > 0 else 1.0
+    top_value = vmax if vmax else (max(values) if values and max(values) > 0 else 1.0)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">',
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
@@ -240,7 +241,7 @@ def hbar_chart(labels, values, *, title: str, xlabel: str, width: int = 900, col
            f'font-weight:600">{escape(title)}</text>']
     for i, (label, value) in enumerate(zip(labels, values)):
         y = top + i * row
-        bw = max(0.0, value / top_value) * pw
+        bw = min(max(0.0, value / top_value), 1.0) * pw
         out.append(f'<text x="{left - 8}" y="{y + 15}" text-anchor="end" style="{FONT}">'
                    f'{escape(label)}</text>')
         out.append(f'<rect x="{left}" y="{y + 3}" width="{bw:.1f}" height="{row - 8}" fill="{color}">'

@@ -1,0 +1,66 @@
+"""OUT/report.html of ``similarity``: the most similar pairs, each file's matching regions side by
+side, as a self-contained page (no network). It says first, plainly, that similarity is evidence
+for a human to look at, never a verdict."""
+from __future__ import annotations
+
+from html import escape
+
+from autograder.reports.feedback_html import page
+
+CAVEAT = ("Similarity is evidence for a person to look at, not a verdict. A high score means two "
+          "submissions share long stretches of code once names, strings and comments are set aside; "
+          "it does not say who wrote what, or whether the students were allowed to work together. "
+          "Short exercises solved from the same lesson share idioms, so read the matching regions "
+          "side by side and talk to the students before deciding anything.")
+
+EXTRA_STYLE = ("<style>.side{display:grid;grid-template-columns:1fr 1fr;gap:8px}"
+               ".side pre{background:#fafbfc;border:1px solid #eceff3;padding:8px;overflow:auto;"
+               "max-height:480px;font-size:12px}mark{background:#ffe08a}"
+               ".caveat{border-left:4px solid #b3261e}</style>")
+
+
+def _highlighted(text: str, slices) -> str:
+    """``text`` escaped, the matching character ranges in <mark>."""
+    from copydetect.utils import highlight_overlap
+    if slices is None or getattr(slices, "size", 0) == 0:
+        return escape(text)
+    marked, _share = highlight_overlap(text, slices, "<mark>", "</mark>", escape_html=True)
+    return marked
+
+
+def render(asg, pairs, texts: dict, *, students: int, compared: int, pairs_total: int,
+           layout: str = "") -> str:
+    """The report of the ``pairs`` shown (compare.Pair with slices); ``texts``: student ->
+    {file name: code}; ``students`` with something gradable, ``compared`` of them with code
+    beyond the release, ``pairs_total`` pairs compared in all."""
+    rows, sections = [], []
+    for i, p in enumerate(pairs, start=1):
+        anchor = f"pair{i}"
+        files = ", ".join(f"{m.name} {m.share_a:.0%}/{m.share_b:.0%}" for m in p.files) or "no match"
+        rows.append(f"<tr><td>{i}</td><td><a href=\"#{anchor}\">{escape(p.a)} ~ {escape(p.b)}</a></td>"
+                    f"<td>{100 * p.similarity:.0f}%</td><td class=\"muted\">{escape(files)}</td></tr>")
+        blocks = []
+        for m in p.files:
+            left = _highlighted(texts.get(p.a, {}).get(m.name, ""), m.slices_a)
+            right = _highlighted(texts.get(p.b, {}).get(m.name, ""), m.slices_b)
+            blocks.append(f"<h3>{escape(m.name)}: {m.share_a:.0%} of {escape(p.a)}'s, "
+                          f"{m.share_b:.0%} of {escape(p.b)}'s</h3><div class=\"side\">"
+                          f"<div><b>{escape(p.a)}</b><pre>{left}</pre></div>"
+                          f"<div><b>{escape(p.b)}</b><pre>{right}</pre></div></div>")
+        sections.append(f"<div class=\"card\" id=\"{anchor}\"><h2>{i}. {escape(p.a)} ~ {escape(p.b)}: "
+                        f"{100 * p.similarity:.0f}%</h2>{''.join(blocks) or '<p class=muted>No matching region.</p>'}</div>")
+    body = [
+        EXTRA_STYLE,
+        f"<h1>Similarity report: {escape(asg.name)}</h1>",
+        f"<div class=\"card caveat\"><b>{escape(CAVEAT)}</b></div>",
+        f"<p class=\"muted\">{students} submissions with something to grade ({escape(layout)}); "
+        f"{compared} hold code beyond the release; {pairs_total} pairs compared file by file "
+        "(bw.py with bw.py, ...). The release's stubs and public tests are boilerplate and never "
+        "count; names and strings are replaced before comparing, so renamed variables do not hide "
+        "a copy. Marked: the regions the two files share. pairs.csv ranks every pair.</p>",
+        "<h2>Most similar pairs</h2>",
+        "<div class=\"card\"><table><tr><th>#</th><th>pair</th><th>similarity</th><th>per file (a/b)</th></tr>"
+        f"{''.join(rows)}</table></div>" if rows else "<div class=\"card muted\">No pairs to compare.</div>",
+        *sections,
+    ]
+    return page(f"{asg.name} similarity report", "".join(body))

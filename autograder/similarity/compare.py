@@ -1,0 +1,170 @@
+"""Fingerprint each submission's code and score every pair of submissions, file by file.
+
+copydetect (Pygments tokens, names and strings replaced by placeholders, winnowed k-gram hashes)
+does the fingerprinting and the overlap; this module decides what is compared: the Python files
+the assignment asks for (same name against same name), minus every k-gram of the boilerplate
+(the stubs and public tests of assignments/<folder>/, which every student starts from).
+
+A pair's ``similarity`` is the share of both sides' fingerprinted tokens that the other side
+also has, over the files both submitted: (overlap in a + overlap in b) / (tokens of a + tokens
+of b), from 0 to 1.
+"""
+from __future__ import annotations
+
+import io
+import itertools
+import logging
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.batch.discover import JUNK_NAMES, SEARCH_DEPTH, Submission, gradable_names
+
+#: copydetect's noise threshold: matches shorter than this many filtered characters are ignored.
+NOISE_T = 25
+#: Winnowing window: 1 keeps every k-gram. copydetect hashes k-grams with Python's hash(), which
+#: is salted per process (PYTHONHASHSEED), so winnowing (window > 1) would pick different k-grams
+#: in every run and the same class would get a different report each time. Keeping all of them
+#: makes the report reproducible and finds every match of NOISE_T characters or more; the files
+#: of this assignment are small (hundreds of tokens), so it costs little.
+WINDOW = 1
+#: Bytes of one file read at most (a bigger file is cut: nobody writes that much by hand).
+MAX_FILE_BYTES = 512 * 1024
+
+
+@dataclass
+class FileMatch:
+    """One file both submissions hold: the share of each side's tokens matched, the matched
+    tokens, and copydetect's slices (character ranges of the matching regions) of each side."""
+
+    name: str
+    share_a: float
+    share_b: float
+    tokens_a: int
+    tokens_b: int
+    overlap_a: int
+    overlap_b: int
+    slices_a: object = None
+    slices_b: object = None
+
+
+@dataclass
+class Pair:
+    a: str
+    b: str
+    similarity: float
+    files: list[FileMatch] = field(default_factory=list)
+
+
+def code_files(sub: Submission, names) -> dict[str, str]:
+    """The text of each file of ``names`` in ``sub`` (a folder or zip), found up to SEARCH_DEPTH
+    folders deep, caches and macOS droppings skipped; the shallowest copy wins."""
+    found: dict[str, tuple[int, str]] = {}
+
+    def keep(rel: str, read):
+        parts = rel.split("/")
+        if parts[-1] not in names or len(parts) > SEARCH_DEPTH or any(p in JUNK_NAMES for p in parts):
+            return
+        if parts[-1] in found and found[parts[-1]][0] <= len(parts):
+            return
+        try:
+            data = read()[:MAX_FILE_BYTES]
+        except OSError:
+            return
+        found[parts[-1]] = (len(parts), data.decode("utf-8", "replace"))
+
+    path = sub.path
+    try:
+        if path.is_file():
+            with zipfile.ZipFile(path) as zf:
+                for info in zf.infolist():
+                    if not info.is_dir():
+                        keep(info.filename, lambda i=info: zf.read(i))
+        elif path.is_dir():
+            for p in path.rglob("*.py"):
+                if p.is_file() and not p.is_symlink():
+                    keep(p.relative_to(path).as_posix(), p.read_bytes)
+    except (OSError, zipfile.BadZipFile, ValueError):
+        pass
+    return {name: text for name, (_depth, text) in found.items()}
+
+
+def python_names(asg) -> tuple[str, ...]:
+    """The Python files of ``asg`` a submission may hold (bw.py, flops.py, ...)."""
+    return tuple(n for n in gradable_names(asg) if n.endswith(".py"))
+
+
+def boilerplate_files(asg) -> list[Path]:
+    """The release's code every student starts from: the stubs and the public tests."""
+    root = asg.assignments_dir
+    return sorted(p for p in root.rglob("*.py") if p.is_file() and not any(
+        part in JUNK_NAMES for part in p.relative_to(root).parts))
+
+
+def _fingerprint(name: str, text: str, boilerplate: frozenset = frozenset()):
+    """copydetect's fingerprint of ``text`` with every boilerplate k-gram removed (done here, by
+    set membership: copydetect's own removal assumes unique hashes, which window 1 does not give)."""
+    from copydetect import CodeFingerprint
+    from copydetect.utils import get_token_coverage
+    fp = CodeFingerprint(name, NOISE_T, WINDOW, filter=True, language="python", fp=io.StringIO(text))
+    if boilerplate:
+        fp.hash_idx = {h: i for h, i in fp.hash_idx.items() if h not in boilerplate}
+        fp.hashes = set(fp.hash_idx)
+        fp.token_coverage = get_token_coverage(fp.hash_idx, NOISE_T, len(fp.filtered_code))
+    return fp
+
+
+def boilerplate_hashes(asg) -> frozenset:
+    """Every k-gram hash of the boilerplate (the stubs and public tests)."""
+    hashes: set = set()
+    for path in boilerplate_files(asg):
+        try:
+            hashes |= _fingerprint(path.name, path.read_text(encoding="utf-8")).hashes
+        except (OSError, UnicodeDecodeError):
+            continue
+    return frozenset(hashes)
+
+
+def fingerprints(subs, asg) -> dict[str, dict]:
+    """student -> {file name: CodeFingerprint} for every submission with code."""
+    names = python_names(asg)
+    plate = boilerplate_hashes(asg)
+    out = {}
+    logging.getLogger().setLevel(max(logging.getLogger().level, logging.ERROR))
+    for sub in subs:
+        files = code_files(sub, names)
+        if files:
+            mine = {n: _fingerprint(n, text, plate) for n, text in sorted(files.items())}
+            mine = {n: fp for n, fp in mine.items() if fp.token_coverage > 0}
+            if mine:
+                out[sub.student] = mine
+    return out
+
+
+def compare_pair(a: str, b: str, fa: dict, fb: dict, keep_slices: bool = False) -> Pair:
+    """The similarity of two submissions' fingerprints (file name -> CodeFingerprint)."""
+    from copydetect import compare_files
+    matches, num, den = [], 0.0, 0.0
+    for name in sorted(set(fa) & set(fb)):
+        x, y = fa[name], fb[name]
+        tokens_a, tokens_b = int(x.token_coverage), int(y.token_coverage)
+        den += tokens_a + tokens_b
+        if not (x.hashes & y.hashes):
+            continue
+        overlap, (share_a, share_b), (slices_a, slices_b) = compare_files(x, y)
+        if not overlap:
+            continue
+        overlap_a = int(round(float(share_a) * tokens_a))
+        overlap_b = int(round(float(share_b) * tokens_b))
+        num += overlap_a + overlap_b
+        matches.append(FileMatch(name, float(share_a), float(share_b), tokens_a, tokens_b,
+                                 overlap_a, overlap_b, slices_a if keep_slices else None,
+                                 slices_b if keep_slices else None))
+    return Pair(a, b, (num / den) if den else 0.0, matches)
+
+
+def rank(prints: dict[str, dict]) -> list[Pair]:
+    """Every pair of submissions, most similar first (ties by name)."""
+    pairs = [compare_pair(a, b, prints[a], prints[b]) for a, b in itertools.combinations(sorted(prints), 2)]
+    pairs.sort(key=lambda p: (-p.similarity, p.a, p.b))
+    return pairs
