@@ -27,6 +27,8 @@ def read(path: Path | str) -> dict:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise CourseFileError(f"{path}: cannot read course file ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise CourseFileError(f"{path}: not UTF-8 text") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""

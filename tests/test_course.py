@@ -66,6 +66,13 @@ def test_invalid_yaml_names_the_line(tmp_path):
         course.load(path)
 
 
+def test_a_file_that_is_not_utf8_is_one_line(tmp_path):
+    path = tmp_path / "course.yml"
+    path.write_bytes(b"course: \xff\xfe\n")
+    with pytest.raises(UsageError, match="course.yml: not UTF-8 text"):
+        course.load(path)
+
+
 def test_missing_file_is_one_line(tmp_path):
     with pytest.raises(UsageError, match="cannot read course file"):
         course.load(tmp_path / "nope.yml")
