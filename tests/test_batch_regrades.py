@@ -1,0 +1,123 @@
+"""The regrade log: a grade-all run that changes a stored result appends to OUT/regrades.csv
+(student, check, old and new score, reason: a changed check or a changed submission), and the
+class summary lists the students whose totals changed.
+
+The changed check: carol is graded, then her stored result is put back to what an earlier
+version of sync_present left (a score of 0, that check file's older fingerprint and the grading
+key of that grader). The rerun, without --force, sees the key change, regrades her and logs why.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.batch import fingerprint, regrades
+from tests.test_batch_fixtures import SOLUTION, write_student
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def grade_all(src, out, *extra):
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(src), "--out", str(out),
+                           "--jobs", "1", *extra], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+def log(out: Path) -> list[dict]:
+    return list(csv.DictReader((out / "regrades.csv").open())) if (out / "regrades.csv").exists() else []
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    base = tmp_path_factory.mktemp("regrade")
+    write_student(base / "class", "carol", "bytes_once")
+    grade_all(base / "class", base / "out")
+    return base
+
+
+def test_a_first_grading_and_an_unchanged_rerun_log_nothing(graded):
+    out = graded / "out"
+    assert log(out) == []
+    proc = grade_all(graded / "class", out)
+    assert "skipping 1 already graded" in proc.stderr and log(out) == []
+
+
+def test_a_changed_check_is_logged_with_its_reason(graded):
+    out = graded / "out"
+    path = out / "carol" / "results.json"
+    results = json.loads(path.read_text())
+    fresh = {t["name"]: t["score"] for t in results["tests"] if t["check"] == "sync_present"}
+    assert fresh and all(score > 0 for score in fresh.values())
+    # what the older sync_present left: 0 points, its file's older fingerprint, the older grader's key
+    for test in results["tests"]:
+        if test["check"] == "sync_present":
+            test["score"], test["status"] = 0.0, "failed"
+    results["score"] = sum(t["score"] for t in results["tests"])
+    fps = results["grade_all"]["fingerprints"]
+    module = fps["sync_present"].split(":")[0]
+    fps["sync_present"] = f"{module}:000000000000"
+    path.write_text(json.dumps(results))
+    marker = out / "carol" / ".grade-all.json"
+    stored = json.loads(marker.read_text())
+    stored["key"] = "an-older-grader"
+    marker.write_text(json.dumps(stored))
+    old_total = results["score"]
+
+    proc = grade_all(graded / "class", out)
+    assert "regrades:" in proc.stderr and "regrades.csv" in proc.stderr
+    rows = log(out)
+    checks = {r["check"]: r for r in rows}
+    assert set(checks) == {"sync_present", regrades.TOTAL}       # nothing else changed
+    row = checks["sync_present"]
+    assert (row["student"], float(row["old_score"]), float(row["new_score"])) == (
+        "carol", 0.0, pytest.approx(sum(fresh.values())))
+    assert row["reason"] == f"changed check sync_present ({module})"
+    total = checks[regrades.TOTAL]
+    assert float(total["old_score"]) == pytest.approx(old_total, abs=1e-3)
+    assert float(total["new_score"]) == pytest.approx(old_total + sum(fresh.values()), abs=1e-3)
+    summary = json.loads((out / "summary.json").read_text())
+    assert [r["student"] for r in summary["regraded"]] == ["carol"]
+    html = (out / "summary.html").read_text()
+    assert "Regrades that changed a total" in html and "changed check sync_present" in html
+
+
+def test_a_changed_submission_is_logged_and_appended(graded):
+    out = graded / "out"
+    old_rows = log(out)
+    before = len(old_rows)
+    (graded / "class" / "carol" / "bw.py").write_text((SOLUTION / "bw.py").read_text())   # fixed
+    grade_all(graded / "class", out)
+    rows = log(out)[before:]
+    assert rows and log(out)[:before] == old_rows   # appended; the earlier rows stay
+    changed = {r["check"]: r for r in rows}
+    assert "bytes_counted_twice" in changed and changed["bytes_counted_twice"]["reason"] == "changed submission"
+    assert float(changed["bytes_counted_twice"]["new_score"]) > float(changed["bytes_counted_twice"]["old_score"])
+    assert changed[regrades.TOTAL]["student"] == "carol"
+
+
+def test_editing_a_check_file_changes_the_grading_fingerprint(tmp_path, monkeypatch):
+    package = tmp_path / "tmpgrader15"
+    (package / "checks").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "checks" / "__init__.py").write_text("")
+    (package / "checks" / "one.py").write_text("LIMIT = 1\n")
+    (package / "fixtures").mkdir()
+    (package / "fixtures" / "x.py").write_text("a = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    class Asg:
+        grader = "tmpgrader15"
+    first = fingerprint.grader_digest(Asg)
+    (package / "fixtures" / "x.py").write_text("a = 2\n")        # fixtures do not grade
+    fingerprint._digest.cache_clear()
+    assert fingerprint.grader_digest(Asg) == first
+    (package / "checks" / "one.py").write_text("LIMIT = 2\n")
+    fingerprint._digest.cache_clear()
+    assert fingerprint.grader_digest(Asg) != first
+    fingerprint._digest.cache_clear()
