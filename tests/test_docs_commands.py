@@ -201,18 +201,36 @@ def _python_problems(args: list[str]) -> list[str]:
         return problems
     status, text = _output((*prefix, "--help"))
     if status != 0:
+        if not _options(rest):       # a plain-argv entry point (no argparse): nothing more to check
+            return problems
         return problems + [f"{' '.join(prefix[1:])} --help exits {status}: {text.strip()[-200:]}"]
     choices = _subcommands(text)
-    if choices is not None and rest and not rest[0].startswith("-"):
-        if rest[0] not in choices:
-            return problems + [f"no subcommand {rest[0]!r} of {prefix[-1]} (it has {', '.join(choices)})"]
-        status, text = _output((*prefix, rest[0], "--help"))
+    sub = _first_positional(rest, text) if choices is not None else None
+    if sub is not None:
+        if sub not in choices:
+            return problems + [f"no subcommand {sub!r} of {prefix[-1]} (it has {', '.join(choices)})"]
+        status, sub_text = _output((*prefix, sub, "--help"))
         if status != 0:
-            return problems + [f"{prefix[-1]} {rest[0]} --help exits {status}"]
-    problems += [f"option {opt} is not in the --help of {' '.join(prefix[1:])}"
-                 f"{' ' + rest[0] if choices and not rest[0].startswith('-') else ''}"
-                 for opt in _options(rest) if not _mentions(text, opt)]
+            return problems + [f"{prefix[-1]} {sub} --help exits {status}"]
+        text += sub_text             # an option may be the command's own or a global one
+    where = " ".join(prefix[1:]) + (f" {sub}" if sub else "")
+    problems += [f"option {opt} is not in the --help of {where}" for opt in _options(rest) if not _mentions(text, opt)]
     return problems
+
+
+def _first_positional(tokens: list[str], help_text: str) -> str | None:
+    """The first token that is neither an option nor the value of one (``--course PATH grade``:
+    grade); an option takes a value when the help's usage shows it with a metavar."""
+    valued = set(re.findall(r"\[(--?[\w-]+) [A-Z][\w-]*\]", help_text))
+    skip = False
+    for token in tokens:
+        if skip:
+            skip = False
+        elif token.startswith("-"):
+            skip = "=" not in token and token in valued
+        else:
+            return token
+    return None
 
 
 def _tool_problems(tool: str, path: str, rest: list[str]) -> list[str]:
@@ -316,14 +334,24 @@ def test_extractor_reads_sh_fences_joins_continuations_and_skips_comments():
     assert fence_problems(SAMPLE) == []
 
 
-def test_commands_that_exist_pass_the_check():
-    for command in extract(SAMPLE):
-        assert command_problems(command) == [], command.text
+@pytest.mark.parametrize("text", [
+    "python -m autograder --course course.yml grade solutions/why17 --out /tmp/r.json",
+    "python -m autograder grade solutions/why17 --course=course.yml",
+    ".venv/bin/python -m pytest -q tests/test_docs_commands.py -k extractor",
+    "python bench/grade_all.py -n 40 --checks quick",
+    "cd /tmp/anywhere",
+    "python -m autograder.lessons.why17.fixtures.build wrong/kv_without_2 /tmp/fixture",
+])
+def test_commands_that_exist_pass_the_check(text):
+    commands = extract(SAMPLE) + extract(f"```sh\n{text}\n```\n")
+    assert {c.text: command_problems(c) for c in commands} == {c.text: [] for c in commands}
 
 
 @pytest.mark.parametrize("text, why", [
     ("python -m autograder grade-everything out/class", "no subcommand 'grade-everything'"),
     ("python -m autograder grade solutions/why17 --no-such-option", "option --no-such-option"),
+    ("python -m autograder --course course.yml grade-everything x", "no subcommand 'grade-everything'"),
+    ("python -m autograder --no-such-global grade solutions/why17", "option --no-such-global"),
     ("python -m autograder grade-all out/class --out o --sbatch-args=--qos=x", "option --sbatch-args"),
     ("python -m autograder grade solutions/no_such_folder", "no such path in the repository"),
     ("python -m shared.no_such_module", "no module shared.no_such_module"),
