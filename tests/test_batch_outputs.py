@@ -86,6 +86,34 @@ def test_every_mistake_names_checks_and_a_lesson_section():
     assert len(ids) == len(set(ids))
 
 
+#: Each wrong fixture of predict.py and roofline.py (tests/test_grade_wrong.py) -> the one mistake
+#: of the catalogue it must count as in the class summary's "What to reteach".
+RETEACH = {"decode_forgets_1e9": "units_slip", "ridge_in_gflops": "units_slip",
+           "roofline_slope_no_1000": "units_slip", "kv_without_2": "kv_without_k_and_v",
+           "ceiling_ignores_kv": "kv_cache_forgotten", "attainable_max": "roofline_max_not_min",
+           "roofline_linear_axes": "roofline_linear_axes", "ceiling_rereads_weights": "batching_rereads_weights",
+           "ceiling_ignores_compute": "compute_roof_ignored", "prefill_no_2": "prefill_one_flop"}
+
+
+def test_every_check_a_mistake_names_is_a_real_check(asg):
+    from autograder.core.grade import load_checks
+    registered = set(load_checks(asg))
+    for m in mistakes.of(asg):
+        assert set(m.checks) | set(m.requires) <= registered, m.id
+
+
+@pytest.mark.parametrize("fixture", sorted(RETEACH))
+def test_predict_and_roofline_mistakes_are_reteach_items(asg, fixture):
+    """The checks the fixture fails (as tests/test_grade_wrong.py proves), every other check of the
+    catalogue passed: the summary counts exactly its mistake, once."""
+    from tests.test_grade_wrong import EXPECTED
+    failing = EXPECTED[fixture]
+    everything = {c for m in mistakes.of(asg) for c in (*m.checks, *m.requires)} | failing
+    results = results_of(*(test("task3", c, 0 if c in failing else 1, 1,
+                                "failed" if c in failing else "passed") for c in sorted(everything)))
+    assert mistakes.made(results, mistakes.of(asg)) == [RETEACH[fixture]]
+
+
 def test_summary_counts_histogram_means_and_zero_reasons(asg):
     entries = [
         (sub("a"), results_of(test("task1", "bytes_counted_twice", 0, 25, "failed"), test("task3", "x", 25, 25))),
