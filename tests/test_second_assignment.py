@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,15 @@ def test_generate_replaces_the_region_and_the_stub_fails_loudly(tiny, tmp_path):
     (tiny / "solutions" / "tiny" / "double.py").write_text("def double(x):\n    return x + x\n")
     drifted = cli("generate", "--course", tiny, "--check")
     assert drifted.returncode == 1 and "drift: assignments/tiny/double.py" in drifted.stderr
+
+
+def test_release_bundles_the_tiny_course_and_none_of_its_grader(tiny, tmp_path):
+    proc = cli("release", "tiny", "--out", tmp_path / "out", "--course", tiny)
+    assert proc.returncode == 0, proc.stderr
+    with zipfile.ZipFile(tmp_path / "out" / "tiny-student.zip") as zf:
+        names = set(zf.namelist())
+        stub = zf.read("tiny-student/assignments/tiny/double.py").decode()
+        assert zf.read("tiny-student/course.yml") == (tiny / "course.yml").read_bytes()
+    assert "raise NotImplementedError('double.1: double')" in stub and "return 2 * x" not in stub
+    assert "tiny-student/README.md" in names and "tiny-student/shared/course_file.py" in names
+    assert not [n for n in names if "tiny_grader" in n or "solutions" in n or "submissions" in n]

@@ -76,10 +76,12 @@ def _shared_files(shared: Path) -> dict[str, bytes]:
     return files
 
 
-def contents(assignment: Assignment, root: Path = ROOT) -> dict[str, bytes]:
-    """Every file of the bundle: path inside the zip -> bytes."""
+def contents(assignment: Assignment, root: Path | None = None) -> dict[str, bytes]:
+    """Every file of the bundle: path inside the zip -> bytes. ``root`` holds everything; by
+    default the course folder gives solutions/ and course.yml, the checkout shared/ and requirements."""
     top = f"{assignment.name}-student"
-    release = generate.release_files(assignment, root / "solutions" / assignment.folder)
+    course_root, root = root or assignment.root, root or ROOT
+    release = generate.release_files(assignment, course_root / "solutions" / assignment.folder)
     readme = release.get("README.md")
     if readme is None:
         raise BundleError(f"solutions/{assignment.folder}/README.md is missing: the bundle's front page")
@@ -87,7 +89,7 @@ def contents(assignment: Assignment, root: Path = ROOT) -> dict[str, bytes]:
         "README.md": readme,
         "requirements.txt": student_requirements(assignment, root / "requirements.txt").encode("utf-8"),
         "pytest.ini": PYTEST_INI.format(folder=assignment.folder).encode("utf-8"),
-        "course.yml": (root / "course.yml").read_bytes(),
+        "course.yml": (course_root / "course.yml").read_bytes(),
     }
     files.update(_shared_files(root / "shared"))
     files.update({f"assignments/{assignment.folder}/{rel}": data for rel, data in release.items()})
@@ -114,7 +116,7 @@ def write_zip(files: dict[str, bytes], target: Path) -> Path:
     return target
 
 
-def build(assignment: Assignment, out_dir: Path, root: Path = ROOT) -> Path:
+def build(assignment: Assignment, out_dir: Path, root: Path | None = None) -> Path:
     """Write ``out_dir/<name>-student.zip`` and return its path."""
     return write_zip(contents(assignment, root), Path(out_dir) / f"{assignment.name}-student.zip")
 
