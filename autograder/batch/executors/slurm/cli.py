@@ -28,8 +28,7 @@ def _whole(low: int):
 
 
 def add_arguments(p) -> None:
-    g = p.add_argument_group("grading on a Slurm cluster (--executor slurm; README: Grading on a "
-                             "Slurm cluster)")
+    g = p.add_argument_group("grading on a Slurm cluster (--executor slurm; see docs/slurm.md)")
     g.add_argument("--executor", choices=("local", "slurm"), default="local",
                    help="local: worker processes on this machine (default); slurm: one job array, "
                         "each task grading a slice of the class into OUT (a shared filesystem)")
