@@ -439,7 +439,9 @@ def _dotted_problem(name: str) -> str | None:
                 source = file.read_text(encoding="utf-8")
                 word = re.escape(rest[0])   # defined, assigned, imported, or a lazy table's key
                 pattern = rf"(?:def|class)\s+{word}\b|^\s*{word}\s*[:=]|import [^\n]*\b{word}\b|[\"']{word}[\"']"
-                return None if re.search(pattern, source, flags=re.M) else f"{name}: {rest[0]} is not in {file.relative_to(ROOT)}"
+                if re.search(pattern, source, flags=re.M):
+                    return None
+                return f"{name}: {rest[0]} is not in {file.relative_to(ROOT)}"
     return f"{name}: no such module"
 
 
