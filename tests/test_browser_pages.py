@@ -88,10 +88,42 @@ def test_feedback_without_measurements_still_renders_scores_and_checks(out, brow
 def test_summary_page_renders_charts_mistakes_and_links(out, browser, tmp_path):
     shot = tmp_path / "summary.png"
     facts = _visit(browser, out / "summary.html", shot)
-    assert facts["svgs"] == 3 and facts["errors"] == [] and facts["loaded"] == []
+    assert facts["svgs"] == 4 and facts["errors"] == [] and facts["loaded"] == []   # + pass rate per check
     assert "Counted the bytes once" in facts["text"] and "nothing to grade" in facts["text"]
+    assert "Pass rate per check" in facts["text"] and "bytes_counted_twice" in facts["text"]
     links = browser.execute_script(
         "return Array.from(document.querySelectorAll('a')).map(a => a.href)")
     assert sorted(Path(l.removeprefix("file://")).parent.name for l in links) == [
         "s000", "s001", "s002", "s003"]
+    assert shot.stat().st_size > 10_000
+
+
+@pytest.fixture(scope="module")
+def similarity_report(tmp_path_factory):
+    from tests.test_similarity import make_similarity_class
+    base = tmp_path_factory.mktemp("similar-page")
+    make_similarity_class(base / "class")
+    proc = subprocess.run([sys.executable, "-m", "autograder", "similarity", str(base / "class"),
+                           "--out", str(base / "out"), "--top", "3"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return base / "out" / "report.html"
+
+
+def test_similarity_report_renders_side_by_side_regions(similarity_report, browser, tmp_path):
+    shot = tmp_path / "similarity.png"
+    facts = _visit(browser, similarity_report, shot)
+    assert facts["errors"] == [] and facts["loaded"] == []
+    assert "evidence for a person to look at, not a verdict" in facts["text"]
+    assert "copy ~ orig" in facts["text"] or "orig ~ copy" in facts["text"]
+    layout = browser.execute_script("""
+        const marks = Array.from(document.querySelectorAll('mark')).filter(m => m.getClientRects().length);
+        const sides = Array.from(document.querySelectorAll('.side')).slice(0, 1).map(s => {
+          const [a, b] = s.children; const ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect();
+          return {left: ra.left, right: rb.left, top: ra.top, other_top: rb.top, width: ra.width};
+        });
+        return {marks: marks.length, sides};""")
+    assert layout["marks"] > 10
+    (side,) = layout["sides"]
+    assert side["right"] >= side["left"] + side["width"] - 1 and side["top"] == side["other_top"]  # side by side
     assert shot.stat().st_size > 10_000
