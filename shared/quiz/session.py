@@ -240,7 +240,7 @@ def redrill_command(section: str, seed: int) -> str:
 
 def _offer_redrill(bank, p, source, weak, write):
     seed = p.seed + 1
-    write("Re-drill them, a short round each (new numbers, the same kind of question):")
+    write("Re-drill the weakest, a short round each (new numbers, the same kinds of question):")
     for section in weak[:REDRILL_OFFERED]:
         write(f"  {redrill_command(section, seed)}")
     ask = getattr(source, "offer", None)
