@@ -36,7 +36,7 @@ def test_no_stored_file_is_a_copy_of_the_reference(kind, name):
     for path in sorted((build.HERE / kind / name).glob("*.py")):
         ours, theirs = _code_lines(path.read_text()), _code_lines((build.REFERENCE / path.name).read_text())
         shared = len(ours & theirs) / len(ours)
-        assert shared <= MAX_SHARED, f"{path} repeats {shared:.0%} of solutions/why17/{path.name}: store it as a mistake.yml"
+        assert shared <= MAX_SHARED, f"{path} repeats {shared:.0%} of solutions/why17/{path.name}: use a mistake.yml"
 
 
 @pytest.fixture
