@@ -6,10 +6,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: test demo install release clean
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .   # the why17 command (requirements.txt pins the rest)
 	touch $(STAMP)
 
 install: $(STAMP)
