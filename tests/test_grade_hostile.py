@@ -14,10 +14,13 @@ ROOFLINE = {"roofline_loglog", "roofline_axis_labels", "roofline_roofs_meet", "r
             "roofline_workloads", "batch_curve_lines", "batch_curve_values"}
 BW = {"bw_returns_gbs", "bw_honours_args", "bw_sweep_sizes", "bw_rejects_bad"}
 FLOPS = {"flops_returns_tflops", "flops_honours_args", "flops_rejects_bad", "flops_peak_plausible"}
+#: Every check of predict.py (task3); roofline.py, which imports it, then runs with the reference's.
+PREDICT = {cid for cid, c in build.my_checks().items() if c.files == ("predict",)}
 
 #: Submission -> (checks that must fail, words every one of their messages carries).
 EXPECTED = {
     "syntax_error_roofline": (ROOFLINE, "roofline.py does not import: SyntaxError line"),
+    "syntax_error_predict": (PREDICT, "predict.py does not import: SyntaxError line"),
     "crash_at_import": (ROOFLINE, "roofline.py does not import: RuntimeError"),
     "sys_exit_at_import": (FLOPS, "flops.py does not import: it calls sys.exit(3)"),
     "os_exit_at_import": (BW, "bw.py does not import: the process running your code exited with code 4"),
@@ -55,3 +58,14 @@ def test_a_missing_file_costs_only_its_checks(tmp_path):
     results = grade_submission(folder, device="cpu", only=reachable)
     assert build.failed(results) == ROOFLINE
     assert all("the submission has no roofline.py" in build.outputs(results)[c] for c in ROOFLINE)
+
+
+def test_a_broken_predict_costs_task3_only_and_roofline_says_it_ran_with_the_reference(tmp_path):
+    folder = build.overlay("hostile", "syntax_error_predict", tmp_path / "s")
+    results = grade_submission(folder, device="cpu", only=PREDICT | ROOFLINE, time_limit_s=LIMIT_S)
+    lost = {t["task"] for t in results["tests"] if t["status"] == "failed"}
+    assert lost == {"task3"}
+    for check_id in ROOFLINE:
+        assert "graded with the reference's predict.py because your predict.py cannot be used" in \
+            build.outputs(results)[check_id]
+    assert "graded with the reference's predict.py" in results["output"]

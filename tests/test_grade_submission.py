@@ -94,3 +94,52 @@ def test_command_line_refuses_with_exit_2_and_one_line(tmp_path, make, words):
     assert words in proc.stderr and proc.stderr.strip().count("\n") == 0
     assert "Traceback" not in proc.stderr + proc.stdout
     assert not (tmp_path / "r.json").exists()
+
+
+EXPECTED = ("bw.py", "flops.py", "predict.py", "roofline.py", "measurements.json", "why17.ipynb")
+
+
+def test_the_whole_bundle_zipped_is_graded_from_the_folder_holding_the_files(tmp_path):
+    archive = _zip(tmp_path / "bundle.zip", {
+        "why17-student/README.md": b"# the course\n",
+        "why17-student/course.yml": b"course: x\n",
+        "why17-student/shared/tables.py": b"x = 1\n",
+        "why17-student/assignments/why17/predict.py": b"x = 1\n",
+        "why17-student/assignments/why17/bw.py": b"y = 2\n",
+        "why17-student/assignments/why17/tests/test_predict.py": b"z = 3\n",
+        "why17-student/assignments/why17/.hypothesis/examples/ab/cd": b"cache",
+        "why17-student/assignments/why17/.ipynb_checkpoints/why17-checkpoint.ipynb": b"{}",
+        "why17-student/assignments/why17/__pycache__/predict.cpython-311.pyc": b"\0",
+        "__MACOSX/why17-student/assignments/why17/._predict.py": b"junk",
+    })
+    with submission.load(archive, expected=EXPECTED) as sub:
+        assert sub.found_in == "why17-student/assignments/why17"
+        assert sub.files == ("bw.py", "predict.py", "tests/test_predict.py")
+        assert (sub.folder / "predict.py").read_text() == "x = 1\n"
+
+
+def test_files_at_the_top_win_over_a_copy_deeper_down(tmp_path):
+    src = tmp_path / "sub"
+    (src / "old" / "why17").mkdir(parents=True)
+    (src / "predict.py").write_text("x = 1\n")
+    for name in ("bw.py", "flops.py", "predict.py"):
+        (src / "old" / "why17" / name).write_text("x = 0\n")
+    (src / ".hypothesis").mkdir()
+    (src / ".hypothesis" / "db").write_text("cache")
+    with submission.load(src, expected=EXPECTED) as sub:
+        assert sub.found_in == "" and "predict.py" in sub.files
+        assert not any(".hypothesis" in f for f in sub.files)
+
+
+def test_a_folder_named_like_the_assignment_is_found_and_the_output_says_where(tmp_path):
+    from autograder.core.grade import grade_submission
+
+    archive = _zip(tmp_path / "s.zip", {
+        "notes.txt": b"my notes\n",
+        "why17/predict.py": (ROOT / "solutions" / "why17" / "predict.py").read_bytes(),
+        "why17/.hypothesis/x": b"cache",
+    })
+    results = grade_submission(archive, device="cpu", only={"kv_bytes_gqa"})
+    assert [t["status"] for t in results["tests"]] == ["passed"]
+    assert "Your files were found in why17/ inside the submission" in results["output"]
+    assert "Files graded: predict.py." in results["output"]

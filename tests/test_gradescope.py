@@ -158,3 +158,14 @@ def test_a_grader_that_cannot_run_still_leaves_valid_results(package, tmp_path):
     res = run_autograder(root, python="/bin/false")
     assert res["score"] == 0 and res["tests"] == []
     assert "could not grade this submission (exit status 1)" in res["output"]
+
+
+def test_a_refused_submission_shows_its_reason_in_the_results(package, tmp_path):
+    # A symlink is refused (exit 2, one line on stderr); the student sees that line in results.json.
+    root = gradescope_root(package, tmp_path, {"predict.py": REFERENCE / "predict.py"})
+    os.symlink("/etc/passwd", root / "submission" / 'bw "copy".py')
+    res = run_autograder(root)
+    assert res["score"] == 0 and res["tests"] == []
+    assert res["output"].startswith("The autograder refused this submission: ")
+    assert 'bw "copy".py is a symlink; symlinks are refused' in res["output"]
+    assert "exit status" not in res["output"] and "\n" not in res["output"]

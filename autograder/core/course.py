@@ -36,6 +36,13 @@ class Task:
     points: float
     lesson: str
     functions: tuple[str, ...]
+    #: (check id, points) of each check of the task, from the task's ``checks`` mapping (they sum to
+    #: ``points``); empty: the points are split across the task's checks by their weights.
+    check_points: tuple[tuple[str, float], ...] = ()
+
+    def points_of(self, check_id: str) -> float | None:
+        """The points course.yml gives ``check_id``, or None when it names no such check."""
+        return dict(self.check_points).get(check_id)
 
     def label(self, function: str) -> str:
         """The stub label of ``function`` ('module.name'), such as 'task1.2: bandwidth_sweep'."""
@@ -170,13 +177,16 @@ def _build(path: Path, data: dict) -> Course:
         tasks = []
         for i, t in enumerate(course_file.tasks(data, name, where)):
             tprefix = f"{prefix}.tasks[{i}]"
+            t = dict(t)
+            check_points = t.pop("checks", None)    # optional: points per check
             _expect_keys(t, _TASK_KEYS, where, tprefix)
             _positive(t["points"], where, f"{tprefix}.points", allow_zero=True)
+            check_points = _check_points(check_points, t["points"], where, tprefix)
             for f in t["functions"]:
                 if not isinstance(f, str) or f.count(".") != 1:
                     raise UsageError(f"{where}: {tprefix}.functions entries must be 'module.function', got {f!r}")
             tasks.append(Task(id=t["id"], title=t["title"], points=float(t["points"]),
-                              lesson=t["lesson"], functions=tuple(t["functions"])))
+                              lesson=t["lesson"], functions=tuple(t["functions"]), check_points=check_points))
         fields = {k: raw[k] for k in _ASSIGNMENT_KEYS if k != "tasks"}
         assignments[name] = Assignment(name=name, tasks=tuple(tasks), root=path.resolve().parent, **fields)
     return Course(title=data["course"], assignments=assignments)
@@ -186,6 +196,23 @@ def _build(path: Path, data: dict) -> Course:
 _expect_keys = course_file.expect_keys
 _one_of = course_file.one_of
 _positive = course_file.positive
+
+
+def _check_points(raw, points, where, tprefix) -> tuple[tuple[str, float], ...]:
+    """A task's ``checks`` (check id -> points, each >= 0) as pairs, refused unless they sum to its points."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not raw:
+        raise UsageError(f"{where}: key '{tprefix}.checks' must be a mapping of check id -> points")
+    for check_id, value in raw.items():
+        if not isinstance(check_id, str) or isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise UsageError(f"{where}: key '{tprefix}.checks.{check_id}' must be a number of points, got {value!r}")
+        _positive(value, where, f"{tprefix}.checks.{check_id}", allow_zero=True)
+    total = sum(raw.values())
+    if abs(total - points) > 1e-9 * max(1.0, abs(points)):
+        raise UsageError(f"{where}: the points of '{tprefix}.checks' sum to {total:g}, "
+                         f"but the task's points are {points:g}")
+    return tuple((check_id, float(value)) for check_id, value in raw.items())
 
 
 def _known_profile(value, where, name) -> None:

@@ -2,7 +2,10 @@
 
 ``grade_submission(path, assignment=None, device=None) -> dict`` is the plain Python API (the
 batch grader calls it; ``python -m autograder grade`` is a thin wrapper). Each task's points from
-course.yml are split across its checks by weight; a check passes (full share) or fails (zero).
+course.yml go to its checks as the task's ``checks`` mapping says (autograder/core/points.py; by
+weight when it has none); a check passes (all its points) or fails (zero). A file whose checks
+need another student file runs with the reference's copy when the student's is broken
+(autograder/core/fallback.py), so one mistake is charged once.
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import time
 import traceback
 from pathlib import Path
 
-from autograder.core import course, results, submission
+from autograder.core import course, fallback, points, results, submission
 from autograder.sandbox import isolation
 from autograder.core.registry import REGISTRY, Check, CheckFailed
 from autograder.core.errors import StudentError, StudentRaised
@@ -117,7 +120,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         raise UsageError(f"unknown device {device!r}; expected one of: {', '.join(course.DEVICES)}")
     limit = float(time_limit_s or asg.time_limit_s)
     limits = Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb)
-    sub = submission.load(path)
+    sub = submission.load(path, expected=_handed_in(asg))
     # torch and the simulated GPU cost seconds to import; a partial grading (tests, benchmarks)
     # that needs neither bw.py, flops.py nor a GPU check starts a lighter child.
     torch_files = set(getattr(importlib.import_module(asg.grader), "TORCH_FILES", ()))
@@ -138,16 +141,24 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         ctx = GradingContext(student, reference, seed=sub.seed, device=device,
                              submission_dir=sub.folder, sim_profile=asg.sim_profile)
         tests, notes = [], []
+        shares = points.of_checks(asg, checks_for(asg))
+        needs, files_of, stood_in = fallback.depends(asg.grader), {}, {}
         for task, task_checks in plan:
             if not task_checks:
                 if only is None:
                     notes.append(f"{task.id} ({task.title}): no checks are registered yet; "
                                  f"its {task.points:g} points are not graded")
                 continue
-            total_weight = sum(c.weight for c in task_checks)
             for check in task_checks:
-                share = task.points * check.weight / total_weight
+                share = shares[check.id]
+                for module in set(check.files) & set(needs) - set(stood_in):
+                    stood_in[module] = _stand_in(ctx, student, sub, asg, module, needs[module], tests, files_of)
+                    notes.extend(stood_in[module])
+                files_of[check.id] = check.files
                 passed, message = run_check(ctx, check)
+                lines = [line for m in check.files for line in stood_in.get(m, ())]
+                if lines:
+                    message = type(message)("\n".join([message, *lines]))
                 tests.append(results.test_entry(
                     task_id=task.id, check_id=check.id, title=check.name,
                     score=share if passed else 0.0, max_score=share, passed=passed, output=message,
@@ -164,6 +175,29 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         sub.cleanup()
     return results.build(tests, output=output, execution_time=time.monotonic() - started,
                          visibility=asg.visibility)
+
+
+def _handed_in(asg: course.Assignment) -> tuple[str, ...]:
+    """The file names a submission of ``asg`` holds: each module course.yml names, plus the
+    grader's ``checks.HANDED_IN``."""
+    modules = {f"{f.split('.', 1)[0]}.py" for t in asg.tasks for f in t.functions}
+    extra = getattr(importlib.import_module(f"{asg.grader}.checks"), "HANDED_IN", ())
+    return tuple(sorted(modules | set(extra)))
+
+
+def _stand_in(ctx, student: PerFileSandbox, sub: submission.Submission, asg: course.Assignment,
+              module: str, needs: tuple[str, ...], tests: list[dict], files_of: dict) -> list[str]:
+    """Before ``module``'s first check: point its child at a copy of the submission in which each
+    broken file it needs is the reference's; the lines saying so (none when all are sound)."""
+    lines, folder = [], sub.folder
+    for need in needs:
+        reason = fallback.why_broken(ctx, need, tests, files_of)
+        if reason is not None:
+            folder = fallback.stand_in(folder, need, asg.solutions_dir, sub.scratch(f"{module}-with-{need}"))
+            lines.append(fallback.note(module, need, reason))
+    if lines:
+        student.sources[module] = folder
+    return lines
 
 
 def _real_gpu(tests: list[dict], plan, asg: course.Assignment, sub: submission.Submission,
@@ -196,6 +230,8 @@ def _overview(device: str, asg: course.Assignment, sub: submission.Submission, s
         gpu += ", graded; real-GPU checks: see below"
     lines = [f"Graded with --device {device}: CPU checks on the grading machine's CPU; {gpu}.",
              f"Files graded: {', '.join(sub.files) or '(none)'}."]
+    if sub.found_in:
+        lines.insert(1, f"Your files were found in {sub.found_in}/ inside the submission and graded from there.")
     lines.append(isolation.describe(student.limits))   # issue 5: the protection in force, as probed
     if student.starts > 1:
         lines.append(f"Your code was restarted {student.starts - 1} time(s) after a crash or a time limit.")

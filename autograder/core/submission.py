@@ -2,7 +2,10 @@
 
 Refused with one line (SubmissionError, exit 2 on the command line): no such path, an unreadable
 zip, absolute paths, '..', symlinks, too many files, absurd sizes. Harmless clutter (__MACOSX,
-.DS_Store, __pycache__, *.pyc) is dropped; a submission zipped inside one top folder is unwrapped.
+.DS_Store, caches such as __pycache__, .hypothesis and .ipynb_checkpoints, *.pyc) is dropped.
+Students hand in their files one or more folders deep (the whole bundle zipped, a folder named
+like the assignment): the submission is graded from the shallowest folder that holds the most of
+the files the assignment expects, and ``found_in`` says which.
 """
 from __future__ import annotations
 
@@ -25,7 +28,8 @@ MAX_TOTAL_BYTES = 50 * 2**20
 #: Deepest folder nesting accepted.
 MAX_DEPTH = 8
 #: Names that carry nothing of the student's work and are dropped silently.
-CLUTTER = {"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".git"}
+CLUTTER = {"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".git",
+           ".hypothesis", ".mypy_cache", ".ruff_cache"}
 
 
 class SubmissionError(UsageError):
@@ -34,13 +38,20 @@ class SubmissionError(UsageError):
 
 @dataclass
 class Submission:
-    """A private copy of one submission. ``folder`` holds its files; ``seed`` hashes their contents."""
+    """A private copy of one submission. ``folder`` holds its files; ``seed`` hashes their contents;
+    ``found_in`` is the folder, relative to the submission's top ('' for the top itself), where
+    its files were found."""
 
     folder: Path
     files: tuple[str, ...]
     seed: int
     origin: str
     _tmp: Path
+    found_in: str = ""
+
+    def scratch(self, name: str) -> Path:
+        """A path ``name`` beside the private copy (not inside it), removed with it."""
+        return self._tmp / name
 
     def cleanup(self) -> None:
         shutil.rmtree(self._tmp, ignore_errors=True)
@@ -52,8 +63,12 @@ class Submission:
         self.cleanup()
 
 
-def load(path: Path | str) -> Submission:
-    """Copy or extract the submission at ``path`` into a fresh private folder."""
+def load(path: Path | str, expected: tuple[str, ...] | list[str] = ()) -> Submission:
+    """Copy or extract the submission at ``path`` into a fresh private folder.
+
+    ``expected`` names the files the assignment asks for ('bw.py', 'measurements.json'); the
+    submission is graded from the folder that holds them (see ``locate``).
+    """
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         raise SubmissionError(f"{path}: no such file or folder")
@@ -69,9 +84,11 @@ def load(path: Path | str) -> Submission:
             _extract_zip(path, dest)
         else:
             raise SubmissionError(f"{path}: not a folder or a .zip")
-        folder = _unwrap(dest)
+        folder = locate(dest, expected)
         files = tuple(sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()))
-        return Submission(folder=folder, files=files, seed=_seed(folder, files), origin=str(path), _tmp=tmp)
+        found_in = folder.relative_to(dest).as_posix()
+        return Submission(folder=folder, files=files, seed=_seed(folder, files), origin=str(path), _tmp=tmp,
+                          found_in="" if found_in == "." else found_in)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -149,6 +166,21 @@ def _check_sizes(src, name, size, count, total) -> None:
         raise SubmissionError(f"{src}: {name} is larger than {MAX_FILE_BYTES // 2**20} MiB")
     if total > MAX_TOTAL_BYTES:
         raise SubmissionError(f"{src}: more than {MAX_TOTAL_BYTES // 2**20} MiB in total")
+
+
+def locate(top: Path, expected) -> Path:
+    """The folder under ``top`` to grade: the shallowest holding any of the ``expected`` file names
+    (at one depth: the one holding the most, then the first by name); with none anywhere, ``top``
+    unwrapped of lone top folders."""
+    wanted = set(expected)
+    best, best_key = None, None
+    if wanted:
+        for folder in [top, *sorted(p for p in top.rglob("*") if p.is_dir())]:
+            found = sum((folder / name).is_file() for name in wanted)
+            key = (len(folder.relative_to(top).parts), -found, folder.as_posix())
+            if found and (best_key is None or key < best_key):
+                best, best_key = folder, key
+    return best if best is not None else _unwrap(top)
 
 
 def _unwrap(folder: Path) -> Path:

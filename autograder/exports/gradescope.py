@@ -11,7 +11,9 @@ Gradescope unpacks the zip into ``$ROOT/source`` (``ROOT`` is ``/autograder`` th
   ``python -m autograder grade $ROOT/submission --out $ROOT/results/results.json`` with the
   packaged source on PYTHONPATH and the venv's Python, or ``$WHY17_PYTHON`` when set (the tests
   point it at the project's venv). When grading cannot finish it still writes a valid
-  results.json with score 0 and the reason, so Gradescope never shows a bare failure.
+  results.json with score 0, so Gradescope never shows a bare failure; a refused submission
+  (exit status 2: a symlink, an unreadable zip ...) gets the grader's one-line reason in that
+  output, where the student sees it (stderr reaches only the instructor).
 
 Visibility of every test is course.yml's (hidden, after_due_date, after_published, visible), as
 the grader writes it; the package carries course.yml, so an instructor changes it in one place.
@@ -86,13 +88,25 @@ if [ "$(id -u)" = 0 ]; then
     chmod go-rw,go+x "$SOURCE/autograder"
 fi
 cd "$SOURCE"
-PYTHONPATH="$SOURCE" "$PY" -m autograder grade "$ROOT/submission" --out "$RESULTS"
+ERRORS="$(mktemp)"
+PYTHONPATH="$SOURCE" "$PY" -m autograder grade "$ROOT/submission" --out "$RESULTS" 2>"$ERRORS"
 status=$?
+cat "$ERRORS" >&2
 if [ "$status" -ne 0 ] || [ ! -s "$RESULTS" ]; then
+    if [ "$status" -eq 2 ]; then
+        # A refusal (a submission that cannot be graded safely, bad usage) is one line on stderr;
+        # the student sees it in results.json, as JSON text (control bytes dropped, \ and " escaped).
+        reason="$(grep -v '^[[:space:]]*$' "$ERRORS" | tail -n 1 | head -c 600 | tr -d '\000-\037' \
+                  | sed -e 's/^error: //' -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
+        message="The autograder refused this submission: ${reason:-no reason given}. Fix that and submit again."
+    else
+        message="The autograder could not grade this submission (exit status $status). Nothing of your work was lost; please tell your instructor."
+    fi
     cat > "$RESULTS" <<EOF
-{"score": 0, "output": "The autograder could not grade this submission (exit status $status). Nothing of your work was lost; please tell your instructor.", "tests": []}
+{"score": 0, "output": "$message", "tests": []}
 EOF
 fi
+rm -f "$ERRORS"
 exit 0
 """
 

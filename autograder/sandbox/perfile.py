@@ -34,6 +34,9 @@ class PerFileSandbox:
         self.limits = limits
         self.options = options
         self.current: tuple[str, Sandbox] | None = None
+        #: Modules whose child runs from another folder (autograder/core/fallback.py: the
+        #: submission with a broken file it needs replaced by the reference's); set before first use.
+        self.sources: dict[str, Path] = {}
         self.spare: Sandbox | None = None
         self.restarts = 0              # restarts within files already finished
         self.closed_output: list[str] = []
@@ -42,10 +45,10 @@ class PerFileSandbox:
         if self.current is not None and self.current[0] == module:
             return self.current[1]
         self._retire()
-        if self.spare is not None and self.options_for(module) == self.options:
+        if self.spare is not None and self.options_for(module) == self.options and module not in self.sources:
             box, self.spare = self.spare, None
         else:
-            box = Sandbox(self.source, self.limits, **self.options_for(module))
+            box = Sandbox(self.sources.get(module, self.source), self.limits, **self.options_for(module))
         self.current = (module, box)
         return box
 

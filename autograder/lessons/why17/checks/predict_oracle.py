@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from autograder.core.registry import CheckFailed
+from shared import diagnose
 
 GB = 1e9       # bytes per GB
 TFLOP = 1e12   # FLOP per TFLOP
@@ -87,32 +88,13 @@ def close(a: float, b: float, rel: float = 1e-9) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b))
 
 
-#: Ratios (yours / expected) that point to one slip, with the slip in the lesson's words.
-_HINTS = [
-    (1e-9, "the bandwidth stayed in GB/s where bytes/s were needed (GB/s = 1e9 bytes/s)"),
-    (1e9, "bytes/s came out where GB/s was asked, or the 1e9 went the wrong way"),
-    (1e-3, "a factor 1000 is missing: GB/s x FLOPs/byte gives GFLOP/s, and 1 TFLOP/s = 1000 GFLOP/s"),
-    (1e3, "a factor 1000 too many: 1 TFLOP/s = 1000 GFLOP/s"),
-    (1e-12, "TFLOP/s must become FLOP/s (x 1e12) before dividing"),
-    (1e12, "TFLOP/s must become FLOP/s (x 1e12), not the other way round"),
-    (0.5, "a factor 2 is missing"),
-    (2.0, "a factor 2 too many"),
-]
-
-
 def ratio_hint(yours: float, expected: float, twos: str = "") -> str:
     """'(ratio 0.5: <likely slip>)' or '(ratio 1.37)' when no classic slip matches.
 
+    The words come from shared/diagnose.py, which the public tests use too (one source of messages).
     ``twos`` says where a factor 2 belongs for this quantity ('a multiply-add is 2 FLOPs').
     """
-    if expected == 0 or not math.isfinite(yours):
-        return f"(yours is {yours!r})"
-    ratio = yours / expected
-    for target, words in _HINTS:
-        if close(ratio, target, 1e-6):
-            extra = f": {twos}" if twos and target in (0.5, 2.0) else ""
-            return f"(ratio {ratio:.3g}: {words}{extra})"
-    return f"(ratio {ratio:.4g})"
+    return diagnose.ratio_note(yours, expected, twos)
 
 
 def fmt(x: float) -> str:

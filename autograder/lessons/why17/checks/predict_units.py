@@ -12,7 +12,7 @@ import math
 from autograder.lessons.why17.checks import predict_oracle as oracle
 from autograder.core.registry import CheckFailed, check
 from autograder.core.errors import StudentRaised
-from shared import tables
+from shared import diagnose, tables
 
 TASK = "task3"
 REL = 1e-9
@@ -123,8 +123,19 @@ def ceiling_compute_roof(ctx):
                      section="The roofline; Every way around the wall (batching)")
 
 
+def _rereads_weights(args, kwargs) -> tuple[float, float]:
+    """decode_ceiling's pair if every stream re-read the weights (the batching slip)."""
+    p, bpw, bw = args
+    batch = kwargs.get("batch", 1)
+    return oracle.ceiling(p * batch, bpw, bw, batch, kwargs.get("context", 0),
+                          kwargs.get("kv_bytes_per_token", 0.0), kwargs.get("peak_tflops", math.inf) * batch)
+
+
 def _expect_pair(ctx, args, kwargs, expected, *, what, section):
     got = oracle.pair(_call(ctx, "decode_ceiling", *args, **kwargs), "decode_ceiling", "tokens/s")
+    slip = _rereads_weights(args, kwargs)
+    if kwargs.get("batch", 1) > 1 and all(oracle.close(g, s, 1e-6) for g, s in zip(got, slip)):
+        raise CheckFailed(f"decode_ceiling for {what}: {diagnose.REREAD_WEIGHTS}. Reread: {diagnose.BATCHING}.")
     for label, mine, want in (("per-stream", got[0], expected[0]), ("total", got[1], expected[1])):
         if not oracle.close(mine, want, REL):
             raise CheckFailed(f"decode_ceiling for {what}: {label} {oracle.fmt(mine)} tokens/s "

@@ -1,0 +1,98 @@
+"""Why a number is off: its ratio to the expected value, the classic slip that ratio matches, and
+the lesson section to reread, in the lesson's words.
+
+One source of messages: the public tests (assignments/why17/tests, which students run) and the
+hidden grader (autograder/lessons/why17/checks) explain a wrong value with the same words, so a
+student meets the same diagnosis before and after submitting. Nothing here knows a hidden
+expected value: callers pass the value they compare with, and the messages show only the ratio.
+
+    >>> ratio_note(1.7e-08, 17.0)
+    '(ratio 1e-09: the bandwidth stayed in GB/s where bytes/s were needed (GB/s = 1e9 bytes/s))'
+"""
+from __future__ import annotations
+
+import math
+
+#: Ratios (yours / expected) that point to one slip, with the slip in the lesson's words.
+SLIPS: tuple[tuple[float, str], ...] = (
+    (1e-9, "the bandwidth stayed in GB/s where bytes/s were needed (GB/s = 1e9 bytes/s)"),
+    (1e9, "bytes/s came out where GB/s was asked, or the 1e9 went the wrong way"),
+    (1e-3, "a factor 1000 is missing: GB/s x FLOPs/byte gives GFLOP/s, and 1 TFLOP/s = 1000 GFLOP/s"),
+    (1e3, "a factor 1000 too many: 1 TFLOP/s = 1000 GFLOP/s"),
+    (1e-12, "TFLOP/s must become FLOP/s (x 1e12) before dividing"),
+    (1e12, "TFLOP/s must become FLOP/s (x 1e12), not the other way round"),
+    (1e9 / 2**30, "GiB/s came out where GB/s was asked (1 GiB = 1024^3 bytes, 1 GB = 1e9 bytes)"),
+    (2**30 / 1e9, "GiB were used where GB were needed (1 GiB = 1024^3 bytes = 1.074 GB)"),
+    (1e6 / 2**20, "MiB/s came out where MB/s was asked (1 MiB = 2^20 bytes)"),
+    (2**20 / 1e6, "MiB were counted as MB (1 MiB = 2^20 bytes = 1.049 MB)"),
+    (0.5, "a factor 2 is missing"),
+    (2.0, "a factor 2 too many"),
+)
+
+#: The batching slip: every stream re-reads the weights (step bytes = batch x params x bytes/weight + ...).
+REREAD_WEIGHTS = ("every stream re-reads the weights; one step reads them once for the whole batch, "
+                  "step bytes = params x bytes/weight + batch x context x KV bytes/token")
+#: Where the lesson teaches batching.
+BATCHING = "Every way around the wall (batching)"
+
+
+def close(a: float, b: float, rel: float = 1e-9) -> bool:
+    """Relative closeness; NaN and inf are never close to a finite value."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return False
+    return abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+def slip(yours: float, expected: float, twos: str = "") -> str | None:
+    """The slip whose factor ``yours / expected`` matches (to 1e-6), or None.
+
+    ``twos`` says where a factor 2 belongs for this quantity ('K and V are two tensors per layer').
+    """
+    if not expected or not math.isfinite(yours) or not math.isfinite(expected):
+        return None
+    ratio = yours / expected
+    for factor, words in SLIPS:
+        if close(ratio, factor, 1e-6):
+            return f"{words}: {twos}" if twos and factor in (0.5, 2.0) else words
+    return None
+
+
+def ratio_note(yours: float, expected: float, twos: str = "") -> str:
+    """'(ratio 0.5: <likely slip>)', '(ratio 1.37)' when no classic slip matches, or
+    '(yours is nan)' when no ratio can be taken."""
+    if not expected or not math.isfinite(yours):
+        return f"(yours is {yours!r})"
+    ratio = yours / expected
+    words = slip(yours, expected, twos)
+    return f"(ratio {ratio:.3g}: {words})" if words else f"(ratio {ratio:.4g})"
+
+
+def explain(what: str, yours: float, expected: float, *, unit: str, section: str, twos: str = "") -> str:
+    """One line: '<what> gave <yours> <unit> (ratio ...: slip). Reread: <section>.'"""
+    return f"{what} gave {yours:.4g} {unit} {ratio_note(yours, expected, twos)}. Reread: {section}."
+
+
+def batching(batch: int, total_ratio: float, per_stream_ratio: float) -> str | None:
+    """The re-read-weights slip when total tokens/s barely moved from batch 1 to ``batch`` and
+    per-stream fell about ``batch``-fold while the weights dominate the bytes, else None.
+
+    ``total_ratio`` and ``per_stream_ratio`` are yours at ``batch`` over yours at batch 1.
+    """
+    if batch < 2 or not (math.isfinite(total_ratio) and math.isfinite(per_stream_ratio)):
+        return None
+    if total_ratio < 1.5 and per_stream_ratio < 1.5 / batch:
+        return REREAD_WEIGHTS
+    return None
+
+
+def assert_close(yours, expected: float, *, what: str, unit: str, section: str, rel: float | None = None,
+                 abs: float | None = None, twos: str = "") -> None:
+    """AssertionError with ``explain``'s line unless ``yours`` is within ``abs`` (or ``rel``,
+    default 1e-6) of ``expected``; the public tests' comparison of a returned number."""
+    if isinstance(yours, bool) or not isinstance(yours, (int, float)):
+        raise AssertionError(f"{what} returned a {type(yours).__name__}, not a number; return a plain "
+                             f"float in {unit}. Reread: the Returns section of its docstring.")
+    tolerance = abs if abs is not None else (rel if rel is not None else 1e-6) * math.fabs(expected)
+    if not (math.isfinite(yours) and math.fabs(yours - expected) <= tolerance):
+        raise AssertionError(f"{explain(what, float(yours), expected, unit=unit, section=section, twos=twos)} "
+                             f"Expected {expected:.4g} {unit}.")
