@@ -252,15 +252,17 @@ def test_the_bundles_markers_are_strict(unpacked, tmp_path):
 
 
 def test_the_bundle_imports_its_own_shared_and_needs_no_grader(unpacked):
-    # Every shared module imports from the bundle alone: no autograder/, no solutions/ needed.
-    code = ("import importlib, pkgutil, shared\n"
+    # Every shared module imports from the bundle alone: no autograder/, no solutions/ needed. (Whether
+    # they could be found is not the question: an editable install of the project makes them findable.)
+    code = ("import importlib, pkgutil, sys, shared\n"
             "assert shared.__file__.startswith(%r), shared.__file__\n"
             "names = [m.name for m in pkgutil.walk_packages(shared.__path__, 'shared.')"
             " if not m.name.endswith('__main__')]\n"
-            "[importlib.import_module(n) for n in names]\n"
-            "import importlib.util as u\n"
-            "assert u.find_spec('autograder') is None and u.find_spec('solutions') is None\n"
-            "print(len(names))\n") % str(unpacked)
+            "mods = [importlib.import_module(n) for n in names]\n"
+            "assert all(m.__file__.startswith(%r) for m in mods), [m.__file__ for m in mods]\n"
+            "grader = sorted(m for m in sys.modules if m.split('.')[0] in ('autograder', 'solutions'))\n"
+            "assert not grader, grader\n"
+            "print(len(names))\n") % (str(unpacked), str(unpacked))
     proc = subprocess.run([sys.executable, "-c", code], cwd=unpacked, capture_output=True, text=True,
                           timeout=CHILD_TIMEOUT_S, env={**os.environ, "PYTHONPATH": ""})
     assert proc.returncode == 0, proc.stderr[-3000:]
