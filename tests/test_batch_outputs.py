@@ -8,11 +8,11 @@ import math
 
 import pytest
 
-from autograder.core import course
-from autograder.reports import feedback_html, gradebook, mistakes, summary, summary_html, svg
-from autograder.lessons.why17 import plotdata
 from autograder.batch.discover import Member, Submission
 from autograder.batch.zero import zero_results
+from autograder.core import course
+from autograder.lessons.why17 import plotdata
+from autograder.reports import feedback_html, gradebook, mistakes, summary, summary_html, svg
 from tests.test_batch_fixtures import measurements_json
 
 

@@ -225,7 +225,7 @@ def test_a_late_class_gets_each_policys_penalty_from_each_source(tmp_path, sourc
         proc = _grade(tmp_path / "class", out, _course(course_dir, POLICIES[name]))
         assert ("skipping 2 already graded" in proc.stderr) == (i > 0)   # a new policy needs no regrade
         rows = {r["student"]: r for r in csv.DictReader((out / "partial.csv").open())}
-        for student, expected in zip(("ann", "bob"), EXPECTED[name]):
+        for student, expected in zip(("ann", "bob"), EXPECTED[name], strict=True):
             row = rows[student]
             raw = float(row["raw_total"])
             assert raw > 0 and row["time_source"].startswith(words)

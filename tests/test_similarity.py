@@ -23,8 +23,10 @@ SOLUTION = ROOT / "solutions" / "why17"
 STUBS = ROOT / "assignments" / "why17"
 GOOD = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "good"
 #: A solution written apart from the reference, in other styles (each proven correct by the grader's tests).
-INDEPENDENT = {"bw.py": GOOD / "setitem_bw_mm_flops" / "bw.py", "flops.py": GOOD / "setitem_bw_mm_flops" / "flops.py",
-               "predict.py": GOOD / "numpy_predict" / "predict.py", "roofline.py": GOOD / "pyplot_roofline" / "roofline.py"}
+INDEPENDENT = {"bw.py": GOOD / "setitem_bw_mm_flops" / "bw.py",
+               "flops.py": GOOD / "setitem_bw_mm_flops" / "flops.py",
+               "predict.py": GOOD / "numpy_predict" / "predict.py",
+               "roofline.py": GOOD / "pyplot_roofline" / "roofline.py"}
 MODULES = ("bw.py", "flops.py", "predict.py", "roofline.py")
 
 #: Two ways of writing each predict.py function: the class's unfinished submissions mix them,

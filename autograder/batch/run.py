@@ -16,12 +16,12 @@ import signal
 import sys
 from pathlib import Path
 
-from autograder.core import course, late
 from autograder.batch import discover, fingerprint, partial, regrades, store, submitted
-from autograder.reports import feedback_html, gradebook, summary, summary_html
 from autograder.batch.executors import local as pool
 from autograder.batch.zero import zero_results
+from autograder.core import course, late
 from autograder.core.errors import UsageError
+from autograder.reports import feedback_html, gradebook, summary, summary_html
 
 GRADEBOOK = "gradebook.csv"
 CANVAS = "canvas.csv"

@@ -4,7 +4,8 @@ A student made a mistake when at least one of its checks failed by a verdict (``
 "failed": the check ran the code and saw the mistake) and every check it ``requires`` passed. A
 check that failed because the code never gave a value (``outcome`` "error": raised, hung, crashed,
 missing) counts under ``NOT_RUN`` instead, so an unfinished submission is not blamed for every
-mistake at once.
+mistake at once. ``also_failed`` (optional) names checks that must have failed by a verdict too:
+where two mistakes trip the same check, the other checks they fail tell them apart.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ class Mistake:
     lesson: str
     checks: tuple[str, ...]
     requires: tuple[str, ...] = ()
+    also_failed: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=4)
@@ -50,18 +52,18 @@ def load(path: Path | str) -> tuple[Mistake, ...]:
         for key, kind in _KEYS.items():
             if not isinstance(raw.get(key), kind):
                 raise UsageError(f"{where}.{key} must be a {kind.__name__}")
-        unknown = set(raw) - set(_KEYS) - {"requires"}
+        unknown = set(raw) - set(_KEYS) - {"requires", "also_failed"}
         if unknown:
             raise UsageError(f"{where}: unknown key {sorted(unknown)[0]!r}")
         if raw["id"] in seen or raw["id"] == NOT_RUN:
             raise UsageError(f"{where}.id {raw['id']!r} is used twice or reserved")
         seen.add(raw["id"])
-        requires = raw.get("requires", [])
-        if not isinstance(requires, list):
-            raise UsageError(f"{where}.requires must be a list")
+        requires, also = raw.get("requires", []), raw.get("also_failed", [])
+        if not isinstance(requires, list) or not isinstance(also, list):
+            raise UsageError(f"{where}.requires and .also_failed must be lists")
         out.append(Mistake(id=raw["id"], title=raw["title"], explain=raw["explain"],
                            lesson=raw["lesson"], checks=tuple(map(str, raw["checks"])),
-                           requires=tuple(map(str, requires))))
+                           requires=tuple(map(str, requires)), also_failed=tuple(map(str, also))))
     return tuple(out)
 
 
@@ -86,8 +88,9 @@ def made(results: dict, catalogue: tuple[Mistake, ...]) -> list[str]:
     by_check = {t.get("check"): outcome(t) for t in results.get("tests", []) if t.get("check")}
     out = []
     for m in catalogue:
-        if any(by_check.get(c) == "failed" for c in m.checks) and all(
-                by_check.get(c) == "passed" for c in m.requires):
+        if (any(by_check.get(c) == "failed" for c in m.checks)
+                and all(by_check.get(c) == "passed" for c in m.requires)
+                and all(by_check.get(c) == "failed" for c in m.also_failed)):
             out.append(m.id)
     if any(o == "error" for o in by_check.values()):
         out.append(NOT_RUN)

@@ -47,8 +47,9 @@ def render(asg, pairs, texts: dict, *, students: int, compared: int, pairs_total
                           f"{m.share_b:.0%} of {escape(p.b)}'s</h3><div class=\"side\">"
                           f"<div><b>{escape(p.a)}</b><pre>{left}</pre></div>"
                           f"<div><b>{escape(p.b)}</b><pre>{right}</pre></div></div>")
+        shown = "".join(blocks) or "<p class=muted>No matching region.</p>"
         sections.append(f"<div class=\"card\" id=\"{anchor}\"><h2>{i}. {escape(p.a)} ~ {escape(p.b)}: "
-                        f"{100 * p.similarity:.0f}%</h2>{''.join(blocks) or '<p class=muted>No matching region.</p>'}</div>")
+                        f"{100 * p.similarity:.0f}%</h2>{shown}</div>")
     body = [
         EXTRA_STYLE,
         f"<h1>Similarity report: {escape(asg.name)}</h1>",

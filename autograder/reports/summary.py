@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import statistics
 
-from autograder.reports import gradebook, mistakes
 from autograder.batch.discover import Submission
+from autograder.reports import gradebook, mistakes
 
 #: Histogram bins: this many equal bins from 0 to the maximum score.
 BINS = 10
