@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.core.errors import UsageError
+from autograder.core import late as late_policy
 from shared import course_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,6 +66,7 @@ class Assignment:
     visibility: str
     tasks: tuple[Task, ...]
     root: Path = ROOT    # the course folder (where course.yml lies): solutions/ and assignments/
+    late: "late_policy.LatePolicy | None" = None   # optional ``late:``: due date, grace, policy
 
     @property
     def max_score(self) -> float:
@@ -166,7 +168,10 @@ def _build(path: Path, data: dict) -> Course:
     assignments = {}
     for name, raw in data["assignments"].items():
         prefix = f"assignments.{name}"
+        raw = dict(raw) if isinstance(raw, dict) else raw
+        late_raw = raw.pop("late", None) if isinstance(raw, dict) else None   # optional: late work
         _expect_keys(raw, _ASSIGNMENT_KEYS, where, prefix)
+        late = late_policy.parse(late_raw, where, f"{prefix}.late")
         _one_of(raw["device"], DEVICES, where, f"{prefix}.device")
         _one_of(raw["visibility"], VISIBILITIES, where, f"{prefix}.visibility")
         _positive(raw["time_limit_s"], where, f"{prefix}.time_limit_s")
@@ -188,7 +193,8 @@ def _build(path: Path, data: dict) -> Course:
             tasks.append(Task(id=t["id"], title=t["title"], points=float(t["points"]),
                               lesson=t["lesson"], functions=tuple(t["functions"]), check_points=check_points))
         fields = {k: raw[k] for k in _ASSIGNMENT_KEYS if k != "tasks"}
-        assignments[name] = Assignment(name=name, tasks=tuple(tasks), root=path.resolve().parent, **fields)
+        assignments[name] = Assignment(name=name, tasks=tuple(tasks), root=path.resolve().parent,
+                                       late=late, **fields)
     return Course(title=data["course"], assignments=assignments)
 
 
