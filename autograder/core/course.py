@@ -15,8 +15,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.core.errors import UsageError
 from autograder.core import late as late_policy
+from autograder.core.errors import UsageError
 from shared import course_file
 
 ROOT = Path(__file__).resolve().parents[2]
