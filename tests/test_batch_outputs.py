@@ -184,6 +184,19 @@ def test_summary_page_links_every_student_and_escapes(asg):
     assert html.count("<svg") == 4   # histogram, tasks, mistakes, pass rate per check
 
 
+def test_summary_page_names_who_did_not_run_and_why_and_every_mistake(asg):
+    entries = [(sub("zed"), results_of(test("task1", "sync_present", 0, 5, "error",
+                                            output="copy_bandwidth raised NotImplementedError: task1.1")))]
+    regraded = [{"run": "r", "student": "zed", "check": "(total)", "old_score": "1", "new_score": "2",
+                 "reason": "changed submission"}]
+    data = summary.build(entries, asg, "", regraded=regraded)
+    html = summary_html.render(data, gradebook.rows(entries, asg))
+    assert "zed</td><td>sync_present: copy_bandwidth raised NotImplementedError: task1.1" in html
+    for m in mistakes.of(asg):          # What to reteach lists the whole catalogue, also at 0 students
+        assert m.title.replace("'", "&#x27;") in html
+    assert "Pass rate per check" in html and "sync_present" in html and "changed submission" in html
+
+
 def test_svg_chart_skips_non_finite_and_non_positive_on_log_axes():
     chart = svg.Chart(title="t", xlabel="x", ylabel="y", xlog=True, ylog=True)
     chart.line([1, 2, 0, -1, math.nan, 4], [1, math.inf, 3, 4, 5, 8], "s")

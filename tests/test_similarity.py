@@ -11,6 +11,7 @@ import random
 import subprocess
 import sys
 import tokenize
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -230,3 +231,16 @@ def test_grade_all_similarity_option_writes_the_report_beside_the_grades(tmp_pat
     assert {pairs[0]["student_a"], pairs[0]["student_b"]} == {"copy", "orig"}
     assert (tmp_path / "out" / "similarity" / "report.html").is_file()
     assert (tmp_path / "out" / "copy" / "results.json").is_file()   # graded as well
+
+
+def test_code_is_read_from_zips_and_folders_one_level_deep(tmp_path):
+    asg = course.load().assignment("why17")
+    path = tmp_path / "zoe.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("why17/predict.py", "x = 1\n")
+        zf.writestr("__MACOSX/why17/._predict.py", "junk")
+        zf.writestr("why17/.ipynb_checkpoints/bw.py", "y = 2\n")
+        zf.writestr("notes.txt", "hi")
+    from autograder.batch.discover import Member, Submission
+    sub = Submission(student="zoe", path=path, members=(Member("zoe"),))
+    assert compare.code_files(sub, compare.python_names(asg)) == {"predict.py": "x = 1\n"}
