@@ -14,10 +14,17 @@ import pytest
 import torch
 
 from autograder.gpu import calibrate
-from shared.simgpu.verdicts import CHECK_IDS, Verdict
+from shared.simgpu.verdicts import CHECKS, Verdict
 from tests.test_gpu_checks import WRONG
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The table's columns: one per check, over every function it judges.
+COLUMNS = tuple(CHECKS)
+
+
+def column(vid: str) -> str:
+    """The column of check instance ``vid``: 'sync_present.matmul_tflops' -> 'sync_present'."""
+    return vid.split(".", 1)[0]
 
 
 def cli(*args, timeout=600):
@@ -33,10 +40,10 @@ def sim_table():
 
 
 def rows(table: str) -> dict[str, list[str]]:
-    """Submission name -> its six cells, read back from the printed table by column position."""
+    """Submission name -> its cells, read back from the printed table by column position."""
     lines = table.splitlines()
     head = next(i for i, ln in enumerate(lines) if ln.startswith("submission"))
-    starts = [lines[head].index(c) for c in CHECK_IDS] + [None]
+    starts = [lines[head].index(c) for c in COLUMNS] + [None]
     out = {}
     for line in lines[head + 2:]:
         if not line.strip():
@@ -54,11 +61,12 @@ def test_sim_table_each_wrong_submission_fails_exactly_its_own_check(sim_table):
     assert set(table) == {p.name for p in calibrate.SUBMISSIONS.iterdir()
                           if p.is_dir() and p.name.startswith(("good_", "wrong_"))}
     for name, cells in table.items():
-        failed = {c for c, cell in zip(CHECK_IDS, cells) if "FAIL" in cell}
-        assert failed == ({calibrate.EXPECTED[name]} if name.startswith("wrong_") else set()), (name, cells)
+        failed = {c for c, cell in zip(COLUMNS, cells) if "FAIL" in cell}
+        assert failed == ({column(calibrate.EXPECTED[name])} if name.startswith("wrong_") else set()), (name, cells)
         if name.startswith("wrong_"):
-            assert cells[CHECK_IDS.index(calibrate.EXPECTED[name])].endswith("FAIL*")
-    assert "0.50x FAIL*" in table["wrong_bytes_once"][CHECK_IDS.index("bytes_counted_twice")]
+            assert cells[COLUMNS.index(column(calibrate.EXPECTED[name]))].endswith("FAIL*")
+    assert "0.50x FAIL*" in table["wrong_bytes_once"][COLUMNS.index("bytes_counted_twice")]
+    assert "FAIL*" in table["wrong_flops_no_sync"][COLUMNS.index("sync_present")]   # matmul_tflops's
     assert sim_table.rstrip().endswith(": yes")
 
 
@@ -90,7 +98,7 @@ def test_unknown_profile_is_one_line():
 
 
 def test_table_names_each_disagreement():
-    ok = {c: Verdict(c, True, "", 1.0) for c in CHECK_IDS}
+    ok = {c: Verdict(c, True, "", 1.0) for c in COLUMNS}
     rows_ = [calibrate.SubmissionRow("good_a", dict(ok, warmup_present=Verdict("warmup_present", False, "", 0.4))),
              calibrate.SubmissionRow("wrong_bytes_once", ok),
              calibrate.SubmissionRow("wrong_no_sync", note="not measured: the time budget ran out")]

@@ -1,8 +1,10 @@
-"""The six GPU sanity checks, end to end through the real grader (sandboxed child, reference).
+"""The GPU sanity checks, end to end through the real grader (sandboxed child, reference).
 
-Sound in both directions: every correct style in autograder/lessons/why17/fixtures/gpu/good_* keeps all six,
-and each wrong_* submission fails exactly its own check, with the check's id in the test name
-and the lesson's words in the message. Grading twice gives identical results.
+Sound in both directions: every correct style in autograder/lessons/why17/fixtures/gpu/good_* keeps
+every GPU check (one per timing function each check judges), and each wrong_* submission fails
+exactly its own check, with the check's id in the test name and the lesson's words in the
+message. A submission that measures nothing (unmeasured_*) earns no measurement check. Grading
+twice gives identical results.
 """
 from __future__ import annotations
 
@@ -13,20 +15,30 @@ import pytest
 
 from autograder.sandbox import forkserver
 from autograder.core.grade import grade_submission
-from shared.simgpu.verdicts import CHECK_IDS
+from shared.simgpu.verdicts import MODULE, VERDICTS
+from shared.simgpu.verdicts import ids as verdict_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = Path(__file__).resolve().parents[1] / "autograder" / "lessons" / "why17" / "fixtures" / "gpu"
-IDS = set(CHECK_IDS)
+IDS = set(VERDICTS)
+VERDICT_IDS = verdict_ids()
 
 #: wrong submission -> (the one check it must fail, words its message must contain)
 WRONG = {
     "wrong_no_sync": ("sync_present", "Forget to synchronize"),
     "wrong_events_no_sync": ("sync_present", "Both events must be completed"),
     "wrong_no_sync_before_start": ("sync_present", "Synchronize before starting the clock"),
+    "wrong_side_stream": ("sync_present", "the clock stopped before the device finished"),
+    "wrong_sweep_no_sync": ("sync_present.bandwidth_sweep", "Forget to synchronize"),
+    "wrong_flops_no_sync": ("sync_present.matmul_tflops", "Forget to synchronize"),
+    "wrong_float32_elements": ("bytes_counted_twice", "your buffers are 4x the n_bytes"),
+    "wrong_measured_max_sweep": ("buffer_exceeds_cache", "faster than this device can move bytes: the buffer "
+                                 "sat in the L2, or the clock was read before the GPU finished"),
+    "wrong_flops_no_warmup": ("warmup_present.matmul_tflops", "warm up"),
+    "wrong_peak_float32": ("within_peak", "ridge point"),
     "wrong_bytes_once": ("bytes_counted_twice", "counted the bytes once"),
     "wrong_tiny_measured": ("buffer_exceeds_cache", "Tiny buffers"),
-    "wrong_ignores_n_bytes": ("buffer_exceeds_cache", "ignores n_bytes"),
+    "wrong_ignores_n_bytes": ("buffer_exceeds_cache.copy_bandwidth", "ignores n_bytes"),
     "wrong_no_warmup": ("warmup_present", "warm up"),
     "wrong_flops_n3": ("flops_counted_2n3", "counted n**3 FLOPs"),
     "wrong_units_bytes_per_s": ("units_gb_per_s", "bytes per second"),
@@ -59,13 +71,29 @@ def gpu_tests(results: dict) -> dict[str, dict]:
     return {t["check"]: t for t in results["tests"] if t["check"] in IDS}
 
 
+#: Checks no single-mistake fixture fails: a function that calls another is charged on that one
+#: (tests/test_simgpu_verdicts.py proves these checks fail on their own with in-process fakes).
+CHARGED_ELSEWHERE = {"bytes_counted_twice.bandwidth_sweep", "units_gb_per_s.bandwidth_sweep",
+                     "sync_present.measured_bandwidth", "sync_present.measured_peak_tflops",
+                     "warmup_present.bandwidth_sweep", "warmup_present.measured_bandwidth",
+                     "warmup_present.measured_peak_tflops"}
+
+
 def test_every_wrong_submission_has_a_check_and_every_check_a_wrong_submission():
-    assert {check for check, _words in WRONG.values()} == IDS
+    assert {check for check, _words in WRONG.values()} == IDS - CHARGED_ELSEWHERE
     assert set(WRONG) == {p.name for p in SUBMISSIONS.glob("wrong_*")}
 
 
+def test_a_copy_onto_itself_measures_nothing_and_earns_no_measurement_check(tmp_path):
+    tests = gpu_tests(grade_submission(submission("unmeasured_self_copy", tmp_path), only=IDS))
+    bw = {c for c, (_check, f) in VERDICT_IDS.items() if MODULE[f] == "bw"}
+    failed = {c for c, t in tests.items() if t["status"] == "failed"}
+    assert failed == bw
+    assert all("does not follow the device" in tests[c]["output"] for c in bw)
+
+
 @pytest.mark.parametrize("name", GOOD)
-def test_correct_styles_pass_all_six(name, tmp_path):
+def test_correct_styles_pass_every_gpu_check(name, tmp_path):
     tests = gpu_tests(grade_submission(submission(name, tmp_path), only=IDS))
     assert set(tests) == IDS
     failed = {c: t["output"] for c, t in tests.items() if t["status"] != "passed"}

@@ -350,3 +350,91 @@ def test_measured_bandwidth_reads_the_l2_and_uses_4x_it():
     with simgpu.active(cfg):
         bw.measured_bandwidth()
     assert simgpu.trace()["largest_copy_bytes"] >= 4 * cfg["l2_bytes"]
+
+
+# ------------------------------------------------- issue 12: byte ranges, self-copies, streams
+def test_l2_residency_is_by_byte_range_so_slices_of_a_big_buffer_stream_from_memory():
+    l2 = H100["l2_bytes"]
+    with simgpu.active(H100):
+        src = torch.empty(8 * l2, dtype=torch.uint8, device="cuda")
+        dst = torch.empty_like(src)
+        for d, s in zip(dst.chunk(64), src.chunk(64)):
+            d.copy_(s)                                    # each slice is new to the cache
+        small = torch.empty(l2 // 4, dtype=torch.uint8, device="cuda")
+        out = torch.empty_like(small)
+        out.copy_(small)
+        out.copy_(small)                                  # the same range again: resident
+        out[: l2 // 16].copy_(small[: l2 // 16])          # part of a resident range: resident
+    copies = [g for g in simgpu.trace()["op_groups"] if g["kind"] == "copy"]
+    chunk, cold, warm, part = copies
+    assert chunk["count"] == 64 and chunk["l2"] is False
+    assert (cold["l2"], warm["l2"], part["l2"]) == (False, True, True)
+
+
+def test_a_copy_onto_its_own_storage_costs_nothing_as_in_pytorch():
+    with simgpu.active(H100) as dev:
+        buf = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        host = dev.clock.host
+        buf.copy_(buf)
+        buf[:10].copy_(buf[:10])
+        assert dev.clock.host == host and simgpu.trace()["ops"] == 0
+        buf[:10].copy_(buf[10:20])                        # another range of the same storage: a copy
+    assert simgpu.trace()["ops"] == 1
+
+
+def test_an_event_measures_only_its_own_streams_work_until_streams_wait():
+    with simgpu.active(simgpu.config("h100", first_use=False)):
+        a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        side = torch.cuda.Stream()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        with torch.cuda.stream(side):
+            assert torch.cuda.current_stream() == side
+            b.copy_(a)
+        end.record()                                      # the default stream did nothing
+        torch.cuda.synchronize()
+        unordered = start.elapsed_time(end)
+        start.record()
+        with torch.cuda.stream(side):
+            b.copy_(a)
+        torch.cuda.current_stream().wait_stream(side)
+        end.record()
+        torch.cuda.synchronize()
+        ordered = start.elapsed_time(end)
+    copy_ms = 2 * 2**30 / (H100["bw_gbs"] * 1e9 * H100["copy_efficiency"]) * 1e3
+    assert unordered < copy_ms / 100
+    assert ordered == pytest.approx(copy_ms, rel=0.01)
+
+
+def test_stream_synchronize_waits_for_its_stream_only_and_device_synchronize_for_all():
+    with simgpu.active(simgpu.config("h100", first_use=False)) as dev:
+        a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            b.copy_(a)
+        torch.cuda.current_stream().synchronize()
+        assert not side.query() and not dev.clock.idle()
+        torch.cuda.synchronize()
+        assert side.query() and dev.clock.idle()
+
+
+def test_matmuls_launch_asynchronously_pay_a_first_use_and_never_beat_the_peak():
+    with simgpu.active(H100) as dev:
+        x = torch.empty(8192, 8192, dtype=torch.bfloat16, device="cuda")
+        t0 = dev.clock.host
+        x @ x
+        first = dev.clock.host - t0
+        t0 = dev.clock.host
+        for _ in range(10):
+            x @ x
+        queued = dev.clock.host - t0
+        torch.cuda.synchronize()
+        done = dev.clock.host - t0
+    seconds = 2 * 8192**3 / (H100["peak_tflops"] * 1e12 * H100["matmul_efficiency"])
+    launch = H100["launch_overhead_s"] + H100["alloc_s"]                  # each result is allocated
+    assert first == pytest.approx(H100["first_use_s"] + launch)
+    assert queued == pytest.approx(10 * launch)                           # asynchronous
+    assert 2 * 8192**3 * 10 / done / 1e12 <= H100["peak_tflops"]         # the ceiling
+    assert done >= 10 * seconds

@@ -112,8 +112,64 @@ class _HardCoded:
         return 2500.0
 
 
-@pytest.mark.parametrize("check", ["sync_present", "warmup_present", "bytes_counted_twice"])
-def test_a_number_that_does_not_follow_the_device_fails_the_self_comparing_checks(check):
+GPU = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "gpu"
+
+
+def _fixture(folder: str, name: str):
+    """A fixture module (imported on the simulated device, as the grader's child does)."""
+    spec = importlib.util.spec_from_file_location(f"verdicts_{folder}_{name}", GPU / folder / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    with simgpu.active(simgpu.config()):
+        spec.loader.exec_module(module)
+    return module
+
+
+def _l2():
+    import torch
+    return torch.cuda.get_device_properties(0).L2_cache_size
+
+
+#: A check judged on a function that calls another, and a module whose function makes the
+#: mistake on its own (the other function right): the check fails, and no other one.
+ON_THEIR_OWN = {
+    "sync_present.measured_bandwidth": ("bw", "measured_bandwidth",
+                                        lambda: _fixture("wrong_no_sync", "bw").copy_bandwidth, "copy"),
+    "warmup_present.measured_bandwidth": ("bw", "measured_bandwidth",
+                                          lambda: _fixture("wrong_no_warmup", "bw").copy_bandwidth, "copy"),
+    "warmup_present.bandwidth_sweep": ("bw", "bandwidth_sweep",
+                                       lambda: _fixture("wrong_no_warmup", "bw").copy_bandwidth, "sweep"),
+    "bytes_counted_twice.bandwidth_sweep": ("bw", "bandwidth_sweep",
+                                            lambda: _fixture("wrong_bytes_once", "bw").copy_bandwidth, "sweep"),
+    "units_gb_per_s.bandwidth_sweep": ("bw", "bandwidth_sweep",
+                                       lambda: _fixture("wrong_units_mb", "bw").copy_bandwidth, "sweep"),
+    "sync_present.measured_peak_tflops": ("flops", "measured_peak_tflops",
+                                          lambda: _fixture("wrong_flops_no_sync", "flops").matmul_tflops, "peak"),
+    "warmup_present.measured_peak_tflops": ("flops", "measured_peak_tflops",
+                                            lambda: _fixture("wrong_flops_no_warmup", "flops").matmul_tflops, "peak"),
+}
+
+
+@pytest.mark.parametrize("vid", sorted(ON_THEIR_OWN))
+def test_a_mistake_in_a_calling_function_alone_fails_its_own_check(vid):
+    import types
+    from shared.simgpu.local import LocalRunner
+    module, function, broken, shape = ON_THEIR_OWN[vid]
+    good = _fixture("good_events", module)
+    fake = types.SimpleNamespace(**{k: getattr(good, k) for k in dir(good) if not k.startswith("_")})
+    wrong = broken()
+    setattr(fake, function, {
+        "copy": lambda device=None: wrong(4 * _l2(), 20),
+        "sweep": lambda sizes_mb=(8,), iters=50, device=None: {mb: wrong(mb * 2**20, iters) for mb in sizes_mb},
+        "peak": lambda device=None: wrong(8192, iters=20),
+    }[shape])
+    modules = {"bw": _fixture("good_events", "bw"), "flops": _fixture("good_events", "flops"), module: fake}
+    run = LocalRunner(modules)
+    failed = {v for v, judge in verdicts.VERDICTS.items() if not judge(run, "h100-sxm", 7).passed}
+    assert failed == {vid}
+
+
+@pytest.mark.parametrize("check", [vid for vid, (_c, f) in verdicts.ids().items() if f == "copy_bandwidth"])
+def test_a_number_that_does_not_follow_the_device_fails_every_check(check):
     from shared.simgpu.local import LocalRunner
     hard = verdicts.VERDICTS[check](LocalRunner({"bw": _HardCoded}), "h100-sxm", 7)
     assert not hard.passed and "does not follow the device" in hard.message

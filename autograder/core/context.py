@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from autograder.gpu.seed import sim_seed as seed_of_sim
 from autograder.sandbox.parent import Sandbox
 
 
@@ -22,6 +23,9 @@ class GradingContext:
         submission_dir: the private copy of the submission (read it; never execute it here).
         time_limit_s: seconds per student call unless a check passes its own timeout_s.
         sim_profile: course.yml's base profile key of the simulated GPU (e.g. 'h100-sxm').
+        sim_seed: the seed of the simulated GPU's profile: ``seed`` with the grader's secret
+            (autograder/gpu/seed.py), so that a student cannot rebuild the profile.
+        gpu_memo: the GPU checks' shared calls and verdicts (shared.simgpu.verdicts).
     """
 
     def __init__(self, student: Sandbox, reference: Sandbox, *, seed: int, device: str,
@@ -34,6 +38,8 @@ class GradingContext:
         self.submission_dir = Path(submission_dir)
         self.time_limit_s = student.limits.time_limit_s
         self.sim_profile = sim_profile
+        self.sim_seed = seed_of_sim(seed)
+        self.gpu_memo: dict = {}
 
     def has(self, module: str, function: str | None = None) -> bool:
         """Whether the submission has ``module`` importable (and ``function`` callable in it).

@@ -13,6 +13,10 @@ Requests (``id`` is echoed back):
     {"id": 2, "op": "call", "module": "predict", "function": "predict_decode",
      "args": [...], "kwargs": {...}, "sim": null | {...}, "trace": false}
         -> {"ok": true, "value": ..., "trace": {...} | null}
+    ``sim``: the public description of a simulated GPU held by the grader (shared.simgpu.profile.
+    public). During such a call the child also sends {"dev": [requests], "ask": request?} lines
+    (what the CUDA program does) and reads {"dev_reply": ...} | {"dev_error": ...} answers on
+    the request pipe (autograder/gpu/host.py serves them); the trace is the grader's.
         -> {"ok": false, "kind": "raised", "exc_type": "ValueError", "message": "..."}
         -> {"ok": false, "kind": "exit", "message": "predict_decode called sys.exit(3)"}
         -> {"ok": false, "kind": "missing" | "import" | "protocol", "message": "..."}
@@ -356,10 +360,12 @@ class Child:
                 if self.simgpu is None:
                     return {"id": rid, "ok": False, "kind": "protocol",
                             "message": "the simulated GPU (shared.simgpu) is not available in this checkout"}
-                with self.simgpu.active(sim):
+                # The device lives in the grader's process: ``sim`` is only its public description,
+                # and every request goes over the pipes (shared/simgpu/frontend.py, PipeLink).
+                from shared.simgpu.frontend import PipeLink
+                with self.simgpu.attach(sim, PipeLink(self.send, self.reader.readline)):
                     value = fn(*args, **kwargs)
                     encoded = encode(value)
-                trace = self.simgpu.trace() if request.get("trace") else None
             else:
                 value = fn(*args, **kwargs)
                 encoded = encode(value)

@@ -27,6 +27,7 @@ from pathlib import Path
 from autograder.core.errors import StudentCrashed, StudentError, StudentMissing, StudentRaised, StudentTimeout
 from autograder.sandbox import isolation
 from autograder.runtime import runner
+from autograder.gpu import host
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(__file__).resolve().parents[1] / "runtime" / "runner.py"
@@ -345,6 +346,9 @@ class Sandbox:
             send(child, message)
             while True:
                 reply = receive(child, time.monotonic() + timeout_s)
+                if reply is not None and "dev" in reply and "id" not in reply:   # the simulated GPU's requests
+                    host.serve(child, reply, send)
+                    continue
                 if reply is None:
                     self._discard()
                     error = StudentTimeout(f"{what} did not return within {timeout_s:g} s")
@@ -392,14 +396,18 @@ class Sandbox:
         ``sim``) asks for the torch calls it made, as ``{"torch_ops": [...]}`` (autograder.runtime.runner.TorchWatch).
         """
         self.has(module)
+        device, public = host.open(sim)      # the simulated GPU stays here; the child sees its properties
         message = {"op": "call", "module": module, "function": function,
                    "args": runner.encode(list(args)), "kwargs": runner.encode(dict(kwargs or {})),
-                   "sim": sim, "trace": bool(trace), "watch": bool(watch)}
+                   "sim": public, "trace": bool(trace), "watch": bool(watch)}
+        self.child.device = device
         reply = self._request(message, timeout_s or self.limits.time_limit_s, function,
                               f"{module}.{function}")
         if reply.get("ok"):
             try:
-                return runner.decode(reply.get("value")), runner.decode(reply.get("trace")) or {}
+                value = runner.decode(reply.get("value"))
+                return value, (device.trace() if device is not None and trace else
+                               {} if device is not None else runner.decode(reply.get("trace")) or {})
             except (RecursionError, ValueError, TypeError):
                 raise StudentCrashed(f"{function}: the value returned could not be read as plain data") from None
         kind = reply.get("kind")

@@ -6,8 +6,14 @@ Public API (the grader's child process codes against it):
                          modules are imported. Outside ``active()`` everything behaves as before.
     config(profile, seed=None, sync_launches=False, first_use=True, **overrides) -> dict
                          a plain JSON-able device config (fields documented in profile.py).
-    active(cfg)          context manager: 'cuda' tensors live on the simulated device for the block.
-    trace() -> dict      what the current or last active period did (documented in trace.py).
+    active(cfg)          context manager: 'cuda' tensors live on a simulated device held in this
+                         process for the block (python -m shared.simgpu, tests).
+    attach(info, link)   context manager: the same, for a device held elsewhere (the grader's
+                         process): ``info`` is its public description (profile.public), ``link``
+                         carries the requests (frontend.PipeLink). The profile, seed, clocks and
+                         trace stay with the device (device.py).
+    trace() -> dict      what the current or last active period did (documented in trace.py);
+                         {} inside ``attach``, where the trace is the device holder's.
 
 The model: launches are asynchronous (the host pays a few µs, the device the op's roofline time
 max(bytes / bandwidth, FLOPs / peak)); a working set resident in L2 runs at L2 speed; the first
@@ -19,13 +25,23 @@ from __future__ import annotations
 
 import contextlib
 
-from shared.simgpu import state
-from shared.simgpu.device import SimDevice
-from shared.simgpu.mode import SimMode
-from shared.simgpu.patches import install, installed, uninstall
+from shared.simgpu import state, trace as _trace_module  # noqa: F401 (bound before def trace below)
 from shared.simgpu.profile import config, gpu_keys, validate
 
-__all__ = ["install", "installed", "uninstall", "config", "active", "trace", "gpu_keys", "validate"]
+#: Names that need torch, imported on first use: the grader imports shared.simgpu.verdicts (pure
+#: arithmetic) without paying torch's import, which its sandboxed children pay once instead.
+_LAZY = {"install": "patches", "installed": "patches", "uninstall": "patches",
+         "SimDevice": "device", "SimMode": "mode"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module(f"shared.simgpu.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'shared.simgpu' has no attribute {name!r}")
+
+__all__ = ["install", "installed", "uninstall", "config", "active", "attach", "trace", "gpu_keys",
+           "validate"]
 
 
 @contextlib.contextmanager
@@ -35,16 +51,39 @@ def active(cfg: dict):
     Yields the SimDevice. Clocks, memory, L2 and first-use state start fresh on every entry.
     Raises ValueError naming the field when ``cfg`` is not a valid config.
     """
+    from shared.simgpu.device import SimDevice
+    from shared.simgpu.frontend import LocalLink
+    from shared.simgpu.profile import public
+
     cfg = validate(cfg)
-    install()
     device = SimDevice(cfg)
-    previous = state.current()
-    state.set_current(device)
     try:
-        with SimMode(device):
+        with attach(public(cfg), LocalLink(device)):
             yield device
     finally:
         state.set_last_trace(device.trace())
+
+
+@contextlib.contextmanager
+def attach(info: dict, link):
+    """'cuda' tensors live on a device reached through ``link`` for the block; yields the Frontend.
+
+    ``info``: the device's public description (profile.public); ValueError names a bad field.
+    """
+    from shared.simgpu.frontend import Frontend
+    from shared.simgpu.mode import SimMode
+    from shared.simgpu.patches import install
+    from shared.simgpu.profile import validate_public
+
+    frontend = Frontend(validate_public(info), link)
+    install()
+    previous = state.current()
+    state.set_current(frontend)
+    try:
+        with SimMode(frontend):
+            yield frontend
+    finally:
+        frontend.close()
         state.set_current(previous)
 
 
@@ -60,5 +99,8 @@ def trace() -> dict:
     kernel seen {kind, read_bytes, write_bytes, working_set_bytes, l2, flops, seconds_each, count}
     (at most 200; groups_dropped counts kernels of further kinds).
     """
-    device = state.current()
-    return device.trace() if device is not None else state.last_trace()
+    frontend = state.current()
+    if frontend is None:
+        return state.last_trace()
+    device = getattr(frontend.link, "device", None)
+    return device.trace() if device is not None else {}

@@ -1,8 +1,8 @@
 """python -m shared.simgpu [--device h100] [--seed N] PATH/TO/bw.py [PATH/TO/flops.py]
 
 Runs the student's own functions on the simulated GPU: the bandwidth sweep with the cache cliff
-marked, measured_bandwidth, the matmul figure, and the six GPU sanity checks' verdicts, as the
-grader judges them. Exit 0 when every check passed, 1 when one failed, 2 on bad usage.
+marked, measured_bandwidth, the matmul figure, and every GPU sanity check's verdict (one per
+timing function it judges), as the grader judges them. Exit 0 when every check passed, 1 when one failed, 2 on bad usage.
 """
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def main(argv=None) -> int:
     print(f"\nGPU sanity checks (on a randomized {args.device} profile, seed {args.seed}, as the grader does):")
     failed = 0
     for check, verdict in verdicts.VERDICTS.items():
-        module = "flops" if check == "flops_counted_2n3" else "bw"
+        module = verdicts.MODULE[verdicts.ids()[check][1]]
         if module not in modules:
             print(f"  skip {check}: no {module}.py given")
             continue

@@ -47,6 +47,25 @@ def nbytes(t: torch.Tensor) -> int:
     return t.numel() * t.element_size()
 
 
+def byte_range(t: torch.Tensor) -> tuple[int, int]:
+    """[first byte, one past the last byte) of ``t`` within its storage: a slice or view covers
+    its own part of the allocation, not the whole of it."""
+    size = t.element_size()
+    start = t.storage_offset() * size
+    if t.numel() == 0:
+        return start, start
+    extent = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()) if n > 1)
+    return start, start + extent * size
+
+
+def same_data(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether ``a`` and ``b`` are the same elements of the same storage: a copy between them is
+    skipped, as PyTorch's copy_ does (aten/src/ATen/native/Copy.cpp, copy_impl)."""
+    return (a.untyped_storage()._cdata == b.untyped_storage()._cdata and a.dtype == b.dtype
+            and a.storage_offset() == b.storage_offset() and a.shape == b.shape
+            and a.stride() == b.stride())
+
+
 def classify(name: str, args: tuple, inputs: list, outputs: list, new_outputs: bool) -> Op | None:
     """The kernel behind call ``name``, or None when it launches none (views, metadata, alloc).
 

@@ -1,18 +1,32 @@
-"""One simulated device while it is active: config, clocks, memory, L2, and the trace.
+"""The simulated device itself: config, clocks, L2, memory accounting and the trace (no torch).
 
-The mode (mode.py) calls ``launch`` for each kernel, ``track`` for each new tensor and
-``host_read`` whenever a value must reach the host; the patches (patches.py) call ``now``,
-``synchronize`` and the rest. Time of one kernel is its roofline time (``kernel_seconds``).
+It lives with the grader. Student code reaches it only through requests in plain data, the
+ones a CUDA program makes of a GPU (``handle``): allocations with their sizes, kernel launches
+with the byte ranges they touch and their stream, event records and queries, synchronize; it
+answers only what a CUDA program gets back (clock readings, event queries, elapsed times). The
+profile (bandwidth, peak, L2 speed), the seed, the clocks and the trace never leave it, so a
+student's process can learn them only by measuring. ``python -m shared.simgpu`` and in-process
+tests hold it in the same process (frontend.LocalLink).
+
+Time of one kernel is its roofline time (``kernel_seconds``).
 """
 from __future__ import annotations
 
-import torch
-
-from shared.simgpu.cache import L2Cache
-from shared.simgpu.clock import Clock
-from shared.simgpu.costs import Op, nbytes
-from shared.simgpu.memory import Memory
+from shared.simgpu.cache import L2Cache, union_bytes
+from shared.simgpu.clock import DEFAULT_STREAM, Clock
 from shared.simgpu.trace import Recorder
+
+#: Kernel kinds a launch may name.
+KINDS = frozenset({"copy", "matmul", "fill", "random", "elementwise", "reduction"})
+#: Host<->device copy kinds.
+TRANSFERS = frozenset({"h2d", "d2h"})
+#: PyTorch's messages (aten/src/ATen/cuda/CUDAEvent.h) when elapsed_time comes too early.
+NOT_COMPLETED = "Both events must be completed before calculating elapsed time."
+NOT_RECORDED = "Both events must be recorded before calculating elapsed time."
+#: Most byte ranges one launch may name, and largest ids and sizes a request may carry.
+MAX_RANGES = 64
+MAX_ID = 2**62
+MAX_BYTES = 2**62
 
 
 def dtype_name(dtype) -> str:
@@ -38,96 +52,207 @@ def kernel_seconds(cfg: dict, kind: str, moved_bytes: int, flops: float, dtype: 
     return max(moved_bytes / bandwidth, flops / peak)
 
 
+class BadRequest(ValueError):
+    """A device request that no CUDA program could make (wrong op, field or value)."""
+
+
+def _int(message: dict, key: str, low: int = 0, high: int = MAX_BYTES) -> int:
+    value = message.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise BadRequest(f"device request {message.get('op')!r}: bad {key} {value!r:.40}")
+    return value
+
+
+def _stream(message: dict, key: str = "stream", optional: bool = False) -> int | None:
+    if optional and message.get(key) is None:
+        return None
+    return _int(message, key, 0, 1 << 20)
+
+
+def _ranges(message: dict, key: str) -> list[tuple[int, int, int]]:
+    value = message.get(key)
+    if not isinstance(value, list) or len(value) > MAX_RANGES:
+        raise BadRequest(f"device request 'launch': bad {key}")
+    out = []
+    for item in value:
+        if (not isinstance(item, list) or len(item) != 3
+                or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_BYTES for x in item)
+                or item[2] < item[1]):
+            raise BadRequest(f"device request 'launch': bad byte range in {key}")
+        out.append((item[0], item[1], item[2]))
+    return out
+
+
 class SimDevice:
-    """The state of one active period of the simulated GPU."""
+    """The state of one active period of the simulated GPU, driven by plain-data requests."""
 
     def __init__(self, cfg: dict):
         self.cfg = cfg
         self.clock = Clock(cfg["clock_read_s"])
         self.cache = L2Cache(cfg["l2_bytes"])
-        self.memory = Memory(cfg["memory_bytes"], on_free=self.cache.forget)
         self.record = Recorder()
         self.seen_kinds: set[str] = set()
+        self.events: dict[int, float] = {}            # event id -> device timestamp, seconds
+        self.allocations: dict[int, int] = {}         # allocation id -> bytes
+        self.allocated = self.peak = self.largest = self.count = 0
 
-    # ------------------------------------------------------------------ time
-    def now(self) -> float:
-        """Host seconds since the start, read through a clock (advances it a little)."""
-        return self.clock.read()
+    # ------------------------------------------------------------ requests
+    def handle(self, message: dict):
+        """Carry out one request (see frontend.py for who sends what); its answer or None.
 
-    def synchronize(self) -> None:
-        """The host waits for everything queued on the device."""
-        self.record.syncs += 1
-        self.clock.wait(self.clock.device, self.cfg["sync_overhead_s"])
+        Raises BadRequest for a request no CUDA program makes, and RuntimeError (PyTorch's
+        message) for an elapsed time asked of events that did not complete.
+        """
+        if not isinstance(message, dict):
+            raise BadRequest("a device request must be an object")
+        op = message.get("op")
+        handler = _HANDLERS.get(op)
+        if handler is None:
+            raise BadRequest(f"unknown device request {op!r:.40}")
+        return handler(self, message)
 
-    def host_read(self) -> None:
-        """A value must reach the host (.item(), .cpu(), printing): wait for the device."""
-        self.record.host_reads += 1
-        self.clock.wait(self.clock.device, self.cfg["sync_overhead_s"])
+    def _alloc(self, m):
+        aid, nbytes = _int(m, "aid", 1, MAX_ID), _int(m, "bytes")
+        self.clock.spend(self.cfg["alloc_s"])
+        if aid not in self.allocations:
+            self.allocations[aid] = nbytes
+            self.allocated += nbytes
+            self.count += 1
+            self.peak = max(self.peak, self.allocated)
+            self.largest = max(self.largest, nbytes)
 
-    def marker(self) -> float:
-        """Queue a zero-length marker (an event record); return its device timestamp in seconds."""
-        self.record.events += 1
-        self.clock.spend(self.cfg["launch_overhead_s"])
-        _start, end = self.clock.enqueue(0.0)
-        if self.cfg["sync_launches"]:
-            self.clock.wait(end)
-        return end
+    def _free(self, m):
+        aid = _int(m, "aid", 1, MAX_ID)
+        nbytes = self.allocations.pop(aid, None)
+        if nbytes is not None:
+            self.allocated -= nbytes
+            self.cache.forget(aid)
 
-    # ---------------------------------------------------------------- memory
-    def track(self, tensor: torch.Tensor, new: bool) -> int:
-        """Account ``tensor`` (OutOfMemoryError past capacity); its allocation id."""
-        if new:
-            self.clock.spend(self.cfg["alloc_s"])
-        return self.memory.alloc_id(tensor)
+    def _reset_peak(self, _m):
+        self.peak = self.allocated
 
-    # --------------------------------------------------------------- kernels
-    def launch(self, op: Op) -> None:
+    def _launch(self, m):
+        kind = m.get("kind")
+        if kind not in KINDS:
+            raise BadRequest(f"device request 'launch': unknown kind {kind!r:.40}")
+        reads, writes = _ranges(m, "reads"), _ranges(m, "writes")
+        read_bytes, write_bytes = _int(m, "read_bytes"), _int(m, "write_bytes")
+        flops = m.get("flops", 0.0)
+        if isinstance(flops, bool) or not isinstance(flops, (int, float)) or not 0 <= flops < 1e30:
+            raise BadRequest("device request 'launch': bad flops")
+        dtype = m.get("dtype")
+        if not isinstance(dtype, str) or len(dtype) > 40:
+            raise BadRequest("device request 'launch': bad dtype")
+        self.launch(kind, reads, writes, read_bytes, write_bytes, float(flops), dtype, _stream(m))
+
+    def launch(self, kind: str, reads, writes, read_bytes: int, write_bytes: int, flops: float,
+               dtype: str, stream: int = DEFAULT_STREAM) -> None:
         """Queue one kernel: host pays the launch (and a first use); device runs its roofline time."""
-        reads = self._touch_map(op.reads)
-        writes = self._touch_map(op.writes)
-        touched = dict(reads)
-        for aid, size in writes.items():
-            touched[aid] = max(size, touched.get(aid, 0))
-        working_set = sum(touched.values())
-        read_bytes = sum(nbytes(t) for t in op.reads)
-        write_bytes = sum(nbytes(t) for t in op.writes)
-        l2 = self.cache.hits(reads, working_set)
-        seconds = kernel_seconds(self.cfg, op.kind, read_bytes + write_bytes, op.flops,
-                                 dtype_name(op.dtype), l2)
+        touched = list(reads) + list(writes)
+        working_set = union_bytes(touched)
+        l2 = self.cache.hits(list(reads), working_set)
+        seconds = kernel_seconds(self.cfg, kind, read_bytes + write_bytes, flops, dtype, l2)
         self.cache.touch(touched)
-        self._run(op.kind, seconds)
-        self.record.op(op.kind, read_bytes, write_bytes, working_set, l2, op.flops, seconds)
+        self._run(kind, seconds, stream)
+        self.record.op(kind, read_bytes, write_bytes, working_set, l2, flops, seconds)
 
-    def transfer(self, kind: str, n_bytes: int) -> None:
+    def _transfer(self, m):
+        kind = m.get("kind")
+        if kind not in TRANSFERS:
+            raise BadRequest(f"device request 'transfer': unknown kind {kind!r:.40}")
+        self.transfer(kind, _int(m, "bytes"), _stream(m))
+
+    def transfer(self, kind: str, n_bytes: int, stream: int = DEFAULT_STREAM) -> None:
         """A host<->device copy ('h2d' or 'd2h') of ``n_bytes``; the host waits for it."""
         seconds = n_bytes / (self.cfg["h2d_gbs"] * 1e9)
-        self.clock.wait(self.clock.device)
-        self._run(kind, seconds)
-        self.clock.wait(self.clock.device)
+        self.clock.wait(self.clock.tail(stream))
+        self._run(kind, seconds, stream)
+        self.clock.wait(self.clock.tail(stream))
         self.record.op(kind, n_bytes if kind == "d2h" else 0, n_bytes if kind == "h2d" else 0,
                        n_bytes, False, 0.0, seconds)
 
-    def _run(self, kind: str, seconds: float) -> None:
+    def _run(self, kind: str, seconds: float, stream: int) -> None:
         if self.cfg["first_use"] and kind not in self.seen_kinds:
             self.clock.spend(self.cfg["first_use_s"])
             self.record.first_use.append(kind)
         self.seen_kinds.add(kind)
         self.clock.spend(self.cfg["launch_overhead_s"])
-        _start, end = self.clock.enqueue(seconds)
+        _start, end = self.clock.enqueue(seconds, stream)
         if self.cfg["sync_launches"]:
             self.clock.wait(end)
 
-    def _touch_map(self, tensors) -> dict[int, int]:
-        out: dict[int, int] = {}
-        for t in tensors:
-            if t.device.type != "meta":
-                continue
-            aid = self.memory.id_of(t)
-            if aid is None:
-                aid = self.memory.alloc_id(t)
-            out[aid] = max(out.get(aid, 0), nbytes(t))
-        return out
+    def _sync(self, m):
+        """The host waits for everything queued on the device (or on one stream)."""
+        stream = _stream(m, optional=True)
+        self.record.syncs += 1
+        until = self.clock.device if stream is None else self.clock.tail(stream)
+        self.clock.wait(until, self.cfg["sync_overhead_s"])
+
+    def _host_read(self, m):
+        """A value must reach the host (.item(), .cpu(), printing): wait for its stream."""
+        self.record.host_reads += 1
+        self.clock.wait(self.clock.tail(_stream(m)), self.cfg["sync_overhead_s"])
+
+    def _now(self, _m) -> float:
+        """Host seconds since the start, read through a clock (advances it a little)."""
+        return self.clock.read()
+
+    def _record(self, m):
+        """Queue a zero-length marker (an event) on a stream: it completes with that stream's work."""
+        event = _int(m, "event", 1, MAX_ID)
+        self.record.events += 1
+        self.clock.spend(self.cfg["launch_overhead_s"])
+        at = self.clock.mark(_stream(m))
+        if self.cfg["sync_launches"]:
+            self.clock.wait(at)
+        self.events[event] = at
+
+    def _event_sync(self, m):
+        self.record.syncs += 1
+        at = self.events.get(_int(m, "event", 1, MAX_ID))
+        if at is not None:
+            self.clock.wait(at, self.cfg["sync_overhead_s"])
+
+    def _query_event(self, m) -> bool:
+        at = self.events.get(_int(m, "event", 1, MAX_ID))
+        return at is None or at <= self.clock.host
+
+    def _query_stream(self, m) -> bool:
+        return self.clock.idle(_stream(m, optional=True))
+
+    def _wait_event(self, m):
+        at = self.events.get(_int(m, "event", 1, MAX_ID))
+        if at is not None:
+            self.clock.stream_waits(_stream(m), at)
+
+    def _wait_stream(self, m):
+        self.clock.stream_waits(_stream(m), self.clock.tail(_stream(m, "other")))
+
+    def _elapsed(self, m) -> float:
+        """Milliseconds between two recorded events; RuntimeError unless both completed."""
+        start, end = (self.events.get(_int(m, k, 1, MAX_ID)) for k in ("start", "end"))
+        if start is None or end is None:
+            raise RuntimeError(NOT_RECORDED)
+        if not (start <= self.clock.host and end <= self.clock.host):
+            raise RuntimeError(NOT_COMPLETED)
+        return (end - start) * 1e3
+
+    def idle(self) -> bool:
+        """Whether the device has finished everything queued, as seen from the host now."""
+        return self.clock.idle()
 
     def trace(self) -> dict:
-        """The trace of this period so far (plain data)."""
-        return self.record.as_dict(self.clock, self.memory, self.cfg)
+        """The trace of this period so far (plain data, see shared.simgpu.trace)."""
+        return self.record.as_dict(self.clock, self, self.cfg)
+
+
+_HANDLERS = {
+    "alloc": SimDevice._alloc, "free": SimDevice._free, "reset_peak": SimDevice._reset_peak,
+    "launch": SimDevice._launch, "transfer": SimDevice._transfer, "sync": SimDevice._sync,
+    "host_read": SimDevice._host_read, "now": SimDevice._now, "record": SimDevice._record,
+    "event_sync": SimDevice._event_sync, "query_event": SimDevice._query_event,
+    "query_stream": SimDevice._query_stream, "wait_event": SimDevice._wait_event,
+    "wait_stream": SimDevice._wait_stream, "elapsed": SimDevice._elapsed,
+}
+#: Requests whose answer the sender waits for; the others are queued and sent in batches.
+ASKS = frozenset({"now", "query_event", "query_stream", "elapsed"})

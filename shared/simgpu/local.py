@@ -50,6 +50,7 @@ class LocalRunner:
 
     def __init__(self, modules: dict):
         self.modules = modules
+        self.memo: dict = {}      # the verdicts' shared calls (shared.simgpu.verdicts._Session)
 
     def _fn(self, module: str, function: str):
         if module not in self.modules:

@@ -1,8 +1,10 @@
-"""Virtual device memory: allocations are counted, never made; past capacity, OutOfMemoryError.
+"""Virtual device memory, as the student's process sees it: allocations are counted, never made;
+past capacity (the device's public total_memory), OutOfMemoryError.
 
 Simulated tensors are meta tensors, so they hold no data. Each storage gets an allocation id the
 first time a simulated op returns a tensor on it; every tensor on that storage holds a reference,
-and when the last one is garbage-collected the bytes are freed.
+and when the last one is garbage-collected the bytes are freed. ``on_alloc(aid, bytes)`` and
+``on_free(aid)`` tell the device (frontend.py), which keeps its own account for the trace.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ def _storage(tensor: torch.Tensor):
 class Memory:
     """Allocated bytes, peak and largest allocation, against ``capacity_bytes``."""
 
-    def __init__(self, capacity_bytes: int, on_free=None):
+    def __init__(self, capacity_bytes: int, on_free=None, on_alloc=None):
         self.capacity = capacity_bytes
         self.allocated = 0
         self.peak = 0
@@ -29,6 +31,7 @@ class Memory:
         self._live: dict[int, list] = {}   # storage key -> [allocation id, bytes, references]
         self._ids = itertools.count(1)
         self._on_free = on_free
+        self._on_alloc = on_alloc
 
     def known(self, tensor: torch.Tensor) -> bool:
         """Whether ``tensor``'s storage is already allocated (a view or an in-place result)."""
@@ -50,6 +53,8 @@ class Memory:
             self.count += 1
             self.peak = max(self.peak, self.allocated)
             self.largest = max(self.largest, nbytes)
+            if self._on_alloc is not None:
+                self._on_alloc(entry[0], nbytes)
         entry[2] += 1
         weakref.finalize(tensor, self._release, key, entry[0])
         return entry[0]

@@ -101,6 +101,8 @@ class SimMode(TorchFunctionMode):
             if moved is not NotImplemented:
                 return moved
         if name == "copy_" and self_t is not None and len(args) > 1 and isinstance(args[1], torch.Tensor):
+            if is_sim(self_t) and is_sim(args[1]) and costs.same_data(self_t, args[1]):
+                return self_t                  # PyTorch skips a copy onto itself: no kernel
             if not is_sim(self_t) and is_sim(args[1]):          # a device-to-host copy
                 self.device.host_read()
                 self.device.transfer("d2h", costs.nbytes(args[1]))

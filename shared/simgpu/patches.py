@@ -113,14 +113,32 @@ def _mem_get_info(dev, *_args, **_kwargs):
 
 def _reset_peak(dev, *_args, **_kwargs):
     dev.memory.reset_peak()
+    dev.post({"op": "reset_peak"})
 
 
 def _nothing(dev, *_args, **_kwargs):
     return None
 
 
-def _stream(dev, *_args, **_kwargs):
+def _new_stream(dev, *_args, **_kwargs):
     return SimStream(dev)
+
+
+def _current_stream(dev, *_args, **_kwargs):
+    return SimStream(dev, dev.stream)
+
+
+def _default_stream(dev, *_args, **_kwargs):
+    return SimStream(dev, 0)
+
+
+def _stream_context(dev, stream=None, *_args, **_kwargs):
+    return stream if isinstance(stream, SimStream) else contextlib.nullcontext()
+
+
+def _set_stream(dev, stream=None, *_args, **_kwargs):
+    if isinstance(stream, SimStream):
+        dev.stream = stream.stream_id
 
 
 def _event(dev, *args, **kwargs):
@@ -144,9 +162,10 @@ CUDA = {
     "current_device": lambda dev: 0,
     "set_device": _nothing,
     "synchronize": _sync,
-    "current_stream": _stream,
-    "default_stream": _stream,
-    "stream": lambda dev, stream=None: stream if stream is not None else contextlib.nullcontext(),
+    "current_stream": _current_stream,
+    "default_stream": _default_stream,
+    "stream": _stream_context,
+    "set_stream": _set_stream,
     "get_device_name": lambda dev, *_a, **_k: dev.cfg["name"],
     "get_device_properties": _properties,
     "get_device_capability": lambda dev, *_a, **_k: (dev.cfg["major"], dev.cfg["minor"]),
@@ -169,7 +188,8 @@ ACCELERATOR = {
     "current_device_idx": lambda dev: 0,
     "set_device_index": _nothing,
     "set_device_idx": _nothing,
-    "current_stream": _stream,
+    "current_stream": _current_stream,
+    "set_stream": _set_stream,
 }
 
 
@@ -192,7 +212,7 @@ def install() -> None:
         _patch(torch.accelerator, attr, sim)
     _patch_class(torch, "Event", _event)
     _patch_class(torch.cuda, "Event", _event)
-    _patch_class(torch.cuda, "Stream", _stream)
+    _patch_class(torch.cuda, "Stream", _new_stream)
     _patch_class(torch.cuda, "device", _null_context)
     torch.cuda.OutOfMemoryError = torch.OutOfMemoryError
     bench = sys.modules.get("torch.utils.benchmark.utils.timer")

@@ -115,6 +115,31 @@ def config(profile: str = "h100-sxm", seed: int | None = None, *, sync_launches:
     return validate(cfg)
 
 
+#: What a CUDA program can learn of the device without measuring (its properties), and the
+#: fixed Unix time the virtual time.time() starts at: all the student's process ever receives.
+PUBLIC = ("name", "memory_bytes", "l2_bytes", "sm_count", "major", "minor", "epoch_s")
+
+
+def public(cfg: dict) -> dict:
+    """The fields of ``cfg`` a CUDA program sees (torch.cuda.get_device_properties and kin),
+    plus 'integrated'; never the bandwidth, peak, L2 speed, efficiencies, seed or settings."""
+    out = {key: cfg[key] for key in PUBLIC}
+    out["integrated"] = cfg["profile"] == "dgx-spark"
+    return out
+
+
+def validate_public(info) -> dict:
+    """``info`` checked as a dict from ``public()``; ValueError names the first bad field."""
+    if not isinstance(info, dict) or set(info) != set(PUBLIC) | {"integrated"}:
+        raise ValueError("a simulated device's public description must have exactly the fields "
+                         f"{', '.join(PUBLIC)}, integrated")
+    for key in PUBLIC:
+        kind = FIELDS[key]
+        if isinstance(info[key], bool) or not isinstance(info[key], kind):
+            raise ValueError(f"simulated-GPU field {key!r} has the wrong type: {info[key]!r:.40}")
+    return dict(info)
+
+
 def _randomize(cfg: dict, seed: int) -> None:
     """Scale bandwidth, peak, L2 size and L2 speed by seeded factors (rounded, so JSON-stable)."""
     if isinstance(seed, bool) or not isinstance(seed, int):

@@ -6,13 +6,14 @@ class SimDeviceProperties:
     """Like torch's _CudaDeviceProperties: name, total_memory and L2_cache_size in bytes, SMs."""
 
     def __init__(self, cfg: dict):
+        """``cfg``: the device's public fields (shared.simgpu.profile.public)."""
         self.name = cfg["name"]
         self.total_memory = cfg["memory_bytes"]
         self.L2_cache_size = cfg["l2_bytes"]
         self.multi_processor_count = cfg["sm_count"]
         self.major = cfg["major"]
         self.minor = cfg["minor"]
-        self.is_integrated = cfg["profile"] == "dgx-spark"
+        self.is_integrated = cfg["integrated"]
         self.is_multi_gpu_board = False
         self.max_threads_per_multi_processor = 2048
         self.warp_size = 32

@@ -1,19 +1,30 @@
-"""The six GPU sanity checks' logic, in one place for the grader and the student command.
+"""The GPU sanity checks' logic, in one place for the grader and the student command.
 
-Each verdict runs the student's function on the simulated GPU through a ``Runner`` (the grader
-adapts its sandboxed Context; the student command runs the code in-process) and compares it,
-as a ratio, with the student's own code under another simulator setting or with the reference
-on the same device. The simulator's knobs isolate each mistake so that it fails only its own
-check:
+Each verdict runs one of the student's timing functions on the simulated GPU through a
+``Runner`` (the grader adapts its sandboxed Context; the student command runs the code
+in-process) and compares it, as a ratio, with the same code under another simulator setting or
+with the reference on the same device. The settings (``configs``) isolate each mistake so that
+it fails only its own check:
 
-    sync_present          async launches vs launches that each wait: the ratio is ~1 only when
-                          the code waits for the device before reading the clock
+    sync_present          real (asynchronous) launches vs launches that each wait and cost
+                          nothing: the ratio is ~1 only when the code waits for the device
     warmup_present        one-time first-use cost on vs off: the ratio is 1 only with a warm-up
-    bytes_counted_twice   student / reference GB/s with launches blocking and free: a factor of 0.5
+    bytes_counted_twice   student / reference GB/s with launches waiting: 0.5 means bytes once
     units_gb_per_s        ... and a units factor (1e9 bytes/s, 1e3 MB/s, GiB/s, ms as s, ...)
-    buffer_exceeds_cache  measured_bandwidth's buffer >= 4x L2 (from the trace), and
-                          copy_bandwidth's small/large ratio shows the reference's cache cliff
+    buffer_exceeds_cache  measured_bandwidth: a buffer >= 4x L2, and a returned value no faster
+                          than the device's memory; copy_bandwidth: the reference's cache cliff
     flops_counted_2n3     student / reference TFLOP/s: 0.5 means n**3 was counted
+    within_peak           measured_peak_tflops: compute-bound, and never above the device's peak
+
+Every check first runs its function on the device and on one FOLLOW_FACTOR times as fast
+(``_follows_device``): a number that does not follow the device (hard-coded, computed from
+anything but a measurement, or timing nothing) fails every check, whatever else it gets right.
+
+A check judges every timing function where its mistake can happen (``JUDGES``); its id is the
+bare check name for the function the lesson's Break It names (``PRIMARY``) and
+``<check>.<function>`` for the others (``ids()``). A function that calls another one
+(bandwidth_sweep and measured_bandwidth call copy_bandwidth in the reference) is charged once:
+its check passes, pointing at the other's, when that one fails with the same mistake (``BASE``).
 
 Messages name the mistake, the ratio seen and the lesson section to reread; never an expected
 value beyond the ratio.
@@ -22,7 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from shared.simgpu.events import NOT_COMPLETED
 from shared.simgpu.profile import config
@@ -30,8 +41,8 @@ from shared.simgpu.profile import config
 MIB = 2**20
 #: Student/reference ratios within this factor of an explained ratio count as that ratio.
 RATIO_TOLERANCE = 1.02
-#: Async over blocking GB/s must lie within these bounds: correct code reads >= 1 (waiting
-#: launches add their overhead) and ~1.01 at the checks' size; below, queued work was timed.
+#: Asynchronous over waiting GB/s must lie within these bounds: correct code reads ~1 (the first
+#: launch's latency); above, the clock stopped early; below, queued work (the warm-up) was timed.
 SYNC_BOUNDS = (0.97, 1.1)
 #: GB/s with the one-time cost over GB/s without it must be at least this.
 WARMUP_MIN = 0.9
@@ -39,13 +50,21 @@ WARMUP_MIN = 0.9
 CACHE_MULTIPLE = 4
 #: The student's cache cliff (small/large GB/s) over the reference's must be at least this.
 CLIFF_MIN = 0.75
-#: Iterations the checks ask for: few, since the simulator is deterministic.
-ITERS = {"sync": 20, "bytes": 5, "warmup": 10, "cliff": 20, "flops": 5}
-#: The device-following probe runs copy_bandwidth on the seeded GPU and on one with this many
-#: times its bandwidth; a measurement reads that many times the GB/s (within FOLLOW_TOLERANCE).
+#: A returned bandwidth or peak above this fraction of the device's spec cannot be measured.
+SPEED_OF_LIGHT = 1.0
+#: measured_peak_tflops below this fraction of the reference's: the n picked is not compute-bound.
+PEAK_MIN = 0.5
+#: Timed iterations the checks ask for: few, since the simulator is deterministic.
+ITERS = 10
+#: The device-following probe runs the function on the seeded GPU and on one with this many
+#: times its bandwidth and peak; a measurement reads that many times more (within FOLLOW_TOLERANCE).
 FOLLOW_FACTOR = 2.0
 FOLLOW_TOLERANCE = 1.1
-#: Matrix side of the FLOP check, elements.
+#: Host seconds per launch in the checks' asynchronous setting: a fast host, so that kernels
+#: shorter than a real launch (a tiny buffer, a chunked copy) are not launch-bound there and a
+#: missing synchronize is the only thing that moves the ratio.
+ASYNC_LAUNCH_S = 1e-7
+#: Matrix side of the matmul checks, elements (compute-bound on every profile's bf16 peak).
 MATMUL_N = 4096
 
 #: Byte-count factors: student / reference when only the byte count is off.
@@ -79,8 +98,43 @@ TFLOPS_UNITS = {
     1e-9: "time in nanoseconds used as seconds (perf_counter_ns)",
 }
 
+#: The six checks of the design (the real-GPU path judges these, on copy_bandwidth and matmul).
 CHECK_IDS = ("sync_present", "bytes_counted_twice", "buffer_exceeds_cache", "warmup_present",
              "flops_counted_2n3", "units_gb_per_s")
+#: The student's timing functions, by module.
+BW = ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth")
+FLOPS = ("matmul_tflops", "measured_peak_tflops")
+MODULE = {**{f: "bw" for f in BW}, **{f: "flops" for f in FLOPS}}
+#: Every check and the functions it judges, the lesson's own first.
+JUDGES = {
+    "sync_present": ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth", "matmul_tflops",
+                     "measured_peak_tflops"),
+    "warmup_present": ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth", "matmul_tflops",
+                       "measured_peak_tflops"),
+    "bytes_counted_twice": ("copy_bandwidth", "bandwidth_sweep"),
+    "units_gb_per_s": ("copy_bandwidth", "bandwidth_sweep"),
+    "buffer_exceeds_cache": ("measured_bandwidth", "copy_bandwidth"),
+    "flops_counted_2n3": ("matmul_tflops",),
+    "within_peak": ("measured_peak_tflops",),
+}
+#: The function whose check carries the bare id.
+PRIMARY = {check: functions[0] for check, functions in JUDGES.items()}
+#: A function that usually calls another: one mistake there is charged once, on the other.
+BASE = {"bandwidth_sweep": "copy_bandwidth", "measured_bandwidth": "copy_bandwidth",
+        "measured_peak_tflops": "matmul_tflops"}
+#: Lesson sections named in messages.
+SYNC_LESSON = "Reread: Break It, Forget to synchronize."
+CACHE_LESSON = "Reread: Break It, Tiny buffers."
+
+
+def check_id(check: str, function: str) -> str:
+    """'sync_present' for the primary function, else 'sync_present.matmul_tflops'."""
+    return check if PRIMARY[check] == function else f"{check}.{function}"
+
+
+def ids() -> dict[str, tuple[str, str]]:
+    """Every check instance: id -> (check, function), in JUDGES order."""
+    return {check_id(c, f): (c, f) for c, functions in JUDGES.items() for f in functions}
 
 
 @dataclass(frozen=True)
@@ -110,19 +164,21 @@ class Runner(Protocol):
 def configs(profile: str, seed: int | None) -> dict[str, dict]:
     """The simulator settings the checks use, all on the same (seeded) device.
 
-    ideal:    launches wait; launches, allocations and syncs cost the host nothing, a clock read
-              1 ns (the resolution of perf_counter_ns); no first-use cost:
-              the timer sees exactly the device's time
-    async:    real launches (asynchronous), no first-use cost
-    blocking: every launch waits for its kernel, no first-use cost
-    cold:     every launch waits, and the first op of each kind pays the one-time cost
+    ideal:  launches wait; launches, allocations and syncs cost the host nothing, a clock read
+            1 ns (the resolution of perf_counter_ns); no first-use cost: the timer sees exactly
+            the device's time, whatever the code's style (chunks, repeats, Timer)
+    async:  asynchronous launches (ASYNC_LAUNCH_S of host time each), no first-use cost
+    cold:   ideal, plus the one-time cost of the first op of each kind
+    faster: ideal on a device with FOLLOW_FACTOR times the bandwidth and the peak
     """
+    ideal = config(profile, seed, sync_launches=True, first_use=False, launch_overhead_s=0.0,
+                   alloc_s=0.0, sync_overhead_s=0.0, clock_read_s=1e-9)
     return {
-        "ideal": config(profile, seed, sync_launches=True, first_use=False, launch_overhead_s=0.0,
-                        alloc_s=0.0, sync_overhead_s=0.0, clock_read_s=1e-9),
-        "async": config(profile, seed, sync_launches=False, first_use=False),
-        "blocking": config(profile, seed, sync_launches=True, first_use=False),
-        "cold": config(profile, seed, sync_launches=True, first_use=True),
+        "ideal": ideal,
+        "async": dict(ideal, sync_launches=False, launch_overhead_s=ASYNC_LAUNCH_S),
+        "cold": dict(ideal, first_use=True),
+        "faster": dict(ideal, bw_gbs=ideal["bw_gbs"] * FOLLOW_FACTOR,
+                       peak_tflops=ideal["peak_tflops"] * FOLLOW_FACTOR),
     }
 
 
@@ -171,228 +227,376 @@ def _explain(ratio: float, counts: dict, units: dict) -> tuple[float, float] | N
     return None if best is None else best[1:]
 
 
+def _single(explained):
+    """``explained`` when it is one mistake (a count or a unit, not both), else None."""
+    if explained is None or (explained[0] != 1.0 and explained[1] != 1.0):
+        return None
+    return explained
+
+
 def _stream_bytes(trace: dict) -> int:
     """Bytes written by the trace's largest copy-like kernel (a copy or an elementwise op)."""
     return max((g["write_bytes"] for g in trace.get("op_groups", [])
                 if g["kind"] in ("copy", "elementwise")), default=0)
 
 
-def _follows_device(run: Runner, check: str, profile: str, seed: int | None) -> Verdict | None:
-    """A failing Verdict when copy_bandwidth does not follow the device's bandwidth, else None.
+# ------------------------------------------------------------ measuring
+class _Session:
+    """One verdict's view of the runner: every call cached by its arguments and setting.
 
-    The checks that compare the student's code with itself under two settings (sync_present,
-    warmup_present) or through a units explanation (bytes_counted_twice) would otherwise pass a
-    number that is not measured at all: a hard-coded or cached answer reads the same everywhere.
+    The simulator is deterministic, so a call repeated with the same setting gives the same
+    value; several checks share the same calls (and ``memo``, when the runner has one, shares
+    them across checks, with the verdicts for charging a mistake once).
     """
-    base = configs(profile, seed)["ideal"]
-    faster = dict(base, bw_gbs=base["bw_gbs"] * FOLLOW_FACTOR)
-    _small, large = sizes(base)
-    first = run.student("bw", "copy_bandwidth", large, iters=ITERS["bytes"], sim=base)
-    second = run.student("bw", "copy_bandwidth", large, iters=ITERS["bytes"], sim=faster)
-    a, b = _number(first), _number(second)
+
+    def __init__(self, run: Runner, profile: str, seed: int | None):
+        self.run, self.profile, self.seed = run, profile, seed
+        self.memo = getattr(run, "memo", None)
+        if self.memo is None:
+            self.memo = {}
+        key = ("configs", profile, seed)
+        if key not in self.memo:
+            self.memo[key] = configs(profile, seed)
+        self.cfgs = self.memo[key]
+        self.small, self.large = sizes(self.cfgs["ideal"])
+
+    def _cached(self, key, fn):
+        if key not in self.memo:
+            try:
+                self.memo[key] = (True, fn())
+            except Exception as exc:  # noqa: BLE001 - re-raised to every check that asks
+                self.memo[key] = (False, exc)
+        ok, value = self.memo[key]
+        if not ok:
+            raise value
+        return value
+
+    def measure(self, function: str, setting: str, size: int | None = None) -> tuple[Any, float | None, dict]:
+        """(raw value, value as a number or None, trace) of ``function`` under ``setting``."""
+        size = size or self.large
+        cfg = self.cfgs[setting]
+        module = MODULE[function]
+        if function == "copy_bandwidth":
+            args, kwargs = (size,), {"iters": ITERS}
+        elif function == "bandwidth_sweep":
+            args, kwargs = ((size // MIB,),), {"iters": ITERS}
+        elif function == "matmul_tflops":
+            args, kwargs = (MATMUL_N,), {"iters": ITERS}
+        else:
+            args, kwargs = (), {}
+        key = ("student", self.profile, self.seed, setting, function, args)
+        value, trace = self._cached(key, lambda: self.run.student_traced(module, function, *args, sim=cfg, **kwargs))
+        raw = value
+        if function == "bandwidth_sweep":
+            raw = _sweep_entry(value, size // MIB)
+        return raw, _number(raw), trace or {}
+
+    def reference(self, function: str, setting: str, *args, **kwargs) -> float:
+        key = ("reference", self.profile, self.seed, setting, function, args, tuple(sorted(kwargs.items())))
+        cfg = self.cfgs[setting]
+        return float(self._cached(key, lambda: self.run.reference(MODULE[function], function, *args,
+                                                                   sim=cfg, **kwargs)))
+
+    def verdict(self, vid: str) -> Verdict:
+        """The verdict of check instance ``vid`` (cached), for charging a mistake once."""
+        return self._cached(("verdict", self.profile, self.seed, vid),
+                            lambda: VERDICTS[vid](self.run, self.profile, self.seed))
+
+
+def _sweep_entry(sweep, mib: int):
+    """bandwidth_sweep's value at ``mib`` (an int key, or the only entry), else the dict itself."""
+    if isinstance(sweep, dict):
+        if mib in sweep:
+            return sweep[mib]
+        if len(sweep) == 1:
+            return next(iter(sweep.values()))
+    return sweep
+
+
+def _unit(function: str) -> str:
+    return "GB/s" if MODULE[function] == "bw" else "TFLOP/s"
+
+
+def _follows_device(s: _Session, check: str, function: str) -> Verdict | None:
+    """A failing Verdict when ``function`` does not follow the device's speed, else None.
+
+    The checks that compare the student's code with itself under two settings would otherwise
+    pass a number that is not measured at all: a hard-coded or cached answer reads the same
+    on every device.
+    """
+    first, a, _ = s.measure(function, "ideal")
+    second, b, _ = s.measure(function, "faster")
     if a is None or b is None:
-        return _not_a_number(check, "copy_bandwidth", first if a is None else second, "GB/s")
+        return _not_a_number(check, function, first if a is None else second, _unit(function))
     ratio = (b / a) / FOLLOW_FACTOR
     if abs(math.log(ratio)) <= math.log(FOLLOW_TOLERANCE):
         return None
+    what = "memory bandwidth" if MODULE[function] == "bw" else "bandwidth and peak"
     return Verdict(check, False,
-                   f"copy_bandwidth read {fmt_ratio(b / a)} the GB/s on a simulated GPU with "
-                   f"{FOLLOW_FACTOR:g}x the memory bandwidth: the number does not follow the device "
-                   "(hard-coded, cached, or not timing the copies). Time the copies themselves. "
-                   "Reread: Build It, bw.py.", ratio)
+                   f"{function} read {fmt_ratio(b / a)} the {_unit(function)} on a simulated GPU with "
+                   f"{FOLLOW_FACTOR:g}x the {what}: the number does not follow the device "
+                   "(hard-coded, cached, or not timing the work). Time the work itself. "
+                   "Reread: Build It.", ratio)
 
 
 # --------------------------------------------------------------- the checks
-def sync_present(run: Runner, profile: str, seed: int | None) -> Verdict:
-    """copy_bandwidth must wait for the device before reading the clock (Break It)."""
-    cfgs = configs(profile, seed)
-    if (stale := _follows_device(run, "sync_present", profile, seed)) is not None:
-        return stale
-    _small, large = sizes(cfgs["async"])
-    iters = ITERS["sync"]
+def sync_present(s: _Session, function: str) -> Verdict:
+    """``function`` must wait for the device before reading the clock (Break It)."""
+    check = check_id("sync_present", function)
     try:
-        fast = run.student("bw", "copy_bandwidth", large, iters=iters, sim=cfgs["async"])
+        fast, a, _ = s.measure(function, "async")
     except Exception as exc:  # noqa: BLE001 - only the events error is this check's verdict
         if NOT_COMPLETED.split(" before")[0] not in str(exc):
             raise
-        return Verdict("sync_present", False,
-                       "copy_bandwidth asked CUDA events for their elapsed time before the device "
+        return Verdict(check, False,
+                       f"{function} asked CUDA events for their elapsed time before the device "
                        "finished (PyTorch raises 'Both events must be completed'): call "
-                       "end.synchronize() or torch.cuda.synchronize() first. Reread: Break It, "
-                       "Forget to synchronize.")
-    slow = run.student("bw", "copy_bandwidth", large, iters=iters, sim=cfgs["blocking"])
-    a, b = _number(fast), _number(slow)
+                       f"end.synchronize() or torch.cuda.synchronize() first. {SYNC_LESSON}")
+    slow, b, _ = s.measure(function, "ideal")
     if a is None or b is None:
-        return _not_a_number("sync_present", "copy_bandwidth", fast if a is None else slow, "GB/s")
+        return _not_a_number(check, function, fast if a is None else slow, _unit(function))
     ratio = a / b
+    unit = _unit(function)
     if ratio > SYNC_BOUNDS[1]:
-        return Verdict("sync_present", False,
-                       f"copy_bandwidth reads {fmt_ratio(ratio)} more GB/s when launches are asynchronous "
+        return Verdict(check, False,
+                       f"{function} reads {fmt_ratio(ratio)} more {unit} when launches are asynchronous "
                        "than when each launch waits: the clock stopped before the device finished, "
                        "so you timed how fast Python queues work. Synchronize before reading the "
-                       "clock. Reread: Break It, Forget to synchronize.", ratio)
+                       f"clock. {SYNC_LESSON}", ratio)
     if ratio < SYNC_BOUNDS[0]:
-        return Verdict("sync_present", False,
-                       f"copy_bandwidth reads {fmt_ratio(ratio)} the GB/s it reads when each launch waits: "
+        return Verdict(check, False,
+                       f"{function} reads {fmt_ratio(ratio)} the {unit} it reads when each launch waits: "
                        "the clock started while earlier work (the warm-up) was still queued. "
-                       "Synchronize before starting the clock too. Reread: Build It, bw.py step 3, "
-                       "and Break It, Forget to synchronize.", ratio)
-    return Verdict("sync_present", True,
-                   f"copy_bandwidth waits for the device: asynchronous / waiting launches = {fmt_ratio(ratio)}.",
+                       "Synchronize before starting the clock too. Reread: Build It, step 3, "
+                       f"and {SYNC_LESSON.removeprefix('Reread: ')}", ratio)
+    return Verdict(check, True,
+                   f"{function} waits for the device: asynchronous / waiting launches = {fmt_ratio(ratio)}.",
                    ratio)
 
 
-def warmup_present(run: Runner, profile: str, seed: int | None) -> Verdict:
-    """copy_bandwidth must warm up before timing: the first use pays one-time costs."""
-    cfgs = configs(profile, seed)
-    if (stale := _follows_device(run, "warmup_present", profile, seed)) is not None:
-        return stale
-    _small, large = sizes(cfgs["cold"])
-    iters = ITERS["warmup"]
-    cold = run.student("bw", "copy_bandwidth", large, iters=iters, sim=cfgs["cold"])
-    warm = run.student("bw", "copy_bandwidth", large, iters=iters, sim=cfgs["blocking"])
-    a, b = _number(cold), _number(warm)
+def warmup_present(s: _Session, function: str) -> Verdict:
+    """``function`` must warm up before timing: the first use pays one-time costs."""
+    check = check_id("warmup_present", function)
+    cold, a, _ = s.measure(function, "cold")
+    warm, b, _ = s.measure(function, "ideal")
     if a is None or b is None:
-        return _not_a_number("warmup_present", "copy_bandwidth", cold if a is None else warm, "GB/s")
+        return _not_a_number(check, function, cold if a is None else warm, _unit(function))
     ratio = a / b
     if ratio < WARMUP_MIN:
-        return Verdict("warmup_present", False,
-                       f"copy_bandwidth reads {fmt_ratio(ratio)} the GB/s on a device whose first copy pays "
-                       "a one-time start-up cost than on one where it does not: the timed loop "
-                       "includes that first use. Run a few untimed copies first. Reread: Build It, "
-                       "bw.py step 2 (warm up).", ratio)
-    return Verdict("warmup_present", True,
-                   f"copy_bandwidth warms up: with / without a one-time start-up cost = {fmt_ratio(ratio)}.",
+        return Verdict(check, False,
+                       f"{function} reads {fmt_ratio(ratio)} the {_unit(function)} on a device whose first "
+                       "use of an operation pays a one-time start-up cost than on one where it does "
+                       "not: the timed loop includes that first use. Run a few untimed iterations "
+                       "first. Reread: Build It, step 2 (warm up).", ratio)
+    return Verdict(check, True,
+                   f"{function} warms up: with / without a one-time start-up cost = {fmt_ratio(ratio)}.",
                    ratio)
 
 
-def _copy_ratio(run: Runner, profile: str, seed: int | None):
-    """(ratio student/reference, bytes the student copied, bytes asked) in the ideal setting."""
-    cfg = configs(profile, seed)["ideal"]
-    _small, large = sizes(cfg)
-    iters = ITERS["bytes"]
-    value, trace = run.student_traced("bw", "copy_bandwidth", large, iters=iters, sim=cfg)
-    x = _number(value)
+def _copy_ratio(s: _Session, function: str):
+    """(student/reference GB/s at the large size, largest allocation / n_bytes asked, raw value)."""
+    raw, x, trace = s.measure(function, "ideal")
     if x is None:
-        return value, None, large
-    copied = _stream_bytes(trace) or large
-    ref = run.reference("bw", "copy_bandwidth", copied, iters=iters, sim=cfg)
-    return x / float(ref), copied, large
+        return None, None, raw
+    ref = s.reference("copy_bandwidth", "ideal", s.large, iters=ITERS)
+    alloc = trace.get("largest_alloc_bytes") or s.large
+    return x / ref, alloc / s.large, raw
 
 
-def bytes_counted_twice(run: Runner, profile: str, seed: int | None) -> Verdict:
-    """copy_bandwidth must count 2·n_bytes per copy (read + write), as STREAM does."""
-    if (stale := _follows_device(run, "bytes_counted_twice", profile, seed)) is not None:
-        return stale
-    ratio, copied, asked = _copy_ratio(run, profile, seed)
-    if copied is None:
-        return _not_a_number("bytes_counted_twice", "copy_bandwidth", ratio, "GB/s")
-    head = f"copy_bandwidth reads {fmt_ratio(ratio)} the reference GB/s on the same simulated GPU"
+def bytes_counted_twice(s: _Session, function: str) -> Verdict:
+    """``function`` must count 2·n_bytes per copy (read + write), as STREAM does."""
+    check = check_id("bytes_counted_twice", function)
+    ratio, moved, raw = _copy_ratio(s, function)
+    if ratio is None:
+        return _not_a_number(check, function, raw, "GB/s")
+    head = f"{function} reads {fmt_ratio(ratio)} the reference GB/s on the same simulated GPU"
     explained = _explain(ratio, BYTE_FACTORS, GBS_UNITS)
     if explained is None:
-        moved = f" (your copies moved {copied / asked:.3g}x the n_bytes asked for)" if copied != asked else ""
-        if 0.3 <= ratio <= 3.5 or copied != asked:
-            return Verdict("bytes_counted_twice", False,
-                           f"{head}{moved}, which no byte count or unit explains: time only the "
-                           "copies of n_bytes and count 2·n_bytes per copy. Reread: Build It, bw.py "
-                           "step 4, and Break It, Count bytes once.", ratio)
-        return Verdict("bytes_counted_twice", True,
-                       f"{head}; the gap is a matter of units (see units_gb_per_s).", ratio)
-    count, _unit = explained
+        other_size = abs(math.log(moved)) > math.log(RATIO_TOLERANCE)
+        note = f" (your buffers are {moved:.3g}x the n_bytes asked for)" if other_size else ""
+        if 0.3 <= ratio <= 3.5 or other_size:
+            return Verdict(check, False,
+                           f"{head}{note}, which no byte count or unit explains: copy buffers of "
+                           "n_bytes, time only those copies and count 2·n_bytes per copy. Reread: "
+                           "Build It, bw.py step 4, and Break It, Count bytes once.", ratio)
+        return Verdict(check, True, f"{head}; the gap is a matter of units (see units_gb_per_s).", ratio)
+    count, _unit_factor = explained
     if count != 1.0:
-        return Verdict("bytes_counted_twice", False,
+        return Verdict(check, False,
                        f"{head}: {BYTE_FACTORS[count]}. Reread: Break It, Count bytes once.", ratio)
-    return Verdict("bytes_counted_twice", True, "copy_bandwidth counts each copy as read + write.", ratio)
+    return Verdict(check, True, f"{function} counts each copy as read + write.", ratio)
 
 
-def units_gb_per_s(run: Runner, profile: str, seed: int | None) -> Verdict:
-    """copy_bandwidth must report GB/s: 1e9 bytes per second."""
-    ratio, copied, _asked = _copy_ratio(run, profile, seed)
-    if copied is None:
-        return _not_a_number("units_gb_per_s", "copy_bandwidth", ratio, "GB/s")
-    explained = _explain(ratio, BYTE_FACTORS, GBS_UNITS)
-    head = f"copy_bandwidth reads {fmt_ratio(ratio)} the reference GB/s on the same simulated GPU"
-    if explained is None:
-        if 0.3 <= ratio <= 3.5:
-            return Verdict("units_gb_per_s", True, "copy_bandwidth's number is in GB/s.", ratio)
-        return Verdict("units_gb_per_s", False,
+def units_gb_per_s(s: _Session, function: str) -> Verdict:
+    """``function`` must report GB/s: 1e9 bytes per second."""
+    check = check_id("units_gb_per_s", function)
+    ratio, moved, raw = _copy_ratio(s, function)
+    if ratio is None:
+        return _not_a_number(check, function, raw, "GB/s")
+    head = f"{function} reads {fmt_ratio(ratio)} the reference GB/s on the same simulated GPU"
+    # A buffer of another size than n_bytes (bytes_counted_twice's mistake) scales the ratio by
+    # its size when the student counted n_bytes: either reading may be the one in GB/s.
+    readings = [_explain(r, BYTE_FACTORS, GBS_UNITS) for r in (ratio, ratio * moved)]
+    units = [e[1] for e in readings if e is not None]
+    if 1.0 in units or (not units and 0.3 <= ratio <= 3.5):
+        return Verdict(check, True, f"{function} reports GB/s (1e9 bytes/s).", ratio)
+    if not units:
+        return Verdict(check, False,
                        f"{head}: orders of magnitude off, so check the units: GB/s is bytes / "
                        "seconds / 1e9. Reread: Build It, bw.py.", ratio)
-    _count, unit = explained
-    if unit != 1.0:
-        return Verdict("units_gb_per_s", False,
-                       f"{head}: {GBS_UNITS[unit]}. GB/s is bytes / seconds / 1e9. Reread: Build It, "
-                       "bw.py (units: GB = 1e9 bytes).", ratio)
-    return Verdict("units_gb_per_s", True, "copy_bandwidth reports GB/s (1e9 bytes/s).", ratio)
+    return Verdict(check, False,
+                   f"{head}: {GBS_UNITS[units[0]]}. GB/s is bytes / seconds / 1e9. Reread: Build It, "
+                   "bw.py (units: GB = 1e9 bytes).", ratio)
 
 
-def buffer_exceeds_cache(run: Runner, profile: str, seed: int | None) -> Verdict:
-    """measured_bandwidth uses a buffer >= 4x L2; copy_bandwidth's sweep shows the cache cliff."""
-    cfg = configs(profile, seed)["ideal"]
+def buffer_exceeds_cache(s: _Session, function: str) -> Verdict:
+    """measured_bandwidth: a buffer >= 4x L2 and a value main memory can give; copy_bandwidth:
+    the sweep shows the cache cliff."""
+    if function == "copy_bandwidth":
+        return _cache_cliff(s)
+    check = check_id("buffer_exceeds_cache", function)
+    cfg = s.cfgs["ideal"]
     l2 = cfg["l2_bytes"]
-    _value, trace = run.student_traced("bw", "measured_bandwidth", sim=cfg)
-    biggest = _stream_bytes(trace)
+    raw, x, trace = s.measure(function, "ideal")
+    biggest = trace.get("largest_alloc_bytes", 0)
     times = biggest / l2
     if times < CACHE_MULTIPLE:
-        return Verdict("buffer_exceeds_cache", False,
-                       f"measured_bandwidth copies a buffer of at most {fmt_ratio(times)} the L2 cache "
+        return Verdict(check, False,
+                       f"{function} copies a buffer of at most {fmt_ratio(times)} the L2 cache "
                        f"(it needs at least {CACHE_MULTIPLE}x, read from "
                        "torch.cuda.get_device_properties(...).L2_cache_size): the copy runs from the "
-                       "cache, not from main memory. Reread: Break It, Tiny buffers.", times)
-    small, large = sizes(cfg)
-    iters = ITERS["cliff"]
-    s_small, trace_small = run.student_traced("bw", "copy_bandwidth", small, iters=iters, sim=cfg)
-    s_large = run.student("bw", "copy_bandwidth", large, iters=iters, sim=cfg)
-    a, b = _number(s_small), _number(s_large)
+                       f"cache, not from main memory. {CACHE_LESSON}", times)
+    if x is None:
+        return _not_a_number(check, function, raw, "GB/s")
+    ratio = x / s.reference("copy_bandwidth", "ideal", s.large, iters=ITERS)
+    explained = _single(_explain(ratio, BYTE_FACTORS, GBS_UNITS))
+    spec_ratio = x / cfg["bw_gbs"]
+    if explained in (None, (1.0, 1.0)) and spec_ratio > SPEED_OF_LIGHT:
+        return Verdict(check, False,
+                       f"{function} returned {fmt_ratio(spec_ratio)} the device's spec bandwidth, faster "
+                       "than this device can move bytes: the buffer sat in the L2, or the clock was "
+                       "read before the GPU finished. Return the rate of a buffer at least "
+                       f"{CACHE_MULTIPLE}x the L2, not the best of a sweep. {CACHE_LESSON}", spec_ratio)
+    return Verdict(check, True,
+                   f"{function}'s buffer is {times:.1f}x the L2 and its rate is one main memory can give.",
+                   spec_ratio)
+
+
+def _cache_cliff(s: _Session) -> Verdict:
+    check = check_id("buffer_exceeds_cache", "copy_bandwidth")
+    s_small, a, trace_small = s.measure("copy_bandwidth", "ideal", s.small)
+    s_large, b, _ = s.measure("copy_bandwidth", "ideal", s.large)
     if a is None or b is None:
-        return _not_a_number("buffer_exceeds_cache", "copy_bandwidth", s_small if a is None else s_large, "GB/s")
-    ref_cliff = float(run.reference("bw", "copy_bandwidth", small, iters=iters, sim=cfg)) / \
-        float(run.reference("bw", "copy_bandwidth", large, iters=iters, sim=cfg))
+        return _not_a_number(check, "copy_bandwidth", s_small if a is None else s_large, "GB/s")
+    ref_cliff = s.reference("copy_bandwidth", "ideal", s.small, iters=ITERS) / \
+        s.reference("copy_bandwidth", "ideal", s.large, iters=ITERS)
     ratio = (a / b) / ref_cliff
     if ratio < CLIFF_MIN:
-        moved = _stream_bytes(trace_small)
-        cause = ("copy_bandwidth ignores n_bytes: it copied "
-                 f"{moved / small:.3g}x the small size asked for" if moved != small else
+        biggest = trace_small.get("largest_alloc_bytes", 0)
+        cause = ("copy_bandwidth ignores n_bytes: its buffers were "
+                 f"{biggest / s.small:.3g}x the small size asked for" if biggest > 1.02 * s.small else
                  "the small copies did not run from the cache (do not flush it between copies)")
-        return Verdict("buffer_exceeds_cache", False,
+        return Verdict(check, False,
                        f"copy_bandwidth's sweep shows {fmt_ratio(ratio)} the reference's cache cliff "
                        f"(GB/s of a buffer well inside the L2 over one well past it): {cause}. "
-                       "Reread: Break It, Tiny buffers.", ratio)
-    return Verdict("buffer_exceeds_cache", True,
-                   f"measured_bandwidth's buffer is {times:.1f}x the L2, and copy_bandwidth's sweep "
-                   f"shows the cache cliff ({fmt_ratio(ratio)} the reference's).", ratio)
+                       f"{CACHE_LESSON}", ratio)
+    return Verdict(check, True,
+                   f"copy_bandwidth's sweep shows the cache cliff ({fmt_ratio(ratio)} the reference's).", ratio)
 
 
-def flops_counted_2n3(run: Runner, profile: str, seed: int | None) -> Verdict:
+def flops_counted_2n3(s: _Session, function: str) -> Verdict:
     """matmul_tflops must count 2·n³ FLOPs per matmul and report TFLOP/s."""
-    cfg = configs(profile, seed)["ideal"]
-    n, iters = MATMUL_N, ITERS["flops"]
-    value = run.student("flops", "matmul_tflops", n, iters=iters, sim=cfg)
-    x = _number(value)
+    check = check_id("flops_counted_2n3", function)
+    raw, x, _trace = s.measure(function, "ideal")
     if x is None:
-        return _not_a_number("flops_counted_2n3", "matmul_tflops", value, "TFLOP/s")
-    ratio = x / float(run.reference("flops", "matmul_tflops", n, iters=iters, sim=cfg))
-    head = f"matmul_tflops reads {fmt_ratio(ratio)} the reference TFLOP/s on the same simulated GPU"
+        return _not_a_number(check, function, raw, "TFLOP/s")
+    ratio = x / s.reference("matmul_tflops", "ideal", MATMUL_N, iters=ITERS)
+    head = f"{function} reads {fmt_ratio(ratio)} the reference TFLOP/s on the same simulated GPU"
     explained = _explain(ratio, FLOP_FACTORS, TFLOPS_UNITS)
     if explained == (1.0, 1.0):
-        return Verdict("flops_counted_2n3", True, "matmul_tflops counts 2·n**3 FLOPs and reports TFLOP/s.", ratio)
+        return Verdict(check, True, f"{function} counts 2·n**3 FLOPs and reports TFLOP/s.", ratio)
     if explained is None:
-        return Verdict("flops_counted_2n3", False,
-                       f"{head}, which no FLOP count or unit explains: time only the n×n matmuls, in "
-                       "the dtype asked for, and count 2·n**3 FLOPs each. Reread: Build It, "
-                       "matmul_tflops.", ratio)
+        above = x > SPEED_OF_LIGHT * s.cfgs["ideal"]["peak_tflops"]
+        why = (", faster than this device can compute: the clock was read before the GPU "
+               "finished, or the FLOPs are miscounted" if above else ", which no FLOP count or unit explains")
+        return Verdict(check, False,
+                       f"{head}{why}: time only the n×n matmuls, in the dtype asked for, and count "
+                       "2·n**3 FLOPs each. Reread: Build It, matmul_tflops.", ratio)
     count, unit = explained
     why = "; ".join(x for x in (FLOP_FACTORS[count], TFLOPS_UNITS[unit]) if x)
-    return Verdict("flops_counted_2n3", False,
+    return Verdict(check, False,
                    f"{head}: {why}. Reread: The Idea, Arithmetic intensity (a multiply-add counts "
                    "as 2), and Build It, matmul_tflops.", ratio)
 
 
-VERDICTS = {
+def within_peak(s: _Session, function: str) -> Verdict:
+    """measured_peak_tflops: a compute-bound n, and never above the device's peak."""
+    check = check_id("within_peak", function)
+    cfg = s.cfgs["ideal"]
+    raw, x, trace = s.measure(function, "ideal")
+    if x is None:
+        return _not_a_number(check, function, raw, "TFLOP/s")
+    peak_ratio = x / cfg["peak_tflops"]
+    ratio = x / s.reference("matmul_tflops", "ideal", MATMUL_N, iters=ITERS)
+    explained = _single(_explain(ratio, FLOP_FACTORS, TFLOPS_UNITS))
+    if explained not in (None, (1.0, 1.0)):
+        return Verdict(check, True, f"{function}'s gap is a FLOP count or unit (see flops_counted_2n3).", ratio)
+    if peak_ratio > SPEED_OF_LIGHT:
+        return Verdict(check, False,
+                       f"{function} returned {fmt_ratio(peak_ratio)} the device's bf16 peak, faster than "
+                       "this device can compute: the clock was read before the GPU finished, or the "
+                       "FLOPs are miscounted. Reread: Break It, Forget to synchronize, and The "
+                       "roofline.", peak_ratio)
+    matmuls = [g for g in trace.get("op_groups", []) if g["kind"] == "matmul"]
+    if ratio < PEAK_MIN or not matmuls:
+        return Verdict(check, False,
+                       f"{function} reads {fmt_ratio(ratio)} the TFLOP/s of a compute-bound bf16 matmul: "
+                       "pick n large enough that the matmul is past the ridge point (thousands), in "
+                       "bf16. Reread: The roofline, the ridge point.", ratio)
+    return Verdict(check, True, f"{function} is compute-bound and within the device's peak.", ratio)
+
+
+CHECKS: dict[str, Callable[[_Session, str], Verdict]] = {
     "sync_present": sync_present,
     "bytes_counted_twice": bytes_counted_twice,
     "buffer_exceeds_cache": buffer_exceeds_cache,
     "warmup_present": warmup_present,
     "flops_counted_2n3": flops_counted_2n3,
     "units_gb_per_s": units_gb_per_s,
+    "within_peak": within_peak,
 }
+
+
+def _charged_once(s: _Session, check: str, function: str, verdict: Verdict) -> Verdict:
+    """``verdict``, or a pass pointing at the base function's check when that failed too."""
+    base = BASE.get(function)
+    if verdict.passed or base is None or base not in JUDGES[check]:
+        return verdict
+    base_id = check_id(check, base)
+    try:
+        other = s.verdict(base_id)
+    except Exception:  # noqa: BLE001 - the base raised: this function's own failure stands
+        return verdict
+    if other.passed:
+        return verdict
+    return Verdict(verdict.check, True,
+                   f"{function} shows the same mistake as {base}, charged once there ([{base_id}]).",
+                   verdict.ratio)
+
+
+def _instance(check: str, function: str):
+    def verdict(run: Runner, profile: str, seed: int | None) -> Verdict:
+        s = _Session(run, profile, seed)
+        stale = _follows_device(s, check_id(check, function), function)
+        if stale is not None:          # nothing measured: no check can pass, none is charged elsewhere
+            return stale
+        return _charged_once(s, check, function, CHECKS[check](s, function))
+
+    verdict.__name__ = check_id(check, function)
+    verdict.__doc__ = f"{check} judged on {function}: {CHECKS[check].__doc__}"
+    return verdict
+
+
+#: Every check instance by id: ``VERDICTS[id](runner, profile, seed) -> Verdict``.
+VERDICTS: dict[str, Callable[[Runner, str, int | None], Verdict]] = {
+    vid: _instance(c, f) for vid, (c, f) in ids().items()}

@@ -1,13 +1,10 @@
-"""GPU sanity check flops_counted_2n3: matmul_tflops counts 2·n³ FLOPs per matmul.
+"""GPU sanity check flops_counted_2n3: matmul_tflops counts 2·n³ FLOPs and reports TFLOP/s.
 
-Runs on the simulated GPU whatever the grading device; the logic is shared.simgpu.verdicts.flops_counted_2n3.
+One registered check per timing function it judges (shared.simgpu.verdicts.JUDGES); runs on the
+simulated GPU whatever the grading device; the logic is shared.simgpu.verdicts.flops_counted_2n3.
 """
 from __future__ import annotations
 
-from autograder.core.registry import check
-from autograder.lessons.why17.checks.gpu_common import judge
+from autograder.lessons.why17.checks.gpu_common import register
 
-
-@check("flops_counted_2n3", task="task2", name="matmul_tflops counts 2·n³ FLOPs per matmul", files=("flops",))
-def flops_counted_2n3(ctx) -> str:
-    return judge(ctx, "flops_counted_2n3")
+register("flops_counted_2n3")

@@ -1,0 +1,10 @@
+"""GPU sanity check within_peak: measured_peak_tflops is compute-bound and never above the device's peak.
+
+One registered check per timing function it judges (shared.simgpu.verdicts.JUDGES); runs on the
+simulated GPU whatever the grading device; the logic is shared.simgpu.verdicts.within_peak.
+"""
+from __future__ import annotations
+
+from autograder.lessons.why17.checks.gpu_common import register
+
+register("within_peak")

@@ -1,0 +1,71 @@
+"""Attacks on the simulated GPU (autograder/lessons/why17/fixtures/attacks/gpu_*/bw.py), graded
+by the real grader: none earns a GPU check point, and the honest flops.py beside them keeps all
+of its GPU checks.
+
+Each attack is the reference submission with bw.py replaced: it reads the device's profile from
+memory, files or the environment, walks gc objects and frames, patches or bypasses the virtual
+clock, or writes forged device requests, replies and traces into the channel to the grader.
+The grader holds the device (autograder/gpu/host.py); the child sees only its public
+properties. The same profile-reading attack run in one process with the device (as
+``python -m shared.simgpu`` runs) does pass the bandwidth checks, so the grading test is not
+vacuous: what defeats it is the device being out of reach.
+"""
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder.core.grade import grade_submission
+from autograder.sandbox import forkserver
+from shared import simgpu
+from shared.simgpu import local, verdicts
+
+ROOT = Path(__file__).resolve().parent.parent
+ATTACKS = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "attacks"
+REFERENCE = ROOT / "solutions" / "why17"
+GPU_IDS = set(verdicts.VERDICTS)
+NAMES = sorted(p.name for p in ATTACKS.glob("gpu_*") if p.is_dir())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fork_server():
+    forkserver.start()
+    yield
+    forkserver.stop()
+
+
+def submission(attack: str, dest: Path) -> Path:
+    dest.mkdir(parents=True)
+    for module in ("bw", "flops"):
+        shutil.copyfile(REFERENCE / f"{module}.py", dest / f"{module}.py")
+    shutil.copyfile(ATTACKS / attack / "bw.py", dest / "bw.py")
+    return dest
+
+
+def test_there_is_an_attack_of_each_class():
+    assert NAMES == ["gpu_forge_channel", "gpu_patch_clock", "gpu_read_profile", "gpu_walk_frames"]
+
+
+@pytest.mark.parametrize("attack", NAMES)
+def test_attack_earns_no_gpu_check_and_the_honest_file_keeps_its_own(attack, tmp_path):
+    res = grade_submission(submission(attack, tmp_path / "sub"), only=GPU_IDS)
+    tests = {t["check"]: t for t in res["tests"]}
+    assert set(tests) == GPU_IDS
+    bw = {c: t["score"] for c, t in tests.items() if verdicts.MODULE[verdicts.ids()[c][1]] == "bw"}
+    flops = {c: t for c, t in tests.items() if verdicts.MODULE[verdicts.ids()[c][1]] == "flops"}
+    assert bw and all(score == 0 for score in bw.values()), {c: s for c, s in bw.items() if s}
+    assert all(t["status"] == "passed" and t["score"] == t["max_score"] > 0 for t in flops.values())
+
+
+def test_the_profile_reading_attack_wins_when_the_device_shares_its_process():
+    simgpu.install()
+    spec = importlib.util.spec_from_file_location("attack_gpu_read_profile", ATTACKS / "gpu_read_profile" / "bw.py")
+    attack = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(attack)
+    run = local.LocalRunner({"bw": attack})
+    bw_checks = [vid for vid, (_c, f) in verdicts.ids().items() if verdicts.MODULE[f] == "bw"]
+    passed = {vid for vid in bw_checks if verdicts.VERDICTS[vid](run, "h100-sxm", 7).passed}
+    assert {"sync_present", "warmup_present", "bytes_counted_twice", "units_gb_per_s"} <= passed
