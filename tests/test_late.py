@@ -243,3 +243,14 @@ def test_a_late_class_gets_each_policys_penalty_from_each_source(tmp_path, sourc
            "--extensions", str(tmp_path / "ext.csv"))
     bob = json.loads((out / "bob" / "results.json").read_text())["late"]
     assert bob["penalty"] == 0 and bob["extension"] == "3 days"
+
+
+def test_a_bad_extensions_file_is_one_line_and_exit_2(tmp_path):
+    write_student(tmp_path / "class", "ann", "stubs")
+    (tmp_path / "ext.csv").write_text("student,days\nann,soon\n")
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(tmp_path / "class"), "--out",
+                           str(tmp_path / "out"), "--extensions", str(tmp_path / "ext.csv")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [f"error: {tmp_path / 'ext.csv'} line 2: days must be a positive "
+                                                "number, got 'soon'"]
