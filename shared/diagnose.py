@@ -43,27 +43,33 @@ def close(a: float, b: float, rel: float = 1e-9) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b))
 
 
-def slip(yours: float, expected: float, twos: str = "") -> str | None:
-    """The slip whose factor ``yours / expected`` matches (to 1e-6), or None.
+#: Most relative slack a ratio may have and still match a factor (GiB/GB and MiB/MB are 2.4% apart).
+MAX_SLACK = 0.02
 
-    ``twos`` says where a factor 2 belongs for this quantity ('K and V are two tensors per layer').
+
+def slip(yours: float, expected: float, twos: str = "", slack: float = 1e-6) -> str | None:
+    """The slip whose factor ``yours / expected`` matches to within ``slack`` (relative), or None.
+
+    ``twos`` says where a factor 2 belongs for this quantity ('K and V are two tensors per layer');
+    ``slack`` is the comparison's own tolerance when ``expected`` is a rounded number (17 tok/s).
     """
     if not expected or not math.isfinite(yours) or not math.isfinite(expected):
         return None
     ratio = yours / expected
+    slack = min(max(slack, 1e-6), MAX_SLACK)
     for factor, words in SLIPS:
-        if close(ratio, factor, 1e-6):
+        if close(ratio, factor, slack):
             return f"{words}: {twos}" if twos and factor in (0.5, 2.0) else words
     return None
 
 
-def ratio_note(yours: float, expected: float, twos: str = "") -> str:
+def ratio_note(yours: float, expected: float, twos: str = "", slack: float = 1e-6) -> str:
     """'(ratio 0.5: <likely slip>)', '(ratio 1.37)' when no classic slip matches, or
-    '(yours is nan)' when no ratio can be taken."""
+    '(yours is nan)' when no ratio can be taken. ``slack`` as in ``slip``."""
     if not expected or not math.isfinite(yours):
         return f"(yours is {yours!r})"
     ratio = yours / expected
-    words = slip(yours, expected, twos)
+    words = slip(yours, expected, twos, slack)
     return f"(ratio {ratio:.3g}: {words})" if words else f"(ratio {ratio:.4g})"
 
 

@@ -12,6 +12,7 @@ Works the same in the course repository and in the unpacked student bundle.
 """
 from __future__ import annotations
 
+import math
 import re
 import sys
 from pathlib import Path
@@ -68,6 +69,7 @@ def pytest_configure(config) -> None:
     for task in tasks:
         points = task.get("points", "?")
         config.addinivalue_line("markers", f"{task['id']}: {task.get('title', '')} ({points} points, from course.yml)")
+    config.addinivalue_line("markers", "lesson(section): the lesson section a failure of this test points to")
     known = _marker_names(config)
     expression = config.getoption("markexpr", default="") or ""
     names_only = re.sub(r"\([^)]*\)", " ", expression)   # drop marker arguments: task1(x=1)
@@ -75,6 +77,40 @@ def pytest_configure(config) -> None:
         if word not in _MARK_OPERATORS and word not in known:
             ids = ", ".join(t["id"] for t in tasks)
             raise pytest.UsageError(f"-m {expression!r}: {word!r} is not a task in {course_file.name} (tasks: {ids})")
+
+
+#: The test running now, so that a failed comparison can name its lesson section.
+_RUNNING: dict = {}
+
+
+def pytest_runtest_setup(item) -> None:
+    _RUNNING["item"] = item
+
+
+def pytest_assertrepr_compare(config, op, left, right):
+    """A failed ``x == pytest.approx(v)`` also says what the ratio points to: the slip it matches
+    and the lesson section, in the words the grader uses (shared/diagnose.py)."""
+    expected = getattr(right, "expected", None)
+    if op != "==" or not type(right).__name__.startswith("Approx") or expected is None:
+        return None
+    from shared import diagnose
+
+    pairs = list(zip(left, expected)) if isinstance(left, (list, tuple)) and isinstance(expected, (list, tuple)) \
+        else [(left, expected)]
+    pairs = [(a, b) for a, b in pairs if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a != b]
+    if not pairs:
+        return None
+    yours, want = pairs[0]
+    item = _RUNNING.get("item")
+    marker = item.get_closest_marker("lesson") if item is not None else None
+    section = marker.args[0] if marker and marker.args else getattr(getattr(item, "module", None), "LESSON", "")
+    if not (math.isfinite(yours) and want):
+        return None
+    reread = f" Reread: {section}." if section else ""
+    # The lesson's numbers are rounded: a ratio matches a slip's factor within the test's own tolerance.
+    slack = max((getattr(right, "abs", None) or 0.0) / abs(want), getattr(right, "rel", None) or 0.0)
+    note = diagnose.ratio_note(yours, want, slack=slack)
+    return [f"{left!r} == {right!r}", f"yours is {yours:.4g} {note}.{reread}"]
 
 
 _put_on_path()

@@ -14,6 +14,9 @@ import predict
 from shared import tables
 
 pytestmark = pytest.mark.task3
+#: The lesson section a failed comparison here points to (conftest.py, shared/diagnose.py);
+#: a test marked ``@pytest.mark.lesson(...)`` names its own.
+LESSON = 'The Idea'
 
 SPARK = tables.device("spark")
 H100 = tables.device("h100")
@@ -54,15 +57,18 @@ def test_h100_is_about_209_tokens_per_s():
     assert predict.predict_decode(WHOLE, BF16, H100.bw_gbs) == pytest.approx(209, abs=1)
 
 
+@pytest.mark.lesson('Every way around the wall (fewer bytes per weight)')
 def test_halving_the_bytes_doubles_the_speed_17_34_68():
     speeds = [predict.predict_decode(WHOLE, b, SPARK.bw_gbs) for b in (BF16, FP8, INT4)]
     assert speeds == pytest.approx([17.0, 34.0, 68.0], abs=0.2)
 
 
+@pytest.mark.lesson('Every way around the wall (fewer bytes per weight)')
 def test_q4_k_m_file_is_about_55_tokens_per_s():
     assert predict.predict_decode(WHOLE, Q4_K_M, SPARK.bw_gbs) == pytest.approx(55, abs=1)
 
 
+@pytest.mark.lesson('Every way around the wall (fewer weights per token)')
 def test_mixture_of_experts_reads_only_active_params_about_41_tokens_per_s():
     # Qwen3-30B-A3B: about 3.3B of its 30.5B parameters are read per token (6.7 GB in bf16).
     assert predict.predict_decode(QWEN3_MOE.params_read(whole_checkpoint=True), BF16,
@@ -76,30 +82,36 @@ def test_interview_card_70b_at_8_bit_on_3_tb_per_s():
 
 # --- KV cache, intensity, ridge, prefill -----------------------------------------------------
 
+@pytest.mark.lesson('The KV cache is also bytes')
 def test_llama_8b_kv_cache_is_128_kib_per_token():
     kv = predict.kv_bytes_per_token(LLAMA_8B.layers, LLAMA_8B.kv_heads, LLAMA_8B.head_dim, BF16)
     assert kv == pytest.approx(131_072)
 
 
+@pytest.mark.lesson('The KV cache is also bytes')
 def test_kv_cache_without_gqa_would_be_4x():
     gqa = predict.kv_bytes_per_token(LLAMA_8B.layers, LLAMA_8B.kv_heads, LLAMA_8B.head_dim, BF16)
     mha = predict.kv_bytes_per_token(LLAMA_8B.layers, LLAMA_8B.heads, LLAMA_8B.head_dim, BF16)
     assert mha / gqa == pytest.approx(4.0)
 
 
+@pytest.mark.lesson('Arithmetic intensity: work per byte')
 def test_decode_at_batch_1_in_bf16_does_about_1_flop_per_byte():
     # Each weight: one multiply and one add (2 FLOPs) for 2 bytes read.
     assert predict.arithmetic_intensity(2 * WHOLE, WHOLE * BF16) == pytest.approx(1.0)
 
 
+@pytest.mark.lesson('Arithmetic intensity: work per byte')
 def test_spark_ridge_point_is_about_458_flops_per_byte():
     assert predict.ridge_point(SPARK.peak_bf16_tflops, SPARK.bw_gbs) == pytest.approx(458, abs=1)
 
 
+@pytest.mark.lesson('Prefill is the opposite workload')
 def test_prefill_of_1000_tokens_is_about_0_13_s():
     assert predict.prefill_seconds(WHOLE, 1000, SPARK.peak_bf16_tflops) == pytest.approx(0.13, abs=0.005)
 
 
+@pytest.mark.lesson('Prefill is the opposite workload')
 def test_decoding_the_same_1000_tokens_takes_about_a_minute():
     seconds = 1000 / predict.predict_decode(WHOLE, BF16, SPARK.bw_gbs)
     assert seconds == pytest.approx(59, abs=0.5)
@@ -107,12 +119,14 @@ def test_decoding_the_same_1000_tokens_takes_about_a_minute():
 
 # --- The roofline -----------------------------------------------------------------------------
 
+@pytest.mark.lesson('The roofline')
 def test_attainable_is_bandwidth_bound_left_of_the_ridge():
     # Decode at 1 FLOP/byte on the Spark: 273 GB/s x 1 FLOP/byte = 0.273 TFLOP/s.
     got = predict.attainable_tflops(1.0, SPARK.peak_bf16_tflops, SPARK.bw_gbs)
     assert got == pytest.approx(SPARK.bw_gbs / 1000)
 
 
+@pytest.mark.lesson('The roofline')
 def test_attainable_is_the_compute_roof_right_of_the_ridge():
     # Prefill of 1,000 tokens: intensity about 1,000, over the ridge.
     assert predict.attainable_tflops(1000.0, SPARK.peak_bf16_tflops, SPARK.bw_gbs) == pytest.approx(125)
@@ -135,6 +149,7 @@ def test_batch_1_short_context_matches_the_one_division():
     assert total == pytest.approx(per_stream)
 
 
+@pytest.mark.lesson('Every way around the wall (batching)')
 def test_batch_64_at_1k_context_on_the_spark():
     # Weights are shared by the batch; each stream's KV cache is its own bytes.
     per_stream, total = predict.decode_ceiling(WHOLE, BF16, SPARK.bw_gbs, batch=64, context=1024,
@@ -144,6 +159,7 @@ def test_batch_64_at_1k_context_on_the_spark():
     assert total == pytest.approx(700, rel=0.03)
 
 
+@pytest.mark.lesson('The KV cache is also bytes')
 def test_128k_context_roughly_halves_the_speed():
     short, _ = predict.decode_ceiling(WHOLE, BF16, SPARK.bw_gbs)
     long_, _ = predict.decode_ceiling(WHOLE, BF16, SPARK.bw_gbs, context=128 * 1024,
@@ -151,12 +167,14 @@ def test_128k_context_roughly_halves_the_speed():
     assert long_ / short == pytest.approx(0.5, abs=0.05)
 
 
+@pytest.mark.lesson('Every way around the wall (batching)')
 def test_interview_card_32_streams_share_one_weight_read():
     per_stream, total = predict.decode_ceiling(70e9, 1.0, 3000.0, batch=32)
     assert per_stream == pytest.approx(42.9, abs=0.05)
     assert total == pytest.approx(1371, abs=1)
 
 
+@pytest.mark.lesson('The roofline; Every way around the wall (batching)')
 def test_the_compute_roof_caps_total_throughput():
     # At a batch far past the ridge the step is limited by FLOPs: total = peak / (2 x params).
     _, total = predict.decode_ceiling(WHOLE, BF16, SPARK.bw_gbs, batch=4096,

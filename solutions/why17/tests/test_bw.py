@@ -14,6 +14,9 @@ import pytest
 import bw
 
 pytestmark = pytest.mark.task1
+#: The lesson section a failed comparison here points to (conftest.py, shared/diagnose.py);
+#: a test marked ``@pytest.mark.lesson(...)`` names its own.
+LESSON = 'Build It: bw.py; Break It'
 
 #: Small buffer for quick checks, in bytes (8 MiB, the smallest size of the lesson's sweep).
 SMALL_BYTES = 8 * 2**20
