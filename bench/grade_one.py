@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import course  # noqa: E402
+from autograder.core import course  # noqa: E402
 from autograder.core.grade import grade_submission, load_checks  # noqa: E402
 
 

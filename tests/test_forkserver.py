@@ -134,6 +134,7 @@ def test_children_die_with_the_server():
 
 
 def test_start_active_stop_manage_one_server_per_process():
+    forkserver.stop()        # one an earlier grading in this process kept (forkserver.ensure)
     assert forkserver.active() is None
     srv = forkserver.start(preload=())
     try:

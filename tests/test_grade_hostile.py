@@ -2,8 +2,11 @@
 checks of the file or function at fault, and the result names the cause in one line."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from autograder.core import course
 from autograder.core.grade import grade_submission
 from autograder.lessons.why17.fixtures import build
 
@@ -69,3 +72,21 @@ def test_a_broken_predict_costs_task3_only_and_roofline_says_it_ran_with_the_ref
         assert "graded with the reference's predict.py because your predict.py cannot be used" in \
             build.outputs(results)[check_id]
     assert "graded with the reference's predict.py" in results["output"]
+
+
+def test_a_hang_is_stopped_at_a_limit_from_the_reference_and_charged_once(tmp_path):
+    """With course.yml's limits (no override) an endless loop is stopped at a multiple of the
+    reference's time for the same call, at least the floor: seconds, not the 60 s ceiling. It is
+    paid once: the next check is told the same reason and the function is not run again (no
+    restarted child)."""
+    asg = course.load().assignment("why17")
+    folder = build.overlay("hostile", "endless_loop", tmp_path / "s")
+    results = grade_submission(folder, device="cpu", only={"prefill_time", "errors_prefill_seconds"})
+    assert build.failed(results) == {"prefill_time", "errors_prefill_seconds"}
+    message, = {build.outputs(results)[c] for c in ("prefill_time", "errors_prefill_seconds")}
+    found = re.fullmatch(r"prefill_seconds did not return within ([\d.]+) s \((\S+)x the reference "
+                         r"solution's time for the same call, at least (\S+) s\)", message)
+    assert found, message
+    assert asg.time_limit_floor_s <= float(found[1]) < asg.time_limit_s
+    assert (float(found[2]), float(found[3])) == (asg.time_limit_multiple, asg.time_limit_floor_s)
+    assert "restarted" not in results["output"]

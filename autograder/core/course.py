@@ -67,6 +67,11 @@ class Assignment:
     tasks: tuple[Task, ...]
     root: Path = ROOT    # the course folder (where course.yml lies): solutions/ and assignments/
     late: "late_policy.LatePolicy | None" = None   # optional ``late:``: due date, grace, policy
+    #: optional: a student call may take this many times the reference's time for the same call
+    #: (autograder/sandbox/calltime.py), never less than ``time_limit_floor_s`` seconds and never
+    #: more than ``time_limit_s``
+    time_limit_multiple: float = 10.0
+    time_limit_floor_s: float = 3.0
 
     @property
     def max_score(self) -> float:
@@ -170,6 +175,7 @@ def _build(path: Path, data: dict) -> Course:
         prefix = f"assignments.{name}"
         raw = dict(raw) if isinstance(raw, dict) else raw
         late_raw = raw.pop("late", None) if isinstance(raw, dict) else None   # optional: late work
+        time_keys = _time_limit_keys(raw, where, prefix)   # optional: limits from the reference's time
         _expect_keys(raw, _ASSIGNMENT_KEYS, where, prefix)
         late = late_policy.parse(late_raw, where, f"{prefix}.late")
         _one_of(raw["device"], DEVICES, where, f"{prefix}.device")
@@ -194,7 +200,7 @@ def _build(path: Path, data: dict) -> Course:
                               lesson=t["lesson"], functions=tuple(t["functions"]), check_points=check_points))
         fields = {k: raw[k] for k in _ASSIGNMENT_KEYS if k != "tasks"}
         assignments[name] = Assignment(name=name, tasks=tuple(tasks), root=path.resolve().parent,
-                                       late=late, **fields)
+                                       late=late, **time_keys, **fields)
     return Course(title=data["course"], assignments=assignments)
 
 
@@ -202,6 +208,26 @@ def _build(path: Path, data: dict) -> Course:
 _expect_keys = course_file.expect_keys
 _one_of = course_file.one_of
 _positive = course_file.positive
+
+
+#: Optional keys of an assignment: (smallest value, what it is).
+_TIME_LIMIT_KEYS = {"time_limit_multiple": (1, "a multiple of the reference's time"),
+                    "time_limit_floor_s": (0, "seconds")}
+
+
+def _time_limit_keys(raw, where, prefix) -> dict:
+    """The optional time-limit keys of one assignment (popped from ``raw``), checked."""
+    found = {}
+    for key, (least, what) in _TIME_LIMIT_KEYS.items():
+        if not isinstance(raw, dict) or key not in raw:
+            continue
+        value = raw.pop(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                value > least or key == "time_limit_multiple" and value == least):
+            raise UsageError(f"{where}: key '{prefix}.{key}' must be a number "
+                             f"{'>=' if key == 'time_limit_multiple' else '>'} {least} ({what}), got {value!r}")
+        found[key] = float(value)
+    return found
 
 
 def _check_points(raw, points, where, tprefix) -> tuple[tuple[str, float], ...]:

@@ -17,7 +17,7 @@ import traceback
 from pathlib import Path
 
 from autograder.core import course, fallback, points, results, submission
-from autograder.sandbox import isolation
+from autograder.sandbox import calltime, forkserver, isolation
 from autograder.core.registry import REGISTRY, Check, CheckFailed
 from autograder.core.errors import StudentError, StudentRaised
 from autograder.core.context import GradingContext
@@ -105,7 +105,9 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         assignment: an assignment name in course.yml; None: its first.
         device: 'sim', 'cpu' or 'cuda'; None takes course.yml's default.
         course_file: another course.yml (tests use one with a short time limit).
-        time_limit_s: overrides the course's seconds per call.
+        time_limit_s: one fixed limit in seconds for every call, instead of course.yml's (a
+            multiple of the reference's time for the same call, with a floor and time_limit_s
+            as the ceiling: autograder/sandbox/calltime.py).
         only: grade just these check ids (tests and benchmarks); None grades all.
 
     Raises:
@@ -121,18 +123,24 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
     limit = float(time_limit_s or asg.time_limit_s)
     limits = Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb)
     sub = submission.load(path, expected=_handed_in(asg))
+    forkserver.ensure()   # one process imports torch once and forks every child of the process
     # torch and the simulated GPU cost seconds to import; a partial grading (tests, benchmarks)
     # that needs neither bw.py, flops.py nor a GPU check starts a lighter child.
     torch_files = set(getattr(importlib.import_module(asg.grader), "TORCH_FILES", ()))
     light = only is not None and not any(set(c.files) & torch_files or _on_gpu(c)
                                          for _task, cs in checks_for(asg, only) for c in cs)
     # issue 5: a fresh child per student file (autograder/sandbox/perfile.py)
-    student = PerFileSandbox(sub.folder, limits, preload=("matplotlib.figure",) if light else ("torch", "matplotlib.figure"),
-                      simgpu=not light)
     # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
     reference = Sandbox(asg.solutions_dir, Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
                                                   memory_limit_mb=asg.memory_limit_mb),
                         preload=("torch",), label="the reference solution")
+    # Each student call may take a multiple of the reference's time for the same call (asked
+    # only when a call runs past the floor), capped by the per-call limit (calltime.py); an
+    # explicit time_limit_s is one fixed limit for every call instead.
+    timer = None if time_limit_s else calltime.ReferenceTimer(
+        reference, multiple=asg.time_limit_multiple, floor_s=asg.time_limit_floor_s, ceiling_s=limit)
+    student = PerFileSandbox(sub.folder, limits, preload=("matplotlib.figure",) if light else ("torch", "matplotlib.figure"),
+                      simgpu=not light, timer=timer)
     try:
         student.start()  # the child imports while the checks load (hypothesis, the tables)
         plan = checks_for(asg, only)

@@ -40,8 +40,14 @@ PIPE = subprocess.PIPE
 DEVNULL = subprocess.DEVNULL
 STDOUT = subprocess.STDOUT
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+#: Seconds the server may take to stop (kill and reap its children) before the client kills it.
+STOP_TIMEOUT_S = 5.0
 
 _active: "ForkServer | None" = None
+_stop_at_exit = False
+#: Environment variable: "0" turns fork servers off for ``ensure`` (grade-all workers read it too).
+ENV = "WHY17_FORKSERVER"
 
 
 class ForkServerError(RuntimeError):
@@ -56,10 +62,24 @@ def start(preload=PRELOAD, env: dict | None = None, wait: bool = True) -> "ForkS
 
     ``wait=False`` returns while the server is still importing, so the caller can do its own
     imports meanwhile; the first ``spawn`` waits for it."""
-    global _active
+    global _active, _stop_at_exit
     if _active is None or not _active.alive():
         _active = ForkServer(preload=preload, env=env, wait=wait)
+        if not _stop_at_exit:   # reaped at exit: its children's CPU time is counted in ours
+            import atexit
+            atexit.register(stop)
+            _stop_at_exit = True
     return _active
+
+
+def ensure() -> "ForkServer | None":
+    """This process's fork server, started (without waiting) when there is none, and kept until
+    the process ends: every grading in the process forks its children from it, so torch is
+    imported once per process, not once per child. None when ``WHY17_FORKSERVER=0`` (then each
+    child is a fresh interpreter)."""
+    if os.environ.get(ENV, "1") == "0":
+        return None
+    return active() or start(wait=False)
 
 
 def active() -> "ForkServer | None":
@@ -112,12 +132,18 @@ class ForkServer:
         return self._proc.poll() is None
 
     def close(self) -> None:
+        """Stop the server: it kills and reaps its children (so their CPU time is counted in
+        this process's RUSAGE_CHILDREN), then exits; killed if it takes too long."""
         try:
             self._sock.close()
         finally:
-            if self._proc.poll() is None:
+            if self.preloaded is None:     # never used (still importing, or no child forked yet)
                 self._proc.kill()
-            self._proc.wait()
+            try:
+                self._proc.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
 
     def spawn(self, argv, *, stdin=None, stdout=None, stderr=None, env=None, cwd=None,
               rlimits=None, pass_fds=(), start_new_session=True, close_fds=True) -> "ForkedProcess":
@@ -372,8 +398,19 @@ def _set_pdeathsig() -> None:
         pass
 
 
+def _set_subreaper() -> None:
+    """Become the reaper of orphaned descendants (Linux): a sandbox whose launcher was killed
+    leaves its processes to this server, which reaps them, so their CPU time is counted."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
 def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None) -> None:
     _set_pdeathsig()
+    _set_subreaper()
     if client_pid is not None and os.getppid() != client_pid:   # the client is already gone
         return
     server_pid = os.getpid()
@@ -391,7 +428,10 @@ def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None) -> N
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     status_of: dict[int, int] = {}     # child pid -> status pipe (write end)
-    _send_msg(sock, {"ready": True, "preloaded": preloaded})
+    try:
+        _send_msg(sock, {"ready": True, "preloaded": preloaded})
+    except OSError:   # the client went away while we imported
+        return
     while True:
         ready, _, _ = select.select([sock, wake_r], [], [])
         if wake_r in ready:
@@ -400,12 +440,13 @@ def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None) -> N
         if sock not in ready:
             continue
         request, fds = _recv_msg(sock, with_fds=True)
-        if request is None:   # the client went away: kill what is left and stop
+        if request is None:   # the client went away: kill what is left, reap it, and stop
             for pid in list(status_of):
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
+            _reap_all(time.monotonic() + STOP_TIMEOUT_S - 1.0)
             return
         try:
             pid = os.fork()
@@ -433,8 +474,33 @@ def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None) -> N
         _send_msg(sock, {"pid": pid})
 
 
+def _reap_all(deadline: float) -> None:
+    """Kill and wait for every child, adopted orphans included, until none is left or
+    ``deadline`` (monotonic)."""
+    while time.monotonic() < deadline:
+        for pid in _own_children():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.01)
+
+
+def _own_children() -> list[int]:
+    try:
+        with open(f"/proc/self/task/{os.getpid()}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+
+
 def _reap(status_of: dict[int, int]) -> None:
-    while status_of:
+    while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
@@ -599,3 +665,4 @@ def _flush_and_exit(code: int) -> None:
 if __name__ == "__main__":
     _serve(int(sys.argv[1]), [m for m in sys.argv[2].split(",") if m] if len(sys.argv) > 2 else [],
            int(sys.argv[3]) if len(sys.argv) > 3 else None)
+    os._exit(0)   # no interpreter shutdown: tearing down torch's modules takes a second or more

@@ -59,8 +59,26 @@ class ChildHandle:
     who: str = "your code"   # in messages: "the process running <who> ..."
 
 
+#: Bytes of the pipe that carries the child's output (Linux F_SETPIPE_SZ; the default is 64 KiB):
+#: a flood then costs one wake-up of the drain per MiB instead of one per 64 KiB.
+OUTPUT_PIPE_BYTES = 2**20
+_F_SETPIPE_SZ = 1031
+
+
+def widen_pipe(fd: int, size: int = OUTPUT_PIPE_BYTES) -> None:
+    """Ask for a pipe buffer of ``size`` bytes (best effort: the default stays when refused)."""
+    try:
+        import fcntl
+        fcntl.fcntl(fd, _F_SETPIPE_SZ, size)
+    except (OSError, ImportError):
+        pass
+
+
 class OutputDrain(threading.Thread):
-    """Reads the child's stdout+stderr to the end, keeping the first ``cap`` bytes."""
+    """Reads the child's stdout+stderr to the end, keeping the first ``cap`` bytes.
+
+    Past the cap the output is moved from the pipe to /dev/null inside the kernel (splice):
+    a flood is counted and thrown away without being copied into this process."""
 
     def __init__(self, fd: int, cap: int):
         super().__init__(daemon=True)
@@ -69,18 +87,27 @@ class OutputDrain(threading.Thread):
         self.total = 0
 
     def run(self) -> None:
+        sink = None
         try:
-            while True:
-                chunk = os.read(self.fd, 65536)
+            while len(self.kept) < self.cap:
+                chunk = os.read(self.fd, OUTPUT_PIPE_BYTES)
                 if not chunk:
-                    break
+                    return
                 self.total += len(chunk)
-                room = self.cap - len(self.kept)
-                if room > 0:
-                    self.kept += chunk[:room]
+                self.kept += chunk[:self.cap - len(self.kept)]
+            sink = os.open(os.devnull, os.O_WRONLY)
+            splice = getattr(os, "splice", None)
+            while True:
+                moved = (splice(self.fd, sink, OUTPUT_PIPE_BYTES) if splice is not None
+                         else len(os.read(self.fd, OUTPUT_PIPE_BYTES)))
+                if not moved:
+                    return
+                self.total += moved
         except OSError:
             pass
         finally:
+            if sink is not None:
+                os.close(sink)
             os.close(self.fd)
 
     def text(self) -> str:
@@ -118,6 +145,7 @@ def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
     out_r, out_w = os.pipe()
+    widen_pipe(out_w)
     config = {
         "fd_in": req_r, "fd_out": rep_w, "path": python_path(), "preload": list(preload), "simgpu": simgpu,
         "limits": {
@@ -260,9 +288,13 @@ class Sandbox:
     """
 
     def __init__(self, source: Path, limits: Limits, *, preload=("torch", "matplotlib.figure"),
-                 simgpu: bool = True, label: str = "your code"):
+                 simgpu: bool = True, label: str = "your code", timer=None):
         self.source = Path(source)
         self.limits = limits
+        #: autograder/sandbox/calltime.ReferenceTimer: each call's limit from the reference's time
+        #: for the same call (None: ``limits.time_limit_s`` for every call).
+        self.timer = timer
+        self.import_s: dict[str, float] = {}   # module -> seconds its import took here
         self.preload = tuple(preload)
         self.use_simgpu = simgpu
         self.label = label
@@ -332,7 +364,17 @@ class Sandbox:
         self.close()
 
     # ---------------------------------------------------------------- requests
-    def _request(self, message: dict, timeout_s: float, what: str, poison_key: str) -> dict:
+    def import_seconds(self, module: str) -> float:
+        """Seconds ``module``'s import took in this sandbox (imports it now if it has not yet)."""
+        if module not in self.import_s:
+            self.has(module)
+        return self.import_s.get(module, 0.0)
+
+    def _request(self, message: dict, timeout_s: float, what: str, poison_key: str, *,
+                 timed: dict | None = None) -> dict:
+        """The reply to ``message``. ``timed`` (the request as the caller made it, for
+        calltime.ReferenceTimer) with a timer: the limit comes from the reference's time for the
+        same request, asked only once the call has run past the timer's floor."""
         if poison_key in self.poisoned:
             raise self.poisoned[poison_key]
         module = message["module"]
@@ -342,25 +384,41 @@ class Sandbox:
         self._ready(child)
         # Ids are random so that replies written ahead of time by student code match nothing.
         message = {"id": secrets.randbits(62), **message}
+        timer = self.timer if timed is not None else None
         try:
+            started = time.monotonic()
             send(child, message)
-            while True:
-                reply = receive(child, time.monotonic() + timeout_s)
-                if reply is not None and "dev" in reply and "id" not in reply:   # the simulated GPU's requests
-                    host.serve(child, reply, send)
-                    continue
-                if reply is None:
-                    self._discard()
-                    error = StudentTimeout(f"{what} did not return within {timeout_s:g} s")
-                    self.poisoned[poison_key] = error
-                    raise error
-                if reply.get("id") == message["id"]:
-                    return reply
+            limit = timeout_s if timer is None else timer.floor_s
+            reply = self._reply_to(child, message["id"], started + limit)
+            if reply is None and timer is not None and timer.floor_s < timer.ceiling_s:   # past the floor
+                asked = time.monotonic()
+                limit = timer.limit_s(timed)
+                paused = time.monotonic() - asked   # timing the reference (a simulated GPU waits meanwhile)
+                reply = self._reply_to(child, message["id"], started + limit + paused)
+            if reply is None:
+                self._discard()
+                how = f" ({timer.describe()})" if timer is not None else ""
+                error = StudentTimeout(f"{what} did not return within {round(limit, 1):g} s{how}")
+                error.limit_s = limit
+                self.poisoned[poison_key] = error
+                raise error
+            return reply
         except ChildGone as exc:
             self._discard()
             error = StudentCrashed(f"{what}: {exc.reason}")
             self.poisoned[poison_key] = error
             raise error from None
+
+    @staticmethod
+    def _reply_to(child: ChildHandle, request_id: int, deadline: float) -> dict | None:
+        """The reply carrying ``request_id``, or None once ``deadline`` (monotonic) passed."""
+        while True:
+            reply = receive(child, deadline)
+            if reply is not None and "dev" in reply and "id" not in reply:   # the simulated GPU's requests
+                host.serve(child, reply, send)
+                continue
+            if reply is None or reply.get("id") == request_id:
+                return reply
 
     def has(self, module: str) -> list[str]:
         """The public callables of ``module``; StudentMissing when it is absent or does not import."""
@@ -370,10 +428,14 @@ class Sandbox:
         if isinstance(known, StudentError):
             raise known
         try:
+            self._ready(self.start())   # the child's own start-up is no part of the import's time
+            started = time.monotonic()
             reply = self._request({"op": "has", "module": module}, self.limits.time_limit_s,
-                                  f"{module}.py", module)
-        except StudentTimeout:
-            error = StudentMissing(f"{module}.py did not finish importing within {self.limits.time_limit_s:g} s")
+                                  f"{module}.py", module, timed={"op": "has", "module": module})
+            self.import_s[module] = time.monotonic() - started
+        except StudentTimeout as exc:
+            limit = getattr(exc, "limit_s", self.limits.time_limit_s)
+            error = StudentMissing(f"{module}.py did not finish importing within {round(limit, 1):g} s")
             self.modules[module] = self.poisoned[module] = error
             raise error from None
         except StudentCrashed as exc:
@@ -400,9 +462,13 @@ class Sandbox:
         message = {"op": "call", "module": module, "function": function,
                    "args": runner.encode(list(args)), "kwargs": runner.encode(dict(kwargs or {})),
                    "sim": public, "trace": bool(trace), "watch": bool(watch)}
-        self.child.device = device
+        if self.child is not None:           # None after a timeout: the call below fails at once
+            self.child.device = device
         reply = self._request(message, timeout_s or self.limits.time_limit_s, function,
-                              f"{module}.{function}")
+                              f"{module}.{function}",
+                              timed=None if timeout_s else {"op": "call", "module": module, "function": function,
+                                                            "args": args, "kwargs": kwargs, "sim": sim,
+                                                            "trace": trace, "watch": watch})
         if reply.get("ok"):
             try:
                 value = runner.decode(reply.get("value"))

@@ -1,0 +1,81 @@
+"""Per-call time limits from the reference's own time for the same call, on the same machine.
+
+A student call may take ``multiple`` times what the reference solution takes for the same call
+(same function, arguments and simulated GPU), never less than ``floor_s`` and never more than
+``ceiling_s`` (course.yml: ``time_limit_multiple``, ``time_limit_floor_s``, ``time_limit_s``).
+
+The reference is timed only when needed: a student call that returns within the floor is within
+any limit the reference could give it, so nothing else runs. Only a call still running at the
+floor makes the grader ask the reference for the same call (the student's child keeps running
+meanwhile, in its own process), and the limit counts from the start of the student's call. So a
+hang costs about the floor, and a slow but honest call still gets its multiple of the
+reference's time, measured under the machine's load of the moment. Module imports are limited the
+same way by the reference's import time of the same module.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+from autograder.core.errors import StudentError, StudentRaised
+
+
+class ReferenceTimer:
+    """The time limit of a student request, from the reference Sandbox timing the same request.
+
+    Args:
+        reference: the Sandbox running the reference solution (autograder/sandbox/parent.py).
+        multiple: a student call may take this many times the reference's (a number >= 1).
+        floor_s: seconds every call gets at least.
+        ceiling_s: seconds no call gets more than (also the limit when the reference cannot
+            answer the same call: it lacks the function, or it failed).
+    """
+
+    def __init__(self, reference, *, multiple: float, floor_s: float, ceiling_s: float):
+        self.reference = reference
+        self.multiple = float(multiple)
+        self.floor_s = min(float(floor_s), float(ceiling_s))
+        self.ceiling_s = float(ceiling_s)
+        self.timed: dict[str, float] = {}   # request key -> the reference's seconds (None: no answer)
+
+    def limit_s(self, request: dict) -> float:
+        """Seconds the student's ``request`` may take: ``{"op": "has", "module"}`` (an import) or
+        ``{"op": "call", "module", "function", "args", "kwargs", "sim", "trace", "watch"}``."""
+        seconds = self.reference_s(request)
+        if seconds is None:
+            return self.ceiling_s
+        return min(self.ceiling_s, max(self.floor_s, self.multiple * seconds))
+
+    def reference_s(self, request: dict) -> float | None:
+        """The reference's seconds for the same request (run now, once per distinct request);
+        None when the reference cannot answer it."""
+        from autograder.runtime import runner
+
+        key = json.dumps({k: runner.encode(v) if k in ("args", "kwargs") else v for k, v in request.items()},
+                         sort_keys=True, default=repr)
+        if key not in self.timed:
+            self.timed[key] = self._time(request)
+        return self.timed[key]
+
+    def _time(self, request: dict) -> float | None:
+        module = request["module"]
+        try:
+            if request["op"] == "has":
+                return self.reference.import_seconds(module)
+            self.reference.has(module)
+            started = time.monotonic()
+            try:
+                self.reference.call(module, request["function"], request.get("args", ()),
+                                    request.get("kwargs"), sim=request.get("sim"),
+                                    trace=bool(request.get("trace")), watch=bool(request.get("watch")),
+                                    timeout_s=self.reference.limits.time_limit_s)
+            except StudentRaised:       # an answer too (the checks of bad arguments expect one)
+                pass
+            return time.monotonic() - started
+        except StudentError:            # the reference lacks it, or failed: no time to go by
+            return None
+
+    def describe(self) -> str:
+        """How limits are set, in words (for a timeout message)."""
+        return (f"{self.multiple:g}x the reference solution's time for the same call, "
+                f"at least {self.floor_s:g} s")
