@@ -238,9 +238,10 @@ def test_a_late_class_gets_each_policys_penalty_from_each_source(tmp_path, sourc
             page = (out / student / "feedback.html").read_text()
             assert "raw score" in page and "late penalty" in page and "final score" in page
     # an extension for bob under percent_per_day: on time again, still without regrading
-    (tmp_path / "ext.csv").write_text("student,days\nbob,3\n")
-    _grade(tmp_path / "class", out, _course(course_dir, POLICIES["percent_per_day"]),
-           "--extensions", str(tmp_path / "ext.csv"))
+    (tmp_path / "ext.csv").write_text("student,days\nbob,3\nnobody,1\n")
+    proc = _grade(tmp_path / "class", out, _course(course_dir, POLICIES["percent_per_day"]),
+                  "--extensions", str(tmp_path / "ext.csv"))
+    assert "no such student in the submissions: nobody" in proc.stderr
     bob = json.loads((out / "bob" / "results.json").read_text())["late"]
     assert bob["penalty"] == 0 and bob["extension"] == "3 days"
 

@@ -89,6 +89,11 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
     print(f"found: {layout.description}: {len(layout.submissions)} submissions", file=stream)
     for note in layout.notes:
         print(f"  note: {note}", file=stream)
+    known = {x for s in layout.submissions
+             for x in (s.student, *(y for m in s.members for y in (m.sid, m.email, m.name)))}
+    unknown = sorted(set(ext) - known)
+    if unknown:
+        print(f"warning: {extensions}: no such student in the submissions: {', '.join(unknown[:8])}", file=stream)
     full_key = grading_key(asg, device, time_limit_s, None)
     key = grading_key(asg, device, time_limit_s, only)
     run_at = partial.now()

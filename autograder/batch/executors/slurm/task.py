@@ -19,13 +19,14 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.core import course
-from autograder.reports import feedback_html, gradebook
-from autograder.batch.executors import local as pool
-from autograder.batch import store
+from autograder.batch import partial, store
 from autograder.batch import run as batch
-from autograder.batch.zero import zero_results
+from autograder.batch.discover import Submission
+from autograder.batch.executors import local as pool
 from autograder.batch.executors.slurm.plan import Manifest
+from autograder.batch.zero import zero_results
+from autograder.core import course
+from autograder.reports import gradebook
 
 #: Exit status when Slurm stopped the task (scancel, time limit, preemption send SIGTERM).
 INTERRUPTED = 130
@@ -39,6 +40,7 @@ class UnlockedStore(store.Store):
         self.out = Path(out)
         self.key = key
         self._lock = None
+        self.regraded = 0
 
     def close(self) -> None:
         pass
@@ -74,14 +76,20 @@ def grade_slice(manifest_path: Path, index: int, stream=None) -> int:
         return 0
     by_key = {j["student"]: j for j in todo}
     task_ids = [t.id for t in asg.tasks]
+    run_at = partial.now()
 
     def on_done(outcome: pool.Outcome) -> None:
         job = by_key[outcome.job.key]
         results = outcome.results if outcome.results is not None else zero_results(
             asg, outcome.failure or "grading failed", execution_time=outcome.seconds)
-        st.save(job["student"], job["digest"], results,
-                feedback_html.render(job["student"], results, asg),
-                seconds=outcome.seconds, source=job["payload"]["path"])
+        p = job["payload"]
+        # as the local executor saves: merged into a stored full result, logged in regrades.csv
+        # (the submitting grade-all re-applies late work with the class's metadata afterwards)
+        sub = Submission(student=job["student"], path=Path(p["path"]), members=())
+        results = batch.record(st, sub, job["digest"], results, outcome.seconds, asg=asg,
+                               only=set(p["only"]) if p.get("only") else None, key=manifest.key,
+                               full_key=batch.grading_key(asg, p["device"], p.get("time_limit_s"), None),
+                               run_at=run_at, extensions={}, stream=stream)
         score = sum(gradebook.task_scores(results, task_ids).values())
         print(f"graded {job['student']} {score:.4g}/{asg.max_score:g} in {outcome.seconds:.1f} s",
               file=stream, flush=True)
