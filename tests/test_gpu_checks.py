@@ -92,6 +92,19 @@ def test_a_copy_onto_itself_measures_nothing_and_earns_no_measurement_check(tmp_
     assert all("does not follow the device" in tests[c]["output"] for c in bw)
 
 
+#: The CPU checks of bw.py, which watch the torch calls a copy makes.
+BW_CPU = {"bw_returns_gbs", "bw_honours_args", "bw_sweep_sizes", "bw_rejects_bad"}
+
+
+@pytest.mark.parametrize("name", ["good_chunked", "good_best_of_k"])
+def test_chunked_and_best_of_k_copies_keep_the_cpu_checks_too(name, tmp_path):
+    """Slices of the buffer count by their bytes, k repeats of iters copies are k x iters, and
+    indexing one element (src[-1].item()) copies nothing (issue 12 item 5)."""
+    res = grade_submission(submission(name, tmp_path), only=BW_CPU)
+    assert {t["check"]: t["output"] for t in res["tests"] if t["status"] != "passed"} == {}
+    assert {t["check"] for t in res["tests"]} == BW_CPU
+
+
 @pytest.mark.parametrize("name", GOOD)
 def test_correct_styles_pass_every_gpu_check(name, tmp_path):
     tests = gpu_tests(grade_submission(submission(name, tmp_path), only=IDS))

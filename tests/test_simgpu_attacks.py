@@ -69,3 +69,44 @@ def test_the_profile_reading_attack_wins_when_the_device_shares_its_process():
     bw_checks = [vid for vid, (_c, f) in verdicts.ids().items() if verdicts.MODULE[f] == "bw"]
     passed = {vid for vid in bw_checks if verdicts.VERDICTS[vid](run, "h100-sxm", 7).passed}
     assert {"sync_present", "warmup_present", "bytes_counted_twice", "units_gb_per_s"} <= passed
+
+
+PROBE = '''
+import gc, os, sys
+
+def look():
+    """What of the device a student's process can find during a call on the simulated GPU."""
+    import torch
+    tables = [o for o in gc.get_objects() if isinstance(o, dict) and "bw_gbs" in o]
+    found = sorted({float(o[k]) for o in tables for k in ("bw_gbs", "peak_tflops", "l2_speedup")
+                    if isinstance(o.get(k), (int, float))})
+    props = torch.cuda.get_device_properties(0)
+    return {"found": found, "env": os.environ.get("WHY17_SIM_SECRET"),
+            "l2": props.L2_cache_size, "name": torch.cuda.get_device_name()}
+'''
+
+
+def test_during_a_call_the_child_holds_no_profile_only_the_device_properties(tmp_path, monkeypatch):
+    from autograder.sandbox.parent import Limits, Sandbox
+
+    monkeypatch.setenv("WHY17_SIM_SECRET", "grader-only")
+    (tmp_path / "probe.py").write_text(PROBE)
+    cfg = simgpu.config("h100", seed=12345)
+    with Sandbox(tmp_path, Limits(time_limit_s=120)) as box:
+        seen, trace = box.call("probe", "look", sim=cfg, trace=True)
+    # The hardware table's own numbers are public (shared/data/hardware.yml); the seeded ones are not there.
+    assert seen["found"] and not {cfg["bw_gbs"], cfg["peak_tflops"], cfg["l2_speedup"]} & set(seen["found"])
+    assert (seen["env"], seen["l2"], seen["name"]) == (None, cfg["l2_bytes"], cfg["name"])
+    assert trace["clock_reads"] == 0 and trace["profile"] == "h100-sxm"     # the grader's own trace
+
+
+def test_the_seed_needs_the_graders_secret_and_stays_the_same_for_the_same_files(monkeypatch):
+    from autograder.gpu import seed
+
+    monkeypatch.setenv(seed.ENV, "one")
+    first, again = seed.sim_seed(42), seed.sim_seed(42)
+    monkeypatch.setenv(seed.ENV, "two")
+    other = seed.sim_seed(42)
+    monkeypatch.delenv(seed.ENV)
+    assert first == again and first != other and seed.sim_seed(42) not in (first, other)
+    assert not seed.secret_set()
