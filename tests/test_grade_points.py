@@ -27,8 +27,10 @@ def _course(tmp_path, edit) -> str:
 CASES = [
     (lambda t: t[0]["checks"].update(bw_rejects_bad=2),
      "the points of 'assignments.why17.tasks[0].checks' sum to 32, but the task's points are 31"),
-    (lambda t: t[2]["checks"].update(kv_bytes_gqa="4"), "key 'assignments.why17.tasks[2].checks.kv_bytes_gqa' must be a number"),
-    (lambda t: t[3]["checks"].update(roofline_loglog=-4), "key 'assignments.why17.tasks[3].checks.roofline_loglog' must be positive"),
+    (lambda t: t[2]["checks"].update(kv_bytes_gqa="4"),
+     "key 'assignments.why17.tasks[2].checks.kv_bytes_gqa' must be a number"),
+    (lambda t: t[3]["checks"].update(roofline_loglog=-4),
+     "key 'assignments.why17.tasks[3].checks.roofline_loglog' must be positive"),
     (lambda t: t[4].update(checks={}), "key 'assignments.why17.tasks[4].checks' must be a mapping"),
     (lambda t: t[4].update(checks=["measure_file"]), "key 'assignments.why17.tasks[4].checks' must be a mapping"),
 ]

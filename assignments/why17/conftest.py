@@ -95,8 +95,8 @@ def pytest_assertrepr_compare(config, op, left, right):
         return None
     from shared import diagnose
 
-    pairs = list(zip(left, expected)) if isinstance(left, (list, tuple)) and isinstance(expected, (list, tuple)) \
-        else [(left, expected)]
+    both = isinstance(left, (list, tuple)) and isinstance(expected, (list, tuple)) and len(left) == len(expected)
+    pairs = list(zip(left, expected, strict=True)) if both else [(left, expected)]
     pairs = [(a, b) for a, b in pairs if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a != b]
     if not pairs:
         return None

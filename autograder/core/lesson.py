@@ -2,6 +2,8 @@
 
     <grader>/__init__.py   may set TORCH_FILES: student files that import torch
     <grader>/checks/       the checks, each registered with autograder.core.registry.check
+                           (its __init__ may set DEPENDS, student module -> modules its checks also
+                           run, and HANDED_IN, other files a submission holds: core/grade.py)
     <grader>/mistakes.yml  optional: the classic mistakes and the checks that reveal them
     <grader>/plotdata.py   optional: ``collect(submission_path) -> dict | None``, stored in
                            results.json under PLOTS_KEY

@@ -45,7 +45,8 @@ def _ceiling(ctx, *args, **kwargs) -> tuple[float, float]:
 
 def _shares_weights(ctx, model, bpw: float, device) -> None:
     p, bw, kv = model.params_read(), device.bw_gbs, model.kv_bytes_per_token(2.0)
-    where = f"{model.name} ({f(p)} parameters, {bpw:g} bytes/weight) on {device.name}, {SHORT_CONTEXT} tokens of context"
+    where = (f"{model.name} ({f(p)} parameters, {bpw:g} bytes/weight) on {device.name}, "
+             f"{SHORT_CONTEXT} tokens of context")
     kw = dict(context=SHORT_CONTEXT, kv_bytes_per_token=kv)
     one, total_one = _ceiling(ctx, p, bpw, bw, batch=1, **kw)
     want_one, _ = oracle.ceiling(p, bpw, bw, 1, SHORT_CONTEXT, kv, math.inf)

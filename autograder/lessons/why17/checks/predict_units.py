@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
-from autograder.lessons.why17.checks import predict_oracle as oracle
-from autograder.core.registry import CheckFailed, check
 from autograder.core.errors import StudentRaised
+from autograder.core.registry import CheckFailed, check
+from autograder.lessons.why17.checks import predict_oracle as oracle
 from shared import diagnose, tables
 
 TASK = "task3"
@@ -134,7 +134,7 @@ def _rereads_weights(args, kwargs) -> tuple[float, float]:
 def _expect_pair(ctx, args, kwargs, expected, *, what, section):
     got = oracle.pair(_call(ctx, "decode_ceiling", *args, **kwargs), "decode_ceiling", "tokens/s")
     slip = _rereads_weights(args, kwargs)
-    if kwargs.get("batch", 1) > 1 and all(oracle.close(g, s, 1e-6) for g, s in zip(got, slip)):
+    if kwargs.get("batch", 1) > 1 and all(oracle.close(g, s, 1e-6) for g, s in zip(got, slip, strict=True)):
         raise CheckFailed(f"decode_ceiling for {what}: {diagnose.REREAD_WEIGHTS}. Reread: {diagnose.BATCHING}.")
     for label, mine, want in (("per-stream", got[0], expected[0]), ("total", got[1], expected[1])):
         if not oracle.close(mine, want, REL):
