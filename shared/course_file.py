@@ -8,6 +8,8 @@ bundle ships shared/ and course.yml but no grader code; it returns plain dicts a
 """
 from __future__ import annotations
 
+import functools
+import os
 from pathlib import Path
 
 import yaml
@@ -54,8 +56,18 @@ def has_assignments(path: Path | str) -> bool:
 
     False for another tool's YAML without one, or a file that cannot be read; True for invalid
     YAML too, so that a search stops at a broken course file and ``read`` names its line, instead
-    of going on to another course.
+    of going on to another course. Remembered per file version (path, size, mtime): the grader
+    asks before every sandboxed child it starts, and parsing course.yml costs ~50 ms each time.
     """
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return _has_assignments(str(Path(path).resolve()), info.st_size, info.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _has_assignments(path: str, _size: int, _mtime_ns: int) -> bool:
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
