@@ -12,7 +12,9 @@ import pytest
 
 from autograder.lessons.why17.fixtures import build, mistake
 
-KINDS = ("wrong", "hostile", "good", "public_wrong")
+#: The folders of fixtures laid over the reference: these four, and any other holding a mistake.yml (class/).
+KINDS = sorted({"wrong", "hostile", "good", "public_wrong"}
+               | {p.parent.parent.name for p in build.HERE.glob("*/*/mistake.yml")})
 FIXTURES = sorted((kind, p.name) for kind in KINDS for p in (build.HERE / kind).iterdir() if p.is_dir())
 #: Share of a stored file's distinct code lines that may also be lines of the reference module.
 MAX_SHARED = 0.5
