@@ -6,7 +6,8 @@ from autograder.batch.executors.slurm import cli as slurm_cli
 
 NAME = "grade-all"
 HELP = ("grade every submission in SUBMISSIONS_DIR in parallel (resumable); write OUT/<student>/"
-        "results.json and feedback.html, gradebook.csv, canvas.csv, summary.json, summary.html")
+        "results.json and feedback.html, gradebook.csv, canvas.csv, summary.json, summary.html, "
+        "and regrades.csv when a run changes a stored score")
 
 
 def _positive_float(text: str) -> float:
@@ -58,7 +59,8 @@ def add_arguments(p) -> None:
                    help=f"wall-clock seconds one submission may take before it gets a zero "
                         f"(default: {batch.BUDGET_CALLS} x course.yml's time_limit_s)")
     p.add_argument("--checks", type=_check_ids, default=None, metavar="ID,ID",
-                   help="grade only these check ids (quick trial runs, tests); the others are left out")
+                   help="grade only these check ids: merged into each student's stored full result, "
+                        "else partial (partial.csv; never in gradebook.csv or canvas.csv)")
     p.add_argument("--time-limit-s", type=_positive_float, default=None, metavar="S",
                    help="seconds per call of a student function (default: course.yml's time_limit_s)")
     p.add_argument("--extensions", metavar="CSV", default=None,
