@@ -224,6 +224,8 @@ def test_a_late_class_gets_each_policys_penalty_from_each_source(tmp_path, sourc
     for i, name in enumerate(("percent_per_day", "zero_after", "none")):
         proc = _grade(tmp_path / "class", out, _course(course_dir, POLICIES[name]))
         assert ("skipping 2 already graded" in proc.stderr) == (i > 0)   # a new policy needs no regrade
+        assert f"late work: 1 of 2 late (due 2026-12-01T23:59:00+00:00, policy {name}); " \
+               f"submission times from: {words}" in proc.stderr
         rows = {r["student"]: r for r in csv.DictReader((out / "partial.csv").open())}
         for student, expected in zip(("ann", "bob"), EXPECTED[name], strict=True):
             row = rows[student]

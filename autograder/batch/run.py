@@ -196,6 +196,19 @@ def with_late(sub, results: dict, asg, extensions: dict) -> dict:
     return late.apply(results, policy, when.when, when.source, extension_of(sub, extensions))
 
 
+def late_line(entries, asg) -> str:
+    """One line for the TA: how many were late under the policy, and where the times came from."""
+    verdicts = [r.get(late.RESULTS_KEY) or {} for _s, r in entries]
+    sources: dict[str, int] = {}
+    for v in verdicts:
+        source = str(v.get("time_source", "")).split(" (", 1)[0]
+        sources[source] = sources.get(source, 0) + 1
+    n_late = sum(1 for v in verdicts if v.get("days_late"))
+    where = ", ".join(f"{k} {n}" for k, n in sorted(sources.items()))
+    return (f"late work: {n_late} of {len(verdicts)} late (due {asg.late.due.isoformat()}, policy "
+            f"{asg.late.policy}); submission times from: {where}")
+
+
 def record(st: store.Store, sub, digest: str, results: dict, seconds: float, *, asg, only, key: str,
            full_key: str, run_at: str, extensions: dict, stream) -> dict:
     """Save one student's new grading: merged into the stored full result when this run graded
@@ -250,6 +263,8 @@ def write_class_files(st: store.Store, layout: discover.Layout, asg, *, extensio
         print(f"warning: {len(names)} partial result(s) (graded with --checks, no full result to "
               f"merge into) left out of {GRADEBOOK} and {CANVAS}: {shown}; they are in {PARTIAL}; "
               f"grade them without --checks", file=stream)
+    if getattr(asg, "late", None) is not None and stream is not None:
+        print(late_line(entries + partials, asg), file=stream)
     everyone = sorted(entries + partials, key=lambda e: e[0].student)
     data = summary.build(everyone, asg, layout.description,
                          partial=[s.student for s, _ in partials],
