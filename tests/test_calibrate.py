@@ -48,7 +48,7 @@ def rows(table: str) -> dict[str, list[str]]:
     for line in lines[head + 2:]:
         if not line.strip():
             break
-        out[line.split()[0]] = [line[a:b].strip() for a, b in zip(starts, starts[1:])]
+        out[line.split()[0]] = [line[a:b].strip() for a, b in zip(starts, starts[1:], strict=False)]
     return out
 
 
@@ -61,7 +61,7 @@ def test_sim_table_each_wrong_submission_fails_exactly_its_own_check(sim_table):
     assert set(table) == {p.name for p in calibrate.SUBMISSIONS.iterdir()
                           if p.is_dir() and p.name.startswith(("good_", "wrong_"))}
     for name, cells in table.items():
-        failed = {c for c, cell in zip(COLUMNS, cells) if "FAIL" in cell}
+        failed = {c for c, cell in zip(COLUMNS, cells, strict=True) if "FAIL" in cell}
         assert failed == ({column(calibrate.EXPECTED[name])} if name.startswith("wrong_") else set()), (name, cells)
         if name.startswith("wrong_"):
             assert cells[COLUMNS.index(column(calibrate.EXPECTED[name]))].endswith("FAIL*")
@@ -102,7 +102,8 @@ def test_table_names_each_disagreement():
     rows_ = [calibrate.SubmissionRow("good_a", dict(ok, warmup_present=Verdict("warmup_present", False, "", 0.4))),
              calibrate.SubmissionRow("wrong_bytes_once", ok),
              calibrate.SubmissionRow("wrong_no_sync", note="not measured: the time budget ran out")]
-    spec = [calibrate.SpecRow("copy 256 MiB", 4000.0, 4800.0, "GB/s"), calibrate.SpecRow("matmul 4096 bf16", 600.0, None, "TFLOP/s")]
+    spec = [calibrate.SpecRow("copy 256 MiB", 4000.0, 4800.0, "GB/s"),
+            calibrate.SpecRow("matmul 4096 bf16", 600.0, None, "TFLOP/s")]
     text = calibrate.format_table("test device", spec, rows_)
     assert "0.83x" in text and "0.40x FAIL" in text and "1.00x ok*" in text
     assert "not measured: the time budget ran out" in text

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import forkserver
 from autograder.core.grade import grade_submission
+from autograder.sandbox import forkserver
 from shared.simgpu.verdicts import MODULE, VERDICTS
 from shared.simgpu.verdicts import ids as verdict_ids
 

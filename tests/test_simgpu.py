@@ -3,7 +3,6 @@ memory and OutOfMemoryError, the torch styles student code uses, and determinism
 from __future__ import annotations
 
 import importlib.util
-import sys
 import time
 import timeit
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 import torch
 
 from shared import simgpu
-from shared.simgpu import expected, patches
+from shared.simgpu import patches
 
 ROOT = Path(__file__).resolve().parent.parent
 simgpu.install()
@@ -21,7 +20,8 @@ simgpu.install()
 def _reference(name: str):
     """solutions/why17/<name>.py under a private module name (imported after install, like a
     student module; never as plain 'bw', which other tests may import from elsewhere)."""
-    spec = importlib.util.spec_from_file_location(f"why17_reference_{name}", ROOT / "solutions" / "why17" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"why17_reference_{name}",
+                                                  ROOT / "solutions" / "why17" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -277,7 +277,8 @@ def test_matmuls_count_two_flops_per_multiply_add(matmul):
         a = torch.randn(m, k, device="cuda")
         b = torch.randn(k, n, device="cuda")
         out = {"@": lambda: a @ b, "matmul": lambda: torch.matmul(a, b), "mm": lambda: a.mm(b),
-               "bmm": lambda: torch.bmm(a[None], b[None]), "addmm": lambda: torch.addmm(torch.zeros(m, n, device="cuda"), a, b),
+               "bmm": lambda: torch.bmm(a[None], b[None]),
+               "addmm": lambda: torch.addmm(torch.zeros(m, n, device="cuda"), a, b),
                "linear": lambda: torch.nn.functional.linear(a, b.T)}[matmul]()
         assert tuple(out.shape[-2:]) == (m, n) and out.is_cuda
     assert [g["flops"] for g in simgpu.trace()["op_groups"] if g["kind"] == "matmul"] == [2.0 * m * k * n]
@@ -358,7 +359,7 @@ def test_l2_residency_is_by_byte_range_so_slices_of_a_big_buffer_stream_from_mem
     with simgpu.active(H100):
         src = torch.empty(8 * l2, dtype=torch.uint8, device="cuda")
         dst = torch.empty_like(src)
-        for d, s in zip(dst.chunk(64), src.chunk(64)):
+        for d, s in zip(dst.chunk(64), src.chunk(64), strict=True):
             d.copy_(s)                                    # each slice is new to the cache
         small = torch.empty(l2 // 4, dtype=torch.uint8, device="cuda")
         out = torch.empty_like(small)

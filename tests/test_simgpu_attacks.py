@@ -110,3 +110,33 @@ def test_the_seed_needs_the_graders_secret_and_stays_the_same_for_the_same_files
     monkeypatch.delenv(seed.ENV)
     assert first == again and first != other and seed.sim_seed(42) not in (first, other)
     assert not seed.secret_set()
+
+
+def test_the_grader_answers_what_a_cuda_program_asks_and_refuses_anything_else():
+    from autograder.gpu import host
+    from autograder.sandbox.parent import ChildGone
+
+    class Child:
+        who = "your code"
+
+    child, sent = Child(), []
+    child.device, public = host.open(simgpu.config("h100", seed=3))
+    assert "bw_gbs" not in public and public["l2_bytes"] == child.device.cfg["l2_bytes"]
+    copy = {"op": "launch", "kind": "copy", "reads": [[1, 0, 2**30]], "writes": [[2, 0, 2**30]],
+            "read_bytes": 2**30, "write_bytes": 2**30, "flops": 0.0, "dtype": "uint8", "stream": 0}
+    host.serve(child, {"dev": [{"op": "alloc", "aid": 1, "bytes": 2**30}, {"op": "alloc", "aid": 2, "bytes": 2**30},
+                               {"op": "record", "event": 1, "stream": 0}, copy,
+                               {"op": "record", "event": 2, "stream": 0}],
+                       "ask": {"op": "elapsed", "start": 1, "end": 2}}, lambda c, m: sent.append(m))
+    assert sent == [{"dev_error": "Both events must be completed before calculating elapsed time."}]
+    host.serve(child, {"dev": [{"op": "sync", "stream": None}], "ask": {"op": "elapsed", "start": 1, "end": 2}},
+               lambda c, m: sent.append(m))
+    assert sent[-1]["dev_reply"] > 0 and child.device.trace()["largest_alloc_bytes"] == 2**30
+    for bad in ({"dev": [{"op": "set_clock", "host_s": 0.0}]}, {"dev": [dict(copy, reads="all")]},
+                {"dev": [dict(copy, kind="teleport")]}, {"dev": [], "ask": {"op": "alloc", "aid": 3, "bytes": 1}},
+                {"dev": "nope"}, {"dev": [{"op": "alloc", "aid": -1, "bytes": 1}]}):
+        with pytest.raises(ChildGone, match="a request no CUDA program makes"):
+            host.serve(child, bad, lambda c, m: sent.append(m))
+    nobody = Child()
+    with pytest.raises(ChildGone):                     # device requests outside a simulated call
+        host.serve(nobody, {"dev": []}, lambda c, m: None)

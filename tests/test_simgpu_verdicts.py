@@ -2,14 +2,14 @@
 and the analytic model the student command compares with matches the reference's measurement."""
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import math
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shared import simgpu
 from shared.simgpu import expected, verdicts
@@ -21,7 +21,8 @@ simgpu.install()
 def _reference(name: str):
     """solutions/why17/<name>.py under a private module name (imported after install, like a
     student module; never as plain 'bw', which other tests may import from elsewhere)."""
-    spec = importlib.util.spec_from_file_location(f"why17_reference_{name}", ROOT / "solutions" / "why17" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"why17_reference_{name}",
+                                                  ROOT / "solutions" / "why17" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -35,7 +36,7 @@ flops = _reference("flops")
                                           (verdicts.FLOP_FACTORS, verdicts.TFLOPS_UNITS)])
 def test_no_two_explanations_are_within_twice_the_tolerance(counts, units):
     products = sorted(c * u for c, u in itertools.product(counts, units))
-    gaps = [math.log(b / a) for a, b in zip(products, products[1:])]
+    gaps = [math.log(b / a) for a, b in zip(products, products[1:], strict=False)]
     assert min(gaps) > 2 * math.log(verdicts.RATIO_TOLERANCE)
 
 
@@ -49,6 +50,7 @@ def test_ratios_are_explained_or_not(ratio, explained):
 def test_numbers_the_checks_accept():
     import numpy as np
     import torch
+
     from autograder.runtime.runner import Array
     ok = [2.5, 3, np.float32(2.5), torch.tensor(2.5), Array("torch.Tensor", "float32", [2.5])]
     assert all(verdicts._number(v) == pytest.approx(2.5) or v == 3 for v in ok)
@@ -152,6 +154,7 @@ ON_THEIR_OWN = {
 @pytest.mark.parametrize("vid", sorted(ON_THEIR_OWN))
 def test_a_mistake_in_a_calling_function_alone_fails_its_own_check(vid):
     import types
+
     from shared.simgpu.local import LocalRunner
     module, function, broken, shape = ON_THEIR_OWN[vid]
     good = _fixture("good_events", module)

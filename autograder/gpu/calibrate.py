@@ -212,7 +212,8 @@ def calibrate_cuda(budget_s: float = BUDGET_S) -> tuple[str, list[SpecRow], list
         try:
             for module, path in files.items():
                 shutil.copy2(path, folder / f"{module}.py")
-            done = subprocess.run([sys.executable, "-m", "autograder.runtime.realgpu_pair", str(folder), str(REFERENCE)],
+            done = subprocess.run([sys.executable, "-m", "autograder.runtime.realgpu_pair", str(folder),
+                                   str(REFERENCE)],
                                   capture_output=True, text=True, timeout=left, cwd=course.ROOT)
             lines = done.stdout.strip().splitlines()
             if done.returncode != 0 or not lines:
@@ -273,6 +274,6 @@ def format_table(device_line: str, spec: list[SpecRow], rows: list[SubmissionRow
 
 
 def _grid(head: list[str], body: list[list[str]]) -> list[str]:
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
-    fmt = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
+    fmt = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=False)).rstrip()  # noqa: E731
     return [fmt(head), fmt(["-" * w for w in widths])] + [fmt(b) for b in body]

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import contextlib
 
-from shared.simgpu import state, trace as _trace_module  # noqa: F401 (bound before def trace below)
+from shared.simgpu import state
+from shared.simgpu import trace as _trace_module  # noqa: F401 (bound before def trace below)
 from shared.simgpu.profile import config, gpu_keys, validate
 
 #: Names that need torch, imported on first use: the grader imports shared.simgpu.verdicts (pure

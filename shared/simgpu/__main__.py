@@ -2,7 +2,8 @@
 
 Runs the student's own functions on the simulated GPU: the bandwidth sweep with the cache cliff
 marked, measured_bandwidth, the matmul figure, and every GPU sanity check's verdict (one per
-timing function it judges), as the grader judges them. Exit 0 when every check passed, 1 when one failed, 2 on bad usage.
+timing function it judges), as the grader judges them. Exit 0 when every check passed, 1 when
+one failed, 2 on bad usage.
 """
 from __future__ import annotations
 

@@ -54,7 +54,7 @@ def byte_range(t: torch.Tensor) -> tuple[int, int]:
     start = t.storage_offset() * size
     if t.numel() == 0:
         return start, start
-    extent = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()) if n > 1)
+    extent = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride(), strict=True) if n > 1)
     return start, start + extent * size
 
 

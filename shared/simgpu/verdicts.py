@@ -69,7 +69,8 @@ MATMUL_N = 4096
 
 #: Byte-count factors: student / reference when only the byte count is off.
 BYTE_FACTORS = {0.5: "you counted the bytes once; a copy reads n_bytes and writes n_bytes",
-                1.0: "", 2.0: "you counted 4·n_bytes per copy; a copy reads n_bytes and writes n_bytes, 2·n_bytes in all"}
+                1.0: "",
+                2.0: "you counted 4·n_bytes per copy; a copy reads n_bytes and writes n_bytes, 2·n_bytes in all"}
 #: Units factors for GB/s: student / reference when only the unit is off.
 GBS_UNITS = {
     1.0: "",
@@ -232,12 +233,6 @@ def _single(explained):
     if explained is None or (explained[0] != 1.0 and explained[1] != 1.0):
         return None
     return explained
-
-
-def _stream_bytes(trace: dict) -> int:
-    """Bytes written by the trace's largest copy-like kernel (a copy or an elementwise op)."""
-    return max((g["write_bytes"] for g in trace.get("op_groups", [])
-                if g["kind"] in ("copy", "elementwise")), default=0)
 
 
 # ------------------------------------------------------------ measuring

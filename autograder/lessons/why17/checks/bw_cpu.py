@@ -94,8 +94,8 @@ def honours_args(ctx):
     # of the timed loop makes it k times the difference in iters.
     repeats = (c_many - c_few) / (many - few)
     if not (1 <= round(repeats) <= MAX_REPEATS and abs(repeats - round(repeats)) < 0.05):
-        raise CheckFailed(f"copy_bandwidth copied the buffer {c_few:g} times with iters={few} and {c_many:g} times with "
-                          f"iters={many}; the timed loop should run iters times. {BUILD}")
+        raise CheckFailed(f"copy_bandwidth copied the buffer {c_few:g} times with iters={few} and {c_many:g} times "
+                          f"with iters={many}; the timed loop should run iters times. {BUILD}")
 
 
 def _about(n: int, target: int) -> bool:
