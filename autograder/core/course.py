@@ -70,7 +70,7 @@ class Assignment:
     #: optional: a student call may take this many times the reference's time for the same call
     #: (autograder/sandbox/calltime.py), never less than ``time_limit_floor_s`` seconds and never
     #: more than ``time_limit_s``
-    time_limit_multiple: float = 10.0
+    time_limit_multiple: float = 300.0
     time_limit_floor_s: float = 3.0
 
     @property

@@ -37,7 +37,8 @@ RUNNER = Path(__file__).resolve().parents[1] / "runtime" / "runner.py"
 class Limits:
     """Limits of one child. Seconds, MiB and bytes as named."""
 
-    time_limit_s: float = 60.0          # wall clock per call (course.yml time_limit_s)
+    time_limit_s: float = 60.0          # wall clock per call (course.yml time_limit_s); with a timer
+                                        # (calltime.py) the ceiling of the limit it derives
     memory_limit_mb: int = 4096         # address space of the child (course.yml memory_limit_mb)
     startup_timeout_s: float = 120.0    # wall clock for the child's own imports (torch) before any call
     cpu_seconds: int = 1200             # total CPU seconds of one child, a backstop behind the wall clock
