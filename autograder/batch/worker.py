@@ -32,9 +32,25 @@ def _set_pdeathsig() -> None:
 
 
 def _cpu_s() -> float:
+    """CPU seconds of this worker and all it started: its reaped children, and the live fork
+    server's own time and its reaped children's (read from /proc: the server is reaped only at
+    the end of the run, so per submission its children count as the server reaps them)."""
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime + _server_cpu_s()
+
+
+def _server_cpu_s() -> float:
+    from autograder.sandbox import forkserver
+    server = forkserver.active()
+    if server is None:
+        return 0.0
+    try:
+        with open(f"/proc/{server.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")   # utime stime cutime cstime
 
 
 def grade_one(job: dict) -> dict:
