@@ -4,7 +4,8 @@
 
 CPU seconds count the grader (parent) and the child processes that ran student code (the fork
 server's import, then each child as it is reaped). The first run pays the fork server's import of
-torch; later runs show what a grade-all worker pays per submission. Prints figures; asserts nothing (the grader's tests never time anything).
+torch; later runs show what a grade-all worker pays per submission. Prints figures; asserts
+nothing (the grader's tests never time anything).
 """
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def main() -> int:
     t0 = time.perf_counter()
     load_checks()
     print(f"loading the checks (hypothesis, tables): {time.perf_counter() - t0:.2f} s wall, once per process")
-    print(f"{'submission':<10} {'run':>3} {'wall s':>7} {'cpu grader':>11} {'cpu children':>13} {'score':>13} {'tests':>6}")
+    print(f"{'submission':<10} {'run':>3} {'wall s':>7} {'cpu grader':>11} {'cpu children':>13} "
+          f"{'score':>13} {'tests':>6}")
     for label, folder in (("reference", asg.solutions_dir), ("stubs", asg.assignments_dir)):
         for run in range(1, args.repeat + 1):
             wall0, (me0, kids0) = time.perf_counter(), _cpu()

@@ -30,7 +30,8 @@ EXPECTED = {
     "os_exit_in_function": ({"prefill_time", "errors_prefill_seconds"}, "exited with code 7"),
     "sys_exit_in_function": ({"kv_bytes_gqa", "law_kv_linear", "errors_kv_bytes_per_token"},
                              "kv_bytes_per_token called sys.exit(1)"),
-    "endless_loop": ({"prefill_time", "errors_prefill_seconds"}, f"prefill_seconds did not return within {LIMIT_S:g} s"),
+    "endless_loop": ({"prefill_time", "errors_prefill_seconds"},
+                     f"prefill_seconds did not return within {LIMIT_S:g} s"),
     "output_flood": (set(), ""),
     "huge_allocation": ({"bw_returns_gbs", "bw_honours_args", "bw_sweep_sizes"}, "MemoryError"),
 }

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from autograder.core.errors import StudentCrashed, StudentMissing, StudentRaised, StudentTimeout
-from autograder.sandbox.parent import Limits, Sandbox
 from autograder.runtime import runner
+from autograder.sandbox.parent import Limits, Sandbox
 
 LIGHT = dict(preload=(), simgpu=False)
 
@@ -77,7 +77,8 @@ def test_missing_module_and_function(tmp_path):
 def test_timeout_kills_the_process_group_and_a_fresh_child_serves_the_next_call(tmp_path):
     code = ("import subprocess, sys, time\n"
             "def spawn():\n"
-            "    p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', 'why17-grandchild-mark'])\n"
+            "    p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)',\n"
+            "                          'why17-grandchild-mark'])\n"
             "    return p.pid\n"
             "def hang():\n    time.sleep(600)\n"
             "def ok():\n    return 42\n")
@@ -133,7 +134,8 @@ def test_syntax_error_names_file_and_line_and_spares_other_modules(tmp_path):
 
 
 def test_output_flood_is_drained_and_capped(tmp_path):
-    code = "import sys\ndef loud():\n    sys.stdout.write('y' * (8 * 2**20))\n    sys.stdout.flush()\n    return 'done'\n"
+    code = ("import sys\ndef loud():\n    sys.stdout.write('y' * (8 * 2**20))\n    sys.stdout.flush()\n"
+            "    return 'done'\n")
     with _sandbox(tmp_path, {"m.py": code}) as box:
         assert box.call("m", "loud")[0] == "done"
         text = box.output()

@@ -6,7 +6,8 @@ submission per request. Student code never runs here: grade_submission runs it i
 children, each a fresh process.
 
 Protocol (JSON lines): the parent writes ``{"id", "path", "assignment", "device",
-"time_limit_s", "only"}`` on stdin (``only``: check ids, or null for all); the worker answers on its original stdout with ``{"ready": true}``
+"time_limit_s", "only"}`` on stdin (``only``: check ids, or null for all); the worker answers on
+its original stdout with ``{"ready": true}``
 once, then ``{"id", "results", "cpu_s"}`` per request, and at the end of its stdin
 ``{"bye": true, "cpu_s", "maxrss_kb", "children_maxrss_kb"}`` (CPU seconds of the worker and
 everything it started; peak resident memory in KiB of the worker itself and of the largest process
@@ -55,9 +56,8 @@ def _server_cpu_s() -> float:
 
 def grade_one(job: dict) -> dict:
     """The results dict for one job: graded, or a zero with the reason when grading refused it."""
-    from autograder.core import course
-    from autograder.core import lesson
     from autograder.batch.zero import zero_results
+    from autograder.core import course, lesson
     from autograder.core.errors import UsageError
     from autograder.core.grade import grade_submission
 

@@ -17,11 +17,10 @@ import traceback
 from pathlib import Path
 
 from autograder.core import course, fallback, points, results, submission
-from autograder.sandbox import calltime, forkserver, isolation
-from autograder.core.registry import REGISTRY, Check, CheckFailed
-from autograder.core.errors import StudentError, StudentRaised
 from autograder.core.context import GradingContext
-from autograder.core.errors import UsageError
+from autograder.core.errors import StudentError, StudentRaised, UsageError
+from autograder.core.registry import REGISTRY, Check, CheckFailed
+from autograder.sandbox import calltime, forkserver, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
 
@@ -139,8 +138,9 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
     # explicit time_limit_s is one fixed limit for every call instead.
     timer = None if time_limit_s else calltime.ReferenceTimer(
         reference, multiple=asg.time_limit_multiple, floor_s=asg.time_limit_floor_s, ceiling_s=limit)
-    student = PerFileSandbox(sub.folder, limits, preload=("matplotlib.figure",) if light else ("torch", "matplotlib.figure"),
-                      simgpu=not light, timer=timer)
+    student = PerFileSandbox(sub.folder, limits,
+                             preload=("matplotlib.figure",) if light else ("torch", "matplotlib.figure"),
+                             simgpu=not light, timer=timer)
     try:
         student.start()  # the child imports while the checks load (hypothesis, the tables)
         plan = checks_for(asg, only)

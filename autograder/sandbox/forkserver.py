@@ -532,7 +532,7 @@ def _child(request: dict, fds: list[int], base_path: list[str], server_pid: int)
     for fd in set(fds):
         os.close(fd)
     stdin, stdout, stderr = high[:3]
-    for target, fd in ((0, stdin), (1, stdout), (2, stderr), *zip(pass_fds, high[4:])):
+    for target, fd in ((0, stdin), (1, stdout), (2, stderr), *zip(pass_fds, high[4:], strict=True)):
         os.dup2(fd, target)
         os.set_inheritable(target, True)
     keep = {0, 1, 2, *pass_fds}

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.core.errors import StudentCrashed, StudentError, StudentMissing, StudentRaised, StudentTimeout
-from autograder.sandbox import isolation
-from autograder.runtime import runner
 from autograder.gpu import host
+from autograder.runtime import runner
+from autograder.sandbox import isolation
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(__file__).resolve().parents[1] / "runtime" / "runner.py"
