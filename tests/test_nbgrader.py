@@ -92,7 +92,7 @@ def test_reference_gets_the_graders_points_per_task(graded, tmp_path):
     assert set(nbgrader) == {t.id for t in course.load().assignment(ASSIGNMENT).tasks}
     for task_id, score in nbgrader.items():
         assert score == pytest.approx(ours.get(task_id, 0.0), abs=1e-3), task_id
-    assert nbgrader["task5"] == pytest.approx(20.0, abs=1e-3)
+    assert nbgrader["task5"] == pytest.approx(course.load().assignment(ASSIGNMENT).task("task5").points, abs=1e-3)
 
 
 def test_stub_gets_zero_on_every_task(graded):
@@ -111,7 +111,8 @@ def test_partial_credit_reaches_the_gradebook(graded):
     task5 = course.load().assignment(ASSIGNMENT).task("task5").points
     assert 0 < nbgrader["task5"] < task5
     assert nbgrader["task5"] == pytest.approx(ours, abs=1e-3)
-    assert nbgrader["task5"] == pytest.approx(task5 * 5 / 6, abs=1e-3)
+    pct = dict(course.load().assignment(ASSIGNMENT).task("task5").check_points)["measure_pct_of_ceiling"]
+    assert nbgrader["task5"] == pytest.approx(task5 - pct, abs=1e-3)   # all but the % of ceiling
 
 
 def test_task_cells_write_nothing_to_stderr_and_end_in_a_number(graded):
