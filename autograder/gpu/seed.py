@@ -25,5 +25,5 @@ def secret_set() -> bool:
 def sim_seed(submission_seed: int) -> int:
     """A 64-bit seed from the secret and ``submission_seed`` (the hash of the submission's files)."""
     secret = os.environ.get(ENV, "")
-    digest = hashlib.sha256(f"why17-sim\0{secret}\0{int(submission_seed)}".encode()).digest()
+    digest = hashlib.sha256(f"simgpu-profile\0{secret}\0{int(submission_seed)}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
