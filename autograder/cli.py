@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -34,9 +35,15 @@ def _commands():
         yield importlib.import_module(f"autograder.commands.{info.name}")
 
 
+def _prog() -> str:
+    """How the user called us: the installed console command, or ``python -m autograder``."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return name if name and not name.endswith((".py", "__main__")) and name != "-c" else "python -m autograder"
+
+
 def _select_course(argv) -> None:
     """Select the course before the commands parse their arguments (some check values against it)."""
-    early = _Parser(prog="python -m autograder", add_help=False, allow_abbrev=False)
+    early = _Parser(prog=_prog(), add_help=False, allow_abbrev=False)
     early.add_argument("--course", default=None)
     known, _rest = early.parse_known_args(argv)
     course.select(known.course)
@@ -49,7 +56,7 @@ def main(argv=None) -> int:
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    parser = _Parser(prog="python -m autograder", description="Grade the course's submissions (course.yml).")
+    parser = _Parser(prog=_prog(), description="Grade the course's submissions (course.yml).")
     parser.add_argument("--course", metavar="PATH", help=COURSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for module in _commands():
