@@ -5,8 +5,8 @@ import zipfile
 
 import pytest
 
-from autograder.core import course
 from autograder.batch import discover
+from autograder.core import course
 from autograder.core.errors import UsageError
 
 

@@ -93,7 +93,7 @@ def test_summary_page_renders_charts_mistakes_and_links(out, browser, tmp_path):
     assert "Pass rate per check" in facts["text"] and "bytes_counted_twice" in facts["text"]
     links = browser.execute_script(
         "return Array.from(document.querySelectorAll('a')).map(a => a.href)")
-    assert sorted(Path(l.removeprefix("file://")).parent.name for l in links) == [
+    assert sorted(Path(link.removeprefix("file://")).parent.name for link in links) == [
         "s000", "s001", "s002", "s003"]
     assert shot.stat().st_size > 10_000
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.exports import bundle, generate
 from autograder.core import course
+from autograder.exports import bundle, generate
 from tests.public_runs import ROOT, run_pytest
 
 ASSIGNMENT = course.load().assignment("why17")

@@ -91,8 +91,8 @@ def test_the_same_tree_builds_the_same_bytes(package, tmp_path):
 def test_setup_sh_installs_cpu_torch_at_the_projects_pin(package, tmp_path):
     with zipfile.ZipFile(package) as zf:
         setup = zf.read("setup.sh").decode()
-    pins = [l.strip() for l in (ROOT / "requirements.txt").read_text().splitlines()
-            if re.match(r"^torch\s*==", l.strip())]
+    pins = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
+            if re.match(r"^torch\s*==", line.strip())]
     assert len(pins) == 1
     assert f'--index-url {gradescope.TORCH_CPU_INDEX} "{pins[0]}"' in setup
     assert '-r "$SOURCE/requirements.txt"' in setup

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.lessons.why17 import measurements
 from autograder.core.grade import grade_submission
+from autograder.lessons.why17 import measurements
 
 CASES = Path(__file__).resolve().parents[1] / "autograder" / "lessons" / "why17" / "fixtures" / "measurements"
 IDS = {"measure_file", "measure_ceiling_own_bw", "measure_pct_of_ceiling", "measure_not_above_ceiling",

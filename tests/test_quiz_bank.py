@@ -25,8 +25,9 @@ def test_the_bank_loads_with_enough_of_each_kind():
 def test_every_section_to_reread_is_used():
     b = bank.load()
     used = {s.reread for s in b.statements} | {f.reread for f in b.followups}
-    from shared.quiz import drills
     import random
+
+    from shared.quiz import drills
     used |= {d.reread for d in drills.make(random.Random(0), 200)}
     assert used == set(b.sections)
 

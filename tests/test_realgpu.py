@@ -8,7 +8,6 @@ would show it; the measuring code itself runs for real on the CPU (torch picks t
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -17,9 +16,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from autograder.core.grade import grade_submission
 from autograder.gpu import real as realgpu
 from autograder.runtime import realgpu_pair
-from autograder.core.grade import grade_submission
 from autograder.sandbox.parent import Limits
 from shared.simgpu import verdicts
 from shared.simgpu.verdicts import CHECK_IDS

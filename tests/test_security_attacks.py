@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import forkserver, isolation
 from autograder.core.grade import grade_submission
+from autograder.sandbox import forkserver, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.core.errors import UsageError
 from autograder.batch.executors.slurm.options import SlurmOptions
+from autograder.core.errors import UsageError
 
 
 def test_defaults_ask_for_an_array_of_one_cpu_tasks_without_gpus():

@@ -6,9 +6,8 @@ Lesson: The roofline (two lines, one ridge point) and Figure 003 (throughput aga
 import matplotlib
 
 matplotlib.use("Agg")
-from matplotlib.figure import Figure  # noqa: E402
-
 import predict  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
 
 def plot_roofline(peak_tflops, bw_gbs, workloads=None) -> Figure:

@@ -221,7 +221,9 @@ def _members(meta) -> tuple[Member, ...]:
     for person in people if isinstance(people, list) else []:
         if not isinstance(person, dict):
             continue
-        get = lambda k: str(person.get(f":{k}", person.get(k)) or "").strip()  # noqa: E731
+        def get(k, person=person):
+            return str(person.get(f":{k}", person.get(k)) or "").strip()
+
         if get("name") or get("sid") or get("email"):
             out.append(Member(name=get("name") or get("email") or get("sid"), sid=get("sid"),
                               email=get("email")))

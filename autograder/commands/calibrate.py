@@ -20,7 +20,8 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     # Imported here: the simulator pulls in torch, which no other command's start-up should pay.
-    from autograder.gpu import calibrate, real as realgpu
+    from autograder.gpu import calibrate
+    from autograder.gpu import real as realgpu
 
     if args.device == "sim":
         profile = args.profile or course.load().assignment(args.assignment).sim_profile

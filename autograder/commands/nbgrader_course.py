@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from autograder.core import course
-from autograder.exports import generate
 from autograder.core.errors import UsageError
+from autograder.exports import generate
 
 NAME = "nbgrader-course"
 HELP = "write an nbgrader course directory (nbgrader_config.py, source/<assignment>/) graded by this package"

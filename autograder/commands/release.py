@@ -4,9 +4,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autograder.exports import bundle, generate
 from autograder.core import course
 from autograder.core.errors import UsageError
+from autograder.exports import bundle, generate
 
 NAME = "release"
 HELP = "write the student bundle OUT/<assignment>-student.zip (release, shared/, course.yml, README)"

@@ -8,7 +8,7 @@ writes. Checks never see student objects, only the plain values the child proces
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 

@@ -22,8 +22,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from autograder.exports import generate
 from autograder.core.course import ROOT, Assignment
+from autograder.exports import generate
 
 #: What a student installs, by package name; versions and pins come from the project's requirements.txt.
 STUDENT_PACKAGES = ("torch", "numpy", "matplotlib", "pyyaml", "pytest", "hypothesis")

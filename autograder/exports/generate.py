@@ -79,10 +79,10 @@ def _notebook(text: str, where: str) -> str:
             continue
         label = cell.get("metadata", {}).get("grader_task", "this cell")
         if cell.get("cell_type") == "markdown":
-            new = strip_regions(source, f"{where} cell {i}", lambda _f: label)
+            new = strip_regions(source, f"{where} cell {i}", lambda _f, label=label: label)
             new = new.replace(f"raise NotImplementedError({label!r})", "YOUR ANSWER HERE")
         else:
-            new = strip_regions(source, f"{where} cell {i}", lambda _f: label)
+            new = strip_regions(source, f"{where} cell {i}", lambda _f, label=label: label)
         cell["source"] = new
         if cell.get("cell_type") == "code":
             cell["outputs"] = []

@@ -25,7 +25,6 @@ import ctypes
 import json
 import os
 import signal
-import stat
 import sys
 
 JAIL_FAILED = 125   # exit status when the sandbox could not be set up (nothing of the student ran)
@@ -79,7 +78,9 @@ def unshare(flags: int) -> None:
 
 
 def mount(source, target, fstype, flags: int, data=None) -> None:
-    enc = lambda s: None if s is None else os.fsencode(s)
+    def enc(s):
+        return None if s is None else os.fsencode(s)
+
     _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
            f"mount {target}")
 

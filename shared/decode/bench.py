@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import torch
 
 from shared import devices
-from shared.decode import bandwidth, bytes as formula, tensor_bytes
+from shared.decode import bandwidth, tensor_bytes
+from shared.decode import bytes as formula
 from shared.decode.config import DecoderConfig
 from shared.decode.model import Decoder
 

@@ -12,7 +12,6 @@ counted without the memory.
 """
 from __future__ import annotations
 
-
 import torch
 import torch.nn.functional as F
 from torch import nn

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from shared.decode.bytes import StepBytes
-from shared.decode.model import Decoder, MixtureOfExperts
+from shared.decode.model import Decoder
 
 
 def _nbytes(t: torch.Tensor) -> int:

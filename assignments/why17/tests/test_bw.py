@@ -9,9 +9,8 @@ Run only these: ``pytest assignments/why17 -m task1``.
 """
 import math
 
-import pytest
-
 import bw
+import pytest
 
 pytestmark = pytest.mark.task1
 #: The lesson section a failed comparison here points to (conftest.py, shared/diagnose.py);

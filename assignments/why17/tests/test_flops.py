@@ -8,10 +8,9 @@ Run only these: ``pytest assignments/why17 -m task2``.
 """
 import math
 
+import flops
 import pytest
 import torch
-
-import flops
 
 pytestmark = pytest.mark.task2
 #: The lesson section a failed comparison here points to (conftest.py, shared/diagnose.py);

@@ -6,11 +6,11 @@ Run only these: ``pytest assignments/why17 -m task3``.
 """
 import math
 
+import predict
 import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-import predict
 from shared import tables
 
 pytestmark = pytest.mark.task3

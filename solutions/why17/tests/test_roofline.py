@@ -9,10 +9,10 @@ import matplotlib
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+import roofline  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-import roofline  # noqa: E402
 from shared import tables  # noqa: E402
 
 pytestmark = pytest.mark.task4

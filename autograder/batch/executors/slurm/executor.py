@@ -21,9 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.core.errors import UsageError
 from autograder.batch.executors.slurm import plan, queue
 from autograder.batch.executors.slurm.options import SlurmOptions
+from autograder.core.errors import UsageError
 
 #: Seconds between two looks at the queue and at OUT.
 POLL_S = 2.0

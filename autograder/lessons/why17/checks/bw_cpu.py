@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 
-from autograder.lessons.why17.checks import predict_oracle as oracle
-from autograder.core.registry import CheckFailed, check
 from autograder.core.errors import StudentRaised
+from autograder.core.registry import CheckFailed, check
+from autograder.lessons.why17.checks import predict_oracle as oracle
 
 TASK = "task1"
 CPU = "cpu"

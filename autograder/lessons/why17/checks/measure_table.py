@@ -14,8 +14,8 @@ A missing or malformed file fails every task5 check with the same one-line reaso
 """
 from __future__ import annotations
 
-from autograder.lessons.why17 import measurements
 from autograder.core.registry import CheckFailed, check
+from autograder.lessons.why17 import measurements
 
 TASK = "task5"
 #: Relative tolerance of the arithmetic the notebook does (rounding to a few digits is fine).

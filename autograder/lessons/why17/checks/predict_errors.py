@@ -11,10 +11,10 @@ import math
 
 from hypothesis import strategies as st
 
+from autograder.core.errors import StudentRaised
+from autograder.core.registry import CheckFailed, check
 from autograder.lessons.why17 import strategies as S
 from autograder.lessons.why17.checks import predict_oracle as oracle
-from autograder.core.registry import CheckFailed, check
-from autograder.core.errors import StudentRaised
 
 TASK = "task3"
 #: Error handling is worth half a formula check.

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 
+from autograder.core.errors import StudentError
+from autograder.core.registry import CheckFailed, check
 from autograder.lessons.why17.checks import predict_oracle as oracle
 from autograder.lessons.why17.checks import roofline_figure as fig
-from autograder.core.registry import CheckFailed, check
-from autograder.core.errors import StudentError
 from shared import tables
 
 TASK = "task4"
