@@ -4,7 +4,8 @@
 
 Runs the reference bandwidth_sweep (8 MiB to 8192 MiB, 50 copies each) plus
 matmul_tflops(8192) on the simulated GPU, and prints per profile the CPU seconds (best of
---repeat, and of the first run, which pays torch's lazy set-up), the simulated GB/s and TFLOP/s, and the process's peak RSS before and after (MiB).
+--repeat, and of the first run, which pays torch's lazy set-up), the simulated GB/s and TFLOP/s, \
+and the process's peak RSS before and after (MiB).
 The issue's target: well under a second of CPU and under 200 MB beyond the torch import.
 Figures, never assertions: timing belongs here, not in tests.
 """

@@ -169,7 +169,8 @@ def test_the_students_requirements_pin_torch_as_the_project_does(unpacked):
     project = (ROOT / "requirements.txt").read_text().splitlines()
     torch_pin = next(x.strip() for x in project if x.strip().startswith("torch=="))
     assert torch_pin == "torch==2.13.0" and torch_pin in lines
-    assert {x.split("=")[0].lower() for x in lines} == {"torch", "numpy", "matplotlib", "pyyaml", "pytest", "hypothesis"}
+    assert {x.split("=")[0].lower() for x in lines} == {
+        "torch", "numpy", "matplotlib", "pyyaml", "pytest", "hypothesis"}
 
 
 def test_an_unpinned_torch_is_refused(tmp_path):

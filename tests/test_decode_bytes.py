@@ -33,7 +33,8 @@ def test_tensor_count_matches_the_formula(key, dtype, batch, positions):
     expected = formula.step_bytes(cfg, dtype.itemsize, batch=batch, positions=positions)
     assert counted == expected
     assert tensor_bytes.resident_bytes(model) == formula.resident_params(cfg) * dtype.itemsize
-    assert tensor_bytes.cache_bytes(model) == batch * (positions + 7) * formula.kv_bytes_per_position(cfg, dtype.itemsize)
+    assert tensor_bytes.cache_bytes(model) == (batch * (positions + 7)
+                                               * formula.kv_bytes_per_position(cfg, dtype.itemsize))
 
 
 @pytest.mark.parametrize("key", [k for k in CONFIGS if config.from_table(k).is_moe])

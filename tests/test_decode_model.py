@@ -73,7 +73,8 @@ def oracle_logits(model, seq):
                 s = h[b, t] @ P[pre + "mlp.router"].T
                 top = s.topk(cfg.experts_per_token)
                 for w, e in zip(top.values.softmax(-1), top.indices):
-                    out[b, t] += w * swiglu(h[b, t], P[pre + "mlp.gate"][e], P[pre + "mlp.up"][e], P[pre + "mlp.down"][e])
+                    out[b, t] += w * swiglu(h[b, t], P[pre + "mlp.gate"][e], P[pre + "mlp.up"][e],
+                                            P[pre + "mlp.down"][e])
         x = x + out
     head = P["embedding"] if cfg.tied else P["lm_head"]
     return rms(x, P["norm.weight"]) @ head.T

@@ -141,7 +141,8 @@ def test_the_checker_accepts_a_good_docstring():
 @pytest.mark.parametrize("edit, complaint", [
     (("params_read: parameters", "params: parameters"), "documents 'params', which is not a parameter"),
     (("        batch: streams.\n", ""), "parameter 'batch' is not documented"),
-    (("bw_gbs: memory bandwidth in GB/s", "bw_gbs: memory bandwidth in"), "'bw_gbs' is documented without its unit GB/s"),
+    (("bw_gbs: memory bandwidth in GB/s", "bw_gbs: memory bandwidth in"),
+     "'bw_gbs' is documented without its unit GB/s"),
     (("    Returns:\n        tokens/s.\n", ""), "no Returns section"),
     (("Tokens/s ceiling.", "The ceiling."), None),   # Returns still says tokens/s: fine
     (('"""A module. Units: GB/s."""', '"""A module."""'), "no 'Units:' line"),

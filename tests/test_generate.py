@@ -104,7 +104,8 @@ def test_each_stub_raises_not_implemented_naming_its_task():
             assert len(raises) == 1, function
             call = raises[0].exc
             assert call.func.id == "NotImplementedError"
-            assert call.args[0].value == task.label(function) == f"{task.id}.{task.functions.index(function) + 1}: {name}"
+            assert call.args[0].value == task.label(function) == (
+                f"{task.id}.{task.functions.index(function) + 1}: {name}")
 
 
 def _label(_function):
@@ -137,7 +138,8 @@ def test_region_in_a_function_without_a_task_is_refused(tmp_path):
 
 
 def test_stub_keeps_the_region_indentation():
-    text = "def f(x):\n    if x:\n        ### BEGIN SOLUTION\n        return 1\n        ### END SOLUTION\n    return 0\n"
+    text = ("def f(x):\n    if x:\n        ### BEGIN SOLUTION\n        return 1\n"
+            "        ### END SOLUTION\n    return 0\n")
     out = generate.strip_regions(text, "f.py", lambda _f: "task1.1: f")
     assert "        raise NotImplementedError('task1.1: f')\n" in out
     ast.parse(out)

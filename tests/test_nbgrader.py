@@ -18,7 +18,8 @@ from autograder.core.grade import load_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "why17"
-REFERENCE_TABLE = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "measurements" / "reference" / "measurements.json"
+REFERENCE_TABLE = (ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "measurements" / "reference"
+                   / "measurements.json")
 
 
 def run(*args, cwd: Path) -> subprocess.CompletedProcess:

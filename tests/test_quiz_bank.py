@@ -36,7 +36,8 @@ def test_every_section_to_reread_is_used():
     (lambda d: d.pop("tolerance"), "missing key 'tolerance'"),
     (lambda d: d.update(tolerance=5), "tolerance must be between 0 and 1"),
     (lambda d: d["statements"][0].update(costs="yes"), "statements[0].costs: expected bool"),
-    (lambda d: d["followups"][1].update(reread="Chapter 9"), "followups[1].reread: 'Chapter 9' is not one of the sections"),
+    (lambda d: d["followups"][1].update(reread="Chapter 9"),
+     "followups[1].reread: 'Chapter 9' is not one of the sections"),
     (lambda d: d["statements"][2].pop("why"), "statements[2]: missing key 'why'"),
 ])
 def test_a_malformed_bank_names_the_key(edit, message):

@@ -83,7 +83,8 @@ def test_same_seed_and_answers_give_the_same_output_and_score(tmp_path, plan):
     expected = total - 1 - costly - 1
     assert f"Score: {expected}/{total}" in first.stdout
     assert re.search(r"Weak spots to reread in the lesson:\n  - ", first.stdout)
-    other = quiz("--seed", str(SEED + 1), "--answers", write(tmp_path, right_answers(session.plan(bank.load(), SEED + 1, ROUNDS)), "b.txt"))
+    other = quiz("--seed", str(SEED + 1), "--answers",
+                 write(tmp_path, right_answers(session.plan(bank.load(), SEED + 1, ROUNDS)), "b.txt"))
     assert other.stdout.splitlines()[3:6] != first.stdout.splitlines()[3:6]
 
 

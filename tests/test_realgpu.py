@@ -28,7 +28,8 @@ GPU = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "gpu"
 #: Run-to-run spread of the three interleaved rounds (a busy GPU: a few percent).
 SPREAD = (0.97, 1.0, 1.04)
 NEEDS_GPU = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
-NO_GPU_HERE = pytest.mark.skipif(torch.cuda.is_available(), reason="checks the fallback of a machine without a CUDA GPU")
+NO_GPU_HERE = pytest.mark.skipif(torch.cuda.is_available(),
+                                 reason="checks the fallback of a machine without a CUDA GPU")
 
 REF_GBS, REF_TFLOPS, L2 = 3000.0, 700.0, 50 * 2**20
 

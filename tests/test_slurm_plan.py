@@ -82,7 +82,8 @@ def test_the_task_with_an_unreadable_manifest_fails_naming_it(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "autograder.batch.executors.slurm.task", str(tmp_path / "m.json")],
                           cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 1
-    assert proc.stdout.startswith(f"error: {tmp_path / 'm.json'}: slice 0") and "Traceback" not in proc.stdout + proc.stderr
+    assert (proc.stdout.startswith(f"error: {tmp_path / 'm.json'}: slice 0")
+            and "Traceback" not in proc.stdout + proc.stderr)
 
 
 def test_task_words_follow_squeue_then_keep_final_states_then_give_up():

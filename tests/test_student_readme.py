@@ -176,7 +176,8 @@ def test_the_environment_variables_are_the_notebooks():
     code = _notebook_code()
     assert set(re.findall(r"WHY17_\w+", _readme())) == set(re.findall(r"WHY17_\w+", code))
     default = re.search(r'os\.environ\.get\("WHY17_RUN_ON", "(\w+)"\)', code).group(1)
-    choices = set(re.findall(r'"(\w+)"', next(line for line in code.splitlines() if line.startswith("#: Where to measure"))))
+    choices = set(re.findall(r'"(\w+)"', next(line for line in code.splitlines()
+                                              if line.startswith("#: Where to measure"))))
     text = section(_readme(), "Running the lab notebook (task5)")
     table = set(re.findall(r"^\| `(\w+)`", text, flags=re.M)) - {"WHY17_RUN_ON"}
     assert table == choices and f"`{default}` (or unset)" in text

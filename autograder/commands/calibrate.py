@@ -6,7 +6,8 @@ from autograder.core import course
 from autograder.core.errors import UsageError
 
 NAME = "calibrate"
-HELP = ("measure the reference against the GPU's spec and run every fixtures/gpu submission of the assignment's grader package "
+HELP = ("measure the reference against the GPU's spec and run every fixtures/gpu submission of the assignment's "
+        "grader package "
         "through every GPU check: one table of ratios and verdicts (--device sim: on the simulated GPU)")
 
 

@@ -153,7 +153,8 @@ def _extract_zip(src: Path, dest: Path) -> None:
                     # Read at most the declared size + 1: a lying header cannot fill the disk.
                     data = fin.read(MAX_FILE_BYTES + 1)
                     if len(data) > MAX_FILE_BYTES:
-                        raise SubmissionError(f"{src}: entry {info.filename!r} is larger than {MAX_FILE_BYTES // 2**20} MiB")
+                        raise SubmissionError(f"{src}: entry {info.filename!r} is larger than "
+                                              f"{MAX_FILE_BYTES // 2**20} MiB")
                     fout.write(data)
             except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
                 raise SubmissionError(f"{src}: unreadable zip entry {info.filename!r} ({exc})") from None

@@ -61,7 +61,8 @@ def student_requirements(assignment: Assignment, project_requirements: Path) -> 
     lines = [line.strip() for line in project_requirements.read_text(encoding="utf-8").splitlines()]
     pinned = {_package_name(line): line for line in lines if line and not line.startswith("#")}
     if "==" not in pinned.get("torch", ""):
-        raise BundleError(f"{project_requirements}: torch is not pinned (torch==X.Y.Z); students must get the graded version")
+        raise BundleError(f"{project_requirements}: torch is not pinned (torch==X.Y.Z); "
+                          "students must get the graded version")
     body = [pinned.get(name, name) for name in STUDENT_PACKAGES]
     return REQUIREMENTS_HEAD.format(name=assignment.name) + "\n".join(body) + "\n"
 

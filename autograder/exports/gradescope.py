@@ -100,7 +100,8 @@ if [ "$status" -ne 0 ] || [ ! -s "$RESULTS" ]; then
                   | sed -e 's/^error: //' -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
         message="The autograder refused this submission: ${reason:-no reason given}. Fix that and submit again."
     else
-        message="The autograder could not grade this submission (exit status $status). Nothing of your work was lost; please tell your instructor."
+        message="The autograder could not grade this submission (exit status $status). """ \
+r"""Nothing of your work was lost; please tell your instructor."
     fi
     cat > "$RESULTS" <<EOF
 {"score": 0, "output": "$message", "tests": []}

@@ -71,7 +71,8 @@ def parse(data, path: Path = PATH) -> Bank:
                   why=_get(row, "why", str, f"statements[{i}]"), reread=reread(row, f"statements[{i}]"))
         for i, row in enumerate(_get(data, "statements", list, "top level")))
     followups = tuple(
-        FollowUp(question=_get(row, "question", str, f"followups[{i}]"), answer=_get(row, "answer", str, f"followups[{i}]"),
+        FollowUp(question=_get(row, "question", str, f"followups[{i}]"),
+                 answer=_get(row, "answer", str, f"followups[{i}]"),
                  reread=reread(row, f"followups[{i}]"))
         for i, row in enumerate(_get(data, "followups", list, "top level")))
     return Bank(tolerance=float(tolerance), sections=sections, statements=statements, followups=followups)

@@ -82,7 +82,8 @@ def decode_ceiling(rng: random.Random) -> Drill:
     else:
         counting = (f"Leave out the input embedding ({fmt(m.embedding_params / 1e9)}B parameters): "
                     "a token reads one row of it.")
-    reread = {"bf16": "One token, one trip through every weight"}.get(fmt_.key, "Every way around the wall: quantization")
+    reread = {"bf16": "One token, one trip through every weight"}.get(
+        fmt_.key, "Every way around the wall: quantization")
     if m.active_params is not None:
         reread = "Every way around the wall: mixture of experts"
     bits = fmt_.bits_per_weight
@@ -233,7 +234,8 @@ def prefill_time(rng: random.Random) -> Drill:
                 f"({fmt(d.peak_bf16_tflops)} TFLOP/s): how many seconds does an ideal prefill of a "
                 f"{prompt_tokens:,}-token prompt take?"),
         answer=seconds, unit="s",
-        worked=(f"2 x {fmt(m.total_params / 1e9)}e9 x {prompt_tokens:,} = {_sci(2 * m.total_params * prompt_tokens)} FLOPs "
+        worked=(f"2 x {fmt(m.total_params / 1e9)}e9 x {prompt_tokens:,} = "
+                f"{_sci(2 * m.total_params * prompt_tokens)} FLOPs "
                 f"÷ {fmt(d.peak_bf16_tflops)}e12 FLOP/s = {fmt(seconds)} s"),
         reread="Prefill is the opposite workload",
         slips=(scaled(seconds, 0.5, "the 2 left out: each parameter does a multiply and an add per token"),

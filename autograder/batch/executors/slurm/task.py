@@ -115,7 +115,8 @@ def grade_slice(manifest_path: Path, index: int, stream=None) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python -m autograder.batch.executors.slurm.task MANIFEST (in a Slurm array task)", file=sys.stderr)
+        print("usage: python -m autograder.batch.executors.slurm.task MANIFEST (in a Slurm array task)",
+              file=sys.stderr)
         return 2
     raw = os.environ.get("SLURM_ARRAY_TASK_ID", "")
     if not raw.isdigit():

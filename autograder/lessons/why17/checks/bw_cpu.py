@@ -123,7 +123,8 @@ def _refuses(ctx, function: str, kwargs: dict, bad: str) -> None:
     except StudentRaised as exc:
         if exc.exc_type == "ValueError":
             return
-        raise CheckFailed(f"{function} with {bad} raised {exc.exc_type} ({exc.message}); check the argument first and raise "
+        raise CheckFailed(f"{function} with {bad} raised {exc.exc_type} ({exc.message}); check the argument first "
+                          "and raise "
                           f"ValueError with a clear message. {BUILD}") from None
     raise CheckFailed(f"{function} with {bad} returned {value!r}; raise ValueError instead: sizes and counts "
                       f"are positive integers. {BUILD}")

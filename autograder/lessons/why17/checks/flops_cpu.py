@@ -96,7 +96,8 @@ def rejects_bad(ctx):
         except StudentRaised as exc:
             if exc.exc_type == "ValueError":
                 continue
-            raise CheckFailed(f"matmul_tflops with {name}={bad!r} raised {exc.exc_type} ({exc.message}); check the argument first "
+            raise CheckFailed(f"matmul_tflops with {name}={bad!r} raised {exc.exc_type} ({exc.message}); "
+                              "check the argument first "
                               f"and raise ValueError with a clear message. {BUILD}") from None
         raise CheckFailed(f"matmul_tflops with {name}={bad!r} returned {value!r}; raise ValueError instead: "
                           f"n and iters are positive integers. {BUILD}")

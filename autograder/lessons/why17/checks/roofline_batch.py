@@ -86,5 +86,6 @@ def values(ctx):
                                   f"asked for (x = batch). {FIGURE}")
             if not any(fig.near(y, want) for y in ys if math.isfinite(y)):
                 raise CheckFailed(f"the {name} line at batch {batch} ({CONTEXT} tokens of context) shows "
-                                  f"{ys[0]:.4g} tokens/s {oracle.ratio_hint(ys[0], want)}; it should be decode_ceiling's "
+                                  f"{ys[0]:.4g} tokens/s {oracle.ratio_hint(ys[0], want)}; "
+                                  "it should be decode_ceiling's "
                                   f"{name} value, with every stream's KV cache read each step. {FIGURE}")
