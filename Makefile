@@ -16,6 +16,7 @@ $(STAMP): requirements.txt pyproject.toml
 install: $(STAMP)
 
 test: $(STAMP)
+	$(PY) -m ruff check .
 	$(PY) -m autograder generate --check
 	$(PY) -m pytest -q tests
 
