@@ -6,19 +6,15 @@ monkeypatch); the command line in child processes, on a copy of tests/fixtures/t
 from __future__ import annotations
 
 import csv
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from autograder.core import course
 from autograder.core.errors import UsageError
+from tests.tiny_course import ROOT, cli, copy_of_tiny
 
-ROOT = Path(__file__).resolve().parents[1]
-TINY = ROOT / "tests" / "fixtures" / "tiny_course"
 NOT_A_COURSE = "# another tool's file of the same name\ncourse: intro\nweeks: 12\n"
 
 
@@ -33,16 +29,7 @@ def nowhere(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def tiny(tmp_path) -> Path:
-    folder = tmp_path / "tiny_course"
-    shutil.copytree(TINY, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return folder
-
-
-def cli(*args, cwd=ROOT) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop(course.COURSE_ENV, None)
-    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
+    return copy_of_tiny(tmp_path)
 
 
 def test_a_given_folder_or_file_is_used(nowhere, tiny):

@@ -138,3 +138,18 @@ def test_a_base_that_leads_back_to_itself_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(build, "HERE", tmp_path)
     with pytest.raises(mistake.MistakeError, match="'base' wrong/a leads back to wrong/b"):
         build.changed_files("wrong", "a")
+
+
+def test_a_gpu_mistake_rewrites_its_docstring_and_is_completed_with_good_events(tmp_path):
+    """gpu/ mistakes add no header line (the docstring says MISTAKE); gpu_submission writes the
+    built file and good_events' other one."""
+    stored = sorted(p.parent.name for p in (build.HERE / "gpu").glob("*/mistake.yml"))
+    assert stored
+    for name in stored:
+        ((file, text),) = build.changed_files("gpu", name).items()
+        assert text.startswith('"""MISTAKE: '), name
+        folder = build.gpu_submission(name, tmp_path / name)
+        assert sorted(p.name for p in folder.iterdir()) == ["bw.py", "flops.py"]
+        assert (folder / file).read_text() == text
+        (other,) = {"bw.py", "flops.py"} - {file}
+        assert (folder / other).read_text() == (build.HERE / "gpu" / build.GPU_COMPLETE_WITH / other).read_text()

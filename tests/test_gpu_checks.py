@@ -8,12 +8,12 @@ twice gives identical results.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from autograder.core.grade import grade_submission
+from autograder.lessons.why17.fixtures import build
 from autograder.sandbox import forkserver
 from shared.simgpu.verdicts import MODULE, VERDICTS
 from shared.simgpu.verdicts import ids as verdict_ids
@@ -58,13 +58,9 @@ def fork_server():
 
 
 def submission(name: str, tmp_path: Path) -> Path:
-    """The folder ``name``, completed with good_events' bw.py / flops.py where it has none."""
-    folder = tmp_path / name
-    shutil.copytree(SUBMISSIONS / name, folder)
-    for module in ("bw.py", "flops.py"):
-        if not (folder / module).exists():
-            shutil.copy(SUBMISSIONS / "good_events" / module, folder / module)
-    return folder
+    """gpu/``name`` built (a mistake.yml applied to its base), completed with good_events'
+    bw.py / flops.py where it changes only one."""
+    return build.gpu_submission(name, tmp_path / name)
 
 
 def gpu_tests(results: dict) -> dict[str, dict]:

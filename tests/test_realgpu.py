@@ -18,13 +18,13 @@ import torch
 
 from autograder.core.grade import grade_submission
 from autograder.gpu import real as realgpu
+from autograder.lessons.why17.fixtures import build
 from autograder.runtime import realgpu_pair
 from autograder.sandbox.parent import Limits
 from shared.simgpu import verdicts
 from shared.simgpu.verdicts import CHECK_IDS
 
 ROOT = Path(__file__).resolve().parent.parent
-GPU = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "gpu"
 #: Run-to-run spread of the three interleaved rounds (a busy GPU: a few percent).
 SPREAD = (0.97, 1.0, 1.04)
 NEEDS_GPU = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -113,8 +113,7 @@ def test_the_measuring_child_runs_on_this_machine(tmp_path):
 
 
 def test_prepare_puts_the_reference_beside_the_student_files_only(tmp_path):
-    sub = tmp_path / "sub"
-    shutil.copytree(GPU / "good_events", sub)
+    sub = build.gpu_submission("good_events", tmp_path / "sub")
     (sub / "predict.py").write_text("x = 1\n")
     folder = realgpu.prepare(sub, ROOT / "solutions" / "why17")
     try:
@@ -141,9 +140,7 @@ def test_the_sandboxed_measurement_runs_here_and_hides_the_reference(tmp_path):
 
 @NO_GPU_HERE
 def test_grade_device_cuda_without_a_gpu_says_so_and_scores_as_sim(tmp_path):
-    sub = tmp_path / "sub"
-    shutil.copytree(GPU / "good_events", sub)
-    shutil.copy(GPU / "wrong_bytes_once" / "bw.py", sub / "bw.py")   # a score below the maximum
+    sub = build.gpu_submission("wrong_bytes_once", tmp_path / "sub")   # a score below the maximum
     only = set(CHECK_IDS)
     cuda = grade_submission(sub, device="cuda", only=only)
     sim = grade_submission(sub, device="sim", only=only)
@@ -157,9 +154,7 @@ def test_grade_device_cuda_without_a_gpu_says_so_and_scores_as_sim(tmp_path):
 
 @NEEDS_GPU
 def test_grade_device_cuda_adds_informational_real_gpu_tests(tmp_path):
-    sub = tmp_path / "sub"
-    shutil.copytree(GPU / "good_events", sub)
-    shutil.copy(GPU / "wrong_bytes_once" / "bw.py", sub / "bw.py")
+    sub = build.gpu_submission("wrong_bytes_once", tmp_path / "sub")
     res = grade_submission(sub, device="cuda", only=set(CHECK_IDS))
     real = {t["check"]: t for t in res["tests"] if t["check"].endswith("/cuda")}
     assert set(real) == {f"{c}/cuda" for c in CHECK_IDS}

@@ -8,10 +8,6 @@ copied outside the checkout and graded, generated and checked through the real c
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -19,24 +15,13 @@ import pytest
 
 from autograder.core import course
 from autograder.core.grade import load_checks
-
-ROOT = Path(__file__).resolve().parents[1]
-TINY = ROOT / "tests" / "fixtures" / "tiny_course"
+from tests.tiny_course import TINY, cli, copy_of_tiny
 
 
 @pytest.fixture
 def tiny(tmp_path) -> Path:
     """A copy of the tiny course outside the checkout (generate writes into it)."""
-    folder = tmp_path / "tiny_course"
-    shutil.copytree(TINY, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return folder
-
-
-def cli(*args, cwd=ROOT) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop(course.COURSE_ENV, None)
-    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
+    return copy_of_tiny(tmp_path)
 
 
 def grade(folder: Path, submission: Path, out: Path) -> dict:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from autograder.lessons.why17.fixtures import build
 from shared.simgpu import verdicts
 
 ROOT = Path(__file__).resolve().parent.parent
-GPU = Path(__file__).resolve().parents[1] / "autograder" / "lessons" / "why17" / "fixtures" / "gpu"
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -28,8 +28,8 @@ def test_reference_shows_the_cliff_the_matmul_and_passes_every_check():
     assert sum(line.strip().startswith("pass ") for line in lines) == len(verdicts.VERDICTS)
 
 
-def test_a_mistake_is_named_and_the_exit_code_says_so():
-    out = run(GPU / "wrong_bytes_once" / "bw.py")
+def test_a_mistake_is_named_and_the_exit_code_says_so(tmp_path):
+    out = run(build.gpu_submission("wrong_bytes_once", tmp_path) / "bw.py")
     assert out.returncode == 1
     fails = [line for line in out.stdout.splitlines() if line.strip().startswith("FAIL")]
     # once: the sweep's bytes_counted_twice is charged on copy_bandwidth's
@@ -37,8 +37,8 @@ def test_a_mistake_is_named_and_the_exit_code_says_so():
     assert "skip flops_counted_2n3" in out.stdout
 
 
-def test_a_folder_and_another_profile():
-    out = run("--device", "spark", GPU / "good_timeit")
+def test_a_folder_and_another_profile(tmp_path):
+    out = run("--device", "spark", build.gpu_submission("good_timeit", tmp_path))
     assert out.returncode == 0, out.stdout + out.stderr
     assert "DGX Spark" in out.stdout and "cache cliff" in out.stdout
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import math
+import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from autograder.lessons.why17.fixtures import build
 from shared import simgpu
 from shared.simgpu import expected, verdicts
 
@@ -114,15 +116,15 @@ class _HardCoded:
         return 2500.0
 
 
-GPU = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "gpu"
-
-
 def _fixture(folder: str, name: str):
-    """A fixture module (imported on the simulated device, as the grader's child does)."""
-    spec = importlib.util.spec_from_file_location(f"verdicts_{folder}_{name}", GPU / folder / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    with simgpu.active(simgpu.config()):
-        spec.loader.exec_module(module)
+    """A gpu/ fixture module, built (a mistake.yml applied to its base) and imported on the
+    simulated device, as the grader's child does."""
+    with tempfile.TemporaryDirectory(prefix="verdicts-fixture-") as tmp:
+        path = build.gpu_submission(folder, Path(tmp)) / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(f"verdicts_{folder}_{name}", path)
+        module = importlib.util.module_from_spec(spec)
+        with simgpu.active(simgpu.config()):
+            spec.loader.exec_module(module)
     return module
 
 

@@ -8,14 +8,15 @@ the assignment's fixtures/gpu submissions through the real-GPU verdicts (autogra
 submission so that its first copy is cold. ``--device sim`` prints the same table on the
 simulated device (course.yml's profile), in this process, so CI runs the command.
 
-The submissions are the project's own (trusted): they run without the sandbox. A wrong_* folder
-holds one file; the other comes from good_events, as in tests/test_gpu_checks.py.
+The submissions are the project's own (trusted): they run without the sandbox. Each is built by
+the grader package's fixtures/build.py (``gpu_submission``: a wrong_* folder stores its mistake as
+a mistake.yml, and its other file comes from good_events), as in tests/test_gpu_checks.py.
 """
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,8 +34,6 @@ from shared.simgpu import verdicts
 ASSIGNMENT = course.load().assignment()
 SUBMISSIONS = lesson.package_dir(ASSIGNMENT) / "fixtures" / "gpu"
 REFERENCE = ASSIGNMENT.solutions_dir
-#: The folder that completes a one-file wrong_* submission.
-COMPLETE_WITH = "good_events"
 #: The check each mistake submission must fail (and only that one on the simulated device).
 EXPECTED = yaml.safe_load((SUBMISSIONS / "expected.yml").read_text(encoding="utf-8"))
 #: Copy sizes of the reference-vs-spec rows, MiB; matmul sides, elements.
@@ -88,14 +87,15 @@ def match_device(gpu_name: str) -> tables.Device | None:
 
 
 # --------------------------------------------------------------------------- the submissions
-def submissions(folder: Path = SUBMISSIONS) -> list[tuple[str, dict[str, Path]]]:
-    """(name, {'bw': path, 'flops': path}) of every good_* and wrong_* folder, goods first."""
-    base = {m: folder / COMPLETE_WITH / f"{m}.py" for m in ("bw", "flops")}
+def submissions(dest: Path, folder: Path = SUBMISSIONS) -> list[tuple[str, dict[str, Path]]]:
+    """(name, {'bw': path, 'flops': path}) of every good_* and wrong_* folder, goods first, each
+    built into dest/<name> by the grader package's ``fixtures.build.gpu_submission``."""
+    build = importlib.import_module(f"{ASSIGNMENT.grader}.fixtures.build")
     out = []
     for path in sorted(folder.iterdir(), key=lambda p: (not p.name.startswith("good_"), p.name)):
         if path.is_dir() and path.name.startswith(("good_", "wrong_")):
-            out.append((path.name, {m: (path / f"{m}.py" if (path / f"{m}.py").is_file() else base[m])
-                                    for m in ("bw", "flops")}))
+            built = build.gpu_submission(path.name, dest / path.name)
+            out.append((path.name, {m: built / f"{m}.py" for m in ("bw", "flops")}))
     return out
 
 
@@ -151,16 +151,17 @@ def calibrate_sim(profile: str, seed: int = SEED) -> tuple[str, list[SpecRow], l
     reference = {m: _load(REFERENCE / f"{m}.py", f"calibrate_ref_{m}", cfg) for m in ("bw", "flops")}
     spec = _spec_rows(reference, dev, lambda fn: _on_sim(cfg, fn))
     rows = []
-    for name, files in submissions():
-        student = {m: _load(p, f"calibrate_{name}_{m}", cfg) for m, p in files.items()}
-        row = SubmissionRow(name)
-        runner = SimRunner(student, reference)
-        for check, verdict in verdicts.VERDICTS.items():
-            try:
-                row.verdicts[check] = verdict(runner, profile, seed)
-            except Exception as exc:  # noqa: BLE001 - a submission that raises fails the check
-                row.verdicts[check] = verdicts.Verdict(check, False, f"raised {type(exc).__name__}: {exc}")
-        rows.append(row)
+    with tempfile.TemporaryDirectory(prefix="grader-calibrate-") as tmp:
+        for name, files in submissions(Path(tmp)):
+            student = {m: _load(p, f"calibrate_{name}_{m}", cfg) for m, p in files.items()}
+            row = SubmissionRow(name)
+            runner = SimRunner(student, reference)
+            for check, verdict in verdicts.VERDICTS.items():
+                try:
+                    row.verdicts[check] = verdict(runner, profile, seed)
+                except Exception as exc:  # noqa: BLE001 - a submission that raises fails the check
+                    row.verdicts[check] = verdicts.Verdict(check, False, f"raised {type(exc).__name__}: {exc}")
+            rows.append(row)
     return f"simulated {dev.name} (profile {profile}, checks on seed {seed})", spec, rows
 
 
@@ -203,28 +204,25 @@ def calibrate_cuda(budget_s: float = BUDGET_S) -> tuple[str, list[SpecRow], list
     spec = _spec_rows(reference, dev)
     torch.cuda.empty_cache()
     rows = []
-    for name, files in submissions():
-        left = budget_s - (time.monotonic() - started)
-        if left < 10:
-            rows.append(SubmissionRow(name, note="not measured: the time budget ran out"))
-            continue
-        folder = Path(tempfile.mkdtemp(prefix="grader-calibrate-"))
-        try:
-            for module, path in files.items():
-                shutil.copy2(path, folder / f"{module}.py")
-            done = subprocess.run([sys.executable, "-m", "autograder.runtime.realgpu_pair", str(folder),
-                                   str(REFERENCE)],
-                                  capture_output=True, text=True, timeout=left, cwd=course.ROOT)
+    with tempfile.TemporaryDirectory(prefix="grader-calibrate-") as tmp:
+        for name, files in submissions(Path(tmp)):
+            left = budget_s - (time.monotonic() - started)
+            if left < 10:
+                rows.append(SubmissionRow(name, note="not measured: the time budget ran out"))
+                continue
+            try:
+                done = subprocess.run([sys.executable, "-m", "autograder.runtime.realgpu_pair",
+                                       str(files["bw"].parent), str(REFERENCE)],
+                                      capture_output=True, text=True, timeout=left, cwd=course.ROOT)
+            except subprocess.TimeoutExpired:
+                rows.append(SubmissionRow(name, note="not measured: the time budget ran out"))
+                continue
             lines = done.stdout.strip().splitlines()
             if done.returncode != 0 or not lines:
                 tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
                 rows.append(SubmissionRow(name, note=f"measurement failed: {tail[:120]}"))
                 continue
             rows.append(SubmissionRow(name, verdicts=realgpu.judge(json.loads(lines[-1]))))
-        except subprocess.TimeoutExpired:
-            rows.append(SubmissionRow(name, note="not measured: the time budget ran out"))
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
     matched = f"spec: {dev.name} ({dev.key})" if dev else "no spec in shared/data/hardware.yml for this name"
     return f"{gpu} (CUDA; {matched}; {time.monotonic() - started:.0f} s)", spec, rows
 
