@@ -8,16 +8,7 @@ import random
 import pytest
 
 from shared.quiz import drills, slips
-
-TOL = 0.05
-
-
-def find(kind, predicate, tries=5000):
-    for seed in range(tries):
-        d = kind(random.Random(seed))
-        if predicate(d.prompt):
-            return d
-    raise AssertionError(f"no {kind.__name__} drill matched in {tries} seeds")
+from tests.test_quiz_drills import TOL, find
 
 
 def named(drill, value):
