@@ -113,8 +113,8 @@ def sweep_sizes(ctx):
     if set(result) != set(sizes) or any(isinstance(k, (bool, str)) for k in result):
         raise CheckFailed(f"bandwidth_sweep(sizes_mb={sizes}) returned keys {keys!r}; the keys should be exactly "
                           f"the sizes asked for, in MiB (all of them fit in memory). {BUILD}")
-    for size, value in result.items():
-        plausible_gbs(value, f"bandwidth_sweep at {size} MiB")
+    # The values are judged elsewhere, once: copy_bandwidth's by bw_returns_gbs, the sweep's units
+    # by units_gb_per_s.bandwidth_sweep. Judging them here too would charge one slip twice.
 
 
 def _refuses(ctx, function: str, kwargs: dict, bad: str) -> None:
