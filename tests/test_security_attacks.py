@@ -190,7 +190,7 @@ def test_resource_attacks_hit_their_limits(tmp_path):
 
 @needs_namespaces
 def test_processes_a_call_leaves_running_are_killed_when_it_returns(tmp_path):
-    box = PerFileSandbox(submission("fork_bomb", tmp_path / "sub"), Limits(time_limit_s=60))
+    box = PerFileSandbox(submission("fork_bomb", tmp_path / "sub"), Limits(time_limit_s=60), heavy=("bw", "flops"))
     try:
         forks, _ = box.call("bw", "bomb", (1.0,))
         launcher = box.current[1].child.proc.pid

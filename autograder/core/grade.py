@@ -138,7 +138,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
     # explicit time_limit_s is one fixed limit for every call instead.
     timer = None if time_limit_s else calltime.ReferenceTimer(
         reference, multiple=asg.time_limit_multiple, floor_s=asg.time_limit_floor_s, ceiling_s=limit)
-    student = PerFileSandbox(sub.folder, limits,
+    student = PerFileSandbox(sub.folder, limits, heavy=tuple(sorted(torch_files)),
                              preload=("matplotlib.figure",) if light else ("torch", "matplotlib.figure"),
                              simgpu=not light, timer=timer)
     try:

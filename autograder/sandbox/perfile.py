@@ -10,7 +10,7 @@ with its namespaces), so at most one child is alive at a time. Checks run task b
 submission costs one child start per file it has (with a fork server, a fork each). After every
 call, whatever processes the call left running in the child's sandbox are killed
 (``isolation.sweep``). Files that
-never need torch or the simulated GPU (everything but ``HEAVY``) get a light child: no torch
+never need torch or the simulated GPU (all but ``heavy``: the grader package's TORCH_FILES) get a light child: no torch
 preloaded (a file that imports torch still gets it, at its own import) and no simulator.
 """
 from __future__ import annotations
@@ -20,8 +20,6 @@ from pathlib import Path
 from autograder.sandbox import isolation
 from autograder.sandbox.parent import Limits, Sandbox
 
-#: Modules whose checks need torch and the simulated GPU preloaded (the GPU checks call them).
-HEAVY = ("bw", "flops")
 #: Options a light child gets instead of the caller's (only those the caller passed are replaced).
 LIGHT = {"preload": ("matplotlib.figure",), "simgpu": False}
 
@@ -29,8 +27,10 @@ LIGHT = {"preload": ("matplotlib.figure",), "simgpu": False}
 class PerFileSandbox:
     """``Sandbox`` for the student: a fresh child for each module the checks call into."""
 
-    def __init__(self, source: Path, limits: Limits, **options):
+    def __init__(self, source: Path, limits: Limits, *, heavy: tuple[str, ...] = (), **options):
         self.source = Path(source)
+        #: Modules whose checks need torch and the simulated GPU preloaded (the GPU checks call them).
+        self.heavy = tuple(heavy)
         self.limits = limits
         self.options = options
         self.current: tuple[str, Sandbox] | None = None
@@ -63,8 +63,8 @@ class PerFileSandbox:
             self.current = None
 
     def options_for(self, module: str) -> dict:
-        """The Sandbox options of ``module``'s child: the caller's, lightened outside HEAVY."""
-        if module in HEAVY:
+        """The Sandbox options of ``module``'s child: the caller's, lightened outside ``heavy``."""
+        if module in self.heavy:
             return dict(self.options)
         light = {k: v for k, v in LIGHT.items() if k == "preload" or k in self.options}
         return {**self.options, **light}
