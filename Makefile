@@ -18,7 +18,7 @@ install: $(STAMP)
 test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m autograder generate --check
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n auto --maxprocesses 4 tests
 
 # The sample class: the reference, the untouched stubs and classic mistakes (autograder/lessons/why17/fixtures/demo_class.py).
 demo: $(STAMP)
