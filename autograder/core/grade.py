@@ -139,11 +139,13 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
     timer = None if time_limit_s else calltime.ReferenceTimer(
         reference, multiple=asg.time_limit_multiple, floor_s=asg.time_limit_floor_s, ceiling_s=limit)
     student = PerFileSandbox(sub.folder, limits, heavy=tuple(sorted(torch_files)),
-                             preload=("matplotlib.figure",) if light else ("torch", "matplotlib.figure"),
+                             preload=("matplotlib.figure",) if light else ("torch",),
                              simgpu=not light, timer=timer)
     try:
-        student.start()  # the child imports while the checks load (hypothesis, the tables)
+        # The grader's own imports (the checks, hypothesis, the tables) run while the fork server
+        # imports torch; the children fork from it once it is ready.
         plan = checks_for(asg, only)
+        student.start()
         if any(_on_gpu(c) for _task, cs in plan for c in cs):
             reference.start()  # the GPU checks compare with the reference: both children import at once
         ctx = GradingContext(student, reference, seed=sub.seed, device=device,

@@ -32,8 +32,13 @@ import sys
 import threading
 import time
 
-#: Modules the server imports once, in this order; a module that fails to import is skipped.
-PRELOAD = ("numpy", "torch", "yaml", "matplotlib", "matplotlib.pyplot")
+#: Modules the server imports once, in this order, before it says it is ready; a module that
+#: fails to import is skipped.
+PRELOAD = ("numpy", "torch", "yaml")
+#: Modules the server imports after it is ready, one at a time while no request waits: the first
+#: children (bw.py, flops.py) need torch only, so a cold grading does not wait for matplotlib,
+#: and the children forked later (roofline.py) find it imported.
+LATER = ("matplotlib", "matplotlib.pyplot")
 #: Most file descriptors one request may carry (stdin, stdout, stderr, status, pass_fds).
 MAX_FDS = 16
 PIPE = subprocess.PIPE
@@ -57,14 +62,14 @@ class ForkServerError(RuntimeError):
 # --------------------------------------------------------------------------- client side
 
 
-def start(preload=PRELOAD, env: dict | None = None, wait: bool = True) -> "ForkServer":
+def start(preload=PRELOAD, env: dict | None = None, wait: bool = True, later=LATER) -> "ForkServer":
     """Start this process's fork server (once) and make it the one ``active()`` returns.
 
     ``wait=False`` returns while the server is still importing, so the caller can do its own
     imports meanwhile; the first ``spawn`` waits for it."""
     global _active, _stop_at_exit
     if _active is None or not _active.alive():
-        _active = ForkServer(preload=preload, env=env, wait=wait)
+        _active = ForkServer(preload=preload, env=env, wait=wait, later=later)
         if not _stop_at_exit:   # reaped at exit: its children's CPU time is counted in ours
             import atexit
             atexit.register(stop)
@@ -98,14 +103,14 @@ def stop() -> None:
 class ForkServer:
     """Client handle of one fork server process (thread-safe)."""
 
-    def __init__(self, preload=PRELOAD, env: dict | None = None, wait: bool = True):
+    def __init__(self, preload=PRELOAD, env: dict | None = None, wait: bool = True, later=()):
         parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env = dict(os.environ if env is None else env)
         env["MPLBACKEND"] = env.get("MPLBACKEND", "Agg")
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "autograder.sandbox.forkserver", str(child_sock.fileno()), ",".join(preload),
-             str(os.getpid())],
+             str(os.getpid()), ",".join(later)],
             pass_fds=(child_sock.fileno(),), stdin=subprocess.DEVNULL, env=env, cwd=root)
         child_sock.close()
         self._sock = parent_sock
@@ -408,19 +413,14 @@ def _set_subreaper() -> None:
         pass
 
 
-def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None) -> None:
+def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None, later=()) -> None:
     _set_pdeathsig()
     _set_subreaper()
     if client_pid is not None and os.getppid() != client_pid:   # the client is already gone
         return
     server_pid = os.getpid()
-    preloaded = []
-    for name in preload:
-        try:
-            __import__(name)
-            preloaded.append(name)
-        except Exception:  # a missing optional library only costs its import in each child
-            pass
+    preloaded = [name for name in preload if _import(name)]
+    later = list(later)
     base_path = list(sys.path[1:])
     sock = socket.socket(fileno=sock_fd)
     wake_r, wake_w = os.pipe()
@@ -433,7 +433,10 @@ def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None) -> N
     except OSError:   # the client went away while we imported
         return
     while True:
-        ready, _, _ = select.select([sock, wake_r], [], [])
+        ready, _, _ = select.select([sock, wake_r], [], [], 0 if later else None)
+        if not ready and later:   # idle: the next of LATER (a request waits one import at most)
+            _import(later.pop(0))
+            continue
         if wake_r in ready:
             os.read(wake_r, 4096)
         _reap(status_of)
@@ -472,6 +475,16 @@ def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None) -> N
             os.close(fd)
         status_of[pid] = status_w
         _send_msg(sock, {"pid": pid})
+
+
+def _import(name: str) -> bool:
+    """Import ``name``; False when it fails (a missing optional library only costs its import in
+    each child that needs it)."""
+    try:
+        __import__(name)
+        return True
+    except Exception:
+        return False
 
 
 def _reap_all(deadline: float) -> None:
@@ -664,5 +677,6 @@ def _flush_and_exit(code: int) -> None:
 
 if __name__ == "__main__":
     _serve(int(sys.argv[1]), [m for m in sys.argv[2].split(",") if m] if len(sys.argv) > 2 else [],
-           int(sys.argv[3]) if len(sys.argv) > 3 else None)
+           int(sys.argv[3]) if len(sys.argv) > 3 else None,
+           [m for m in sys.argv[4].split(",") if m] if len(sys.argv) > 4 else [])
     os._exit(0)   # no interpreter shutdown: tearing down torch's modules takes a second or more
