@@ -201,6 +201,60 @@ def test_processes_a_call_leaves_running_are_killed_when_it_returns(tmp_path):
         box.close()
 
 
+LEAVERS = """\
+import os, time
+
+def _sleeper():
+    time.sleep(120)
+    os._exit(0)
+
+def child():
+    if os.fork() == 0:
+        _sleeper()
+    return 1
+
+def orphan():
+    pid = os.fork()
+    if pid == 0:
+        if os.fork() == 0:
+            _sleeper()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return 2
+
+def clean():
+    return 3
+"""
+
+
+@needs_namespaces
+@pytest.mark.parametrize("left", ["child", "orphan"])
+def test_the_quick_look_after_a_call_sees_what_the_full_walk_sees(tmp_path, left):
+    (tmp_path / "m.py").write_text(LEAVERS)
+    with Sandbox(tmp_path, Limits(time_limit_s=30), preload=(), simgpu=False) as box:
+        box.call("m", "clean")
+        watch = isolation.StrayWatch(box.child.proc.pid)
+        assert watch.strays() == [] and watch.tree is not None     # the first look learnt the tree
+        box.call("m", left)                     # a plain Sandbox does not sweep: the stray stays
+        found = isolation.strays(box.child.proc.pid)
+        assert len(found) == 1 and watch.strays() == found
+        isolation.sweep(box.child.proc.pid)
+        assert watch.strays() == []
+
+
+@needs_namespaces
+def test_processes_left_by_a_call_die_before_the_next_call(tmp_path):
+    (tmp_path / "m.py").write_text(LEAVERS)
+    box = PerFileSandbox(tmp_path, Limits(time_limit_s=30), preload=(), simgpu=False)
+    try:
+        for function, value in (("child", 1), ("orphan", 2), ("clean", 3)):
+            assert box.call("m", function)[0] == value
+            assert isolation.strays(box.current[1].child.proc.pid) == [], function
+        assert box.starts == 1
+    finally:
+        box.close()
+
+
 def test_escaped_grandchild_does_not_outlive_grading(tmp_path):
     grade("escapee", tmp_path / "sub")
     deadline = time.monotonic() + 10

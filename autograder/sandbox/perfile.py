@@ -40,6 +40,7 @@ class PerFileSandbox:
         self.spare: Sandbox | None = None
         self.restarts = 0              # restarts within files already finished
         self.closed_output: list[str] = []
+        self.watch: isolation.StrayWatch | None = None
 
     def _box(self, module: str) -> Sandbox:
         if self.current is not None and self.current[0] == module:
@@ -91,11 +92,18 @@ class PerFileSandbox:
             return box.call(module, function, *args, **kwargs)
         finally:
             # No process outlives the call that started it. One look at the sandbox's process
-            # tree (a few /proc reads, no sleep) after every call; the thorough sweep, which
-            # waits for three quiet looks in a row, only when that look finds a stray. The
-            # sweep's sleeps cost ~5 ms a call, seconds for the ~900 calls of a grading.
-            if box.child is not None and isolation.strays(box.child.proc.pid):
+            # tree (two /proc reads and a listing, no sleep: isolation.StrayWatch) after every
+            # call; the thorough sweep, which waits for three quiet looks in a row, only when
+            # that look finds a stray. The sweep's sleeps cost ~5 ms a call, seconds for the
+            # ~900 calls of a grading.
+            if box.child is not None and self._watch(box.child.proc.pid).strays():
                 isolation.sweep(box.child.proc.pid)
+
+    def _watch(self, launcher_pid: int) -> isolation.StrayWatch:
+        """The stray watch of the live child (a new one for each child launched)."""
+        if self.watch is None or self.watch.launcher != launcher_pid:
+            self.watch = isolation.StrayWatch(launcher_pid)
+        return self.watch
 
     def output(self) -> str:
         texts = list(self.closed_output)
