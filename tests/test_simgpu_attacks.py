@@ -140,3 +140,39 @@ def test_the_grader_answers_what_a_cuda_program_asks_and_refuses_anything_else()
     nobody = Child()
     with pytest.raises(ChildGone):                     # device requests outside a simulated call
         host.serve(nobody, {"dev": []}, lambda c, m: None)
+
+
+HANG_THEN_GPU = '''
+import torch
+
+def hang():
+    while True:
+        pass
+
+def copy():
+    """One copy on the simulated GPU, timed by the device's events."""
+    src = torch.zeros(2**20, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    dst.copy_(src)
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end)
+'''
+
+
+def test_a_call_after_another_functions_timeout_gets_the_simulated_gpu(tmp_path):
+    """A hang is charged to the function that hung: the fresh child that runs the next function
+    holds that call's device, so its GPU requests are served, not refused as garbage."""
+    from autograder.core.errors import StudentTimeout
+    from autograder.sandbox.parent import Limits, Sandbox
+
+    (tmp_path / "m.py").write_text(HANG_THEN_GPU)
+    cfg = simgpu.config("h100", seed=7)
+    with Sandbox(tmp_path, Limits(time_limit_s=3)) as box:
+        with pytest.raises(StudentTimeout):
+            box.call("m", "hang")
+        ms, trace = box.call("m", "copy", sim=cfg, trace=True)
+        assert box.starts == 2
+    assert ms > 0 and trace["profile"] == "h100-sxm"

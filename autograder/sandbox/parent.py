@@ -463,8 +463,10 @@ class Sandbox:
         message = {"op": "call", "module": module, "function": function,
                    "args": runner.encode(list(args)), "kwargs": runner.encode(dict(kwargs or {})),
                    "sim": public, "trace": bool(trace), "watch": bool(watch)}
-        if self.child is not None:           # None after a timeout: the call below fails at once
-            self.child.device = device
+        if not {module, f"{module}.{function}"} & set(self.poisoned):
+            # The child that runs this call holds its device: a fresh one when a timeout or a
+            # crash of another function discarded the last (a poisoned call fails at once, unsent).
+            self.start().device = device
         reply = self._request(message, timeout_s or self.limits.time_limit_s, function,
                               f"{module}.{function}",
                               timed=None if timeout_s else {"op": "call", "module": module, "function": function,
