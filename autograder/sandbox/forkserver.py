@@ -420,6 +420,7 @@ def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None, late
         return
     server_pid = os.getpid()
     preloaded = [name for name in preload if _import(name)]
+    _huge_pages()
     later = list(later)
     base_path = list(sys.path[1:])
     sock = socket.socket(fileno=sock_fd)
@@ -436,6 +437,8 @@ def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None, late
         ready, _, _ = select.select([sock, wake_r], [], [], 0 if later else None)
         if not ready and later:   # idle: the next of LATER (a request waits one import at most)
             _import(later.pop(0))
+            if not later:
+                _huge_pages()
             continue
         if wake_r in ready:
             os.read(wake_r, 4096)
@@ -485,6 +488,38 @@ def _import(name: str) -> bool:
         return True
     except Exception:
         return False
+
+
+#: madvise advice (Linux): back a range with huge pages; and do it now (Linux 6.1 and later).
+_MADV_HUGEPAGE, _MADV_COLLAPSE = 14, 25
+_HUGE_PAGE = 2 * 2**20
+
+
+def _huge_pages() -> None:
+    """Move the imported libraries' heap (most of the server's 170 MB of private memory) into
+    2 MiB pages, best effort. Each child starts with a fork of this process, and the sandbox forks
+    it twice more (autograder/sandbox/jail.py); a fork copies the page tables of private memory,
+    and an exit frees them: with huge pages there are 512 times fewer entries to copy and free
+    (a fork and exit of the server's image: about 27 ms before, 12 ms after, on this 2-core
+    machine). A child's first write to a page still copies that 4 KiB page alone."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+        with open("/proc/self/maps") as f:
+            maps = f.read().splitlines()
+    except (OSError, AttributeError):
+        return
+    for line in maps:
+        fields = line.split()
+        if fields[1][:2] != "rw" or fields[1][3] != "p" or (len(fields) > 5 and fields[5] != "[heap]"):
+            continue                     # private writable memory only: anonymous or the heap
+        low, high = (int(x, 16) for x in fields[0].split("-"))
+        low = -(-low // _HUGE_PAGE) * _HUGE_PAGE
+        high = high // _HUGE_PAGE * _HUGE_PAGE
+        if high - low >= _HUGE_PAGE:     # refused (an older kernel, THP off): small pages, as before
+            libc.madvise(low, high - low, _MADV_HUGEPAGE)
+            libc.madvise(low, high - low, _MADV_COLLAPSE)
 
 
 def _reap_all(deadline: float) -> None:
