@@ -1,8 +1,10 @@
 """The hypothesis laws replay the cases hypothesis draws (autograder/lessons/why17/strategies.run_law).
 
-A law that holds costs no hypothesis work after its first run in a process; a law that fails is
-run through hypothesis, so its shrunk case and message are hypothesis's own. Every fixture is
-graded both ways by bench/replay_verdicts.py; these tests pin the mechanism.
+A law's first run in a process goes through hypothesis and, when it holds, keeps the cases it
+drew; later runs (the next submissions of a grade-all worker) replay them without hypothesis. A
+replayed law that fails goes back through hypothesis, so its shrunk case and message are
+hypothesis's own. Every fixture is graded both ways by bench/replay_verdicts.py; these tests pin
+the mechanism.
 """
 import pytest
 from hypothesis import strategies as st
@@ -28,12 +30,28 @@ def _law_cases(strategy, max_examples=S.MAX_EXAMPLES):
     return seen
 
 
-def test_a_law_that_holds_sees_the_cases_hypothesis_would_give_it():
+class Student:
+    """A law's body over a student whose answers can change between runs (one submission, then
+    the next), so one law, with one key, can hold and then fail."""
+
+    def __init__(self):
+        self.seen, self.wrong_from, self.hang_at = [], None, None
+
+    def body(self, n):
+        self.seen.append(n)
+        if self.hang_at is not None and len(self.seen) == self.hang_at:
+            raise StudentTimeout("predict_decode did not return within 3 s")
+        if self.wrong_from is not None and n >= self.wrong_from:
+            raise CheckFailed(f"n={n} is too big")
+
+
+def test_a_replayed_law_sees_the_cases_hypothesis_would_give_it():
     strategy = st.tuples(S.model_shapes(), S.gpu_specs())
-    seen = []
-    S.run_law(strategy, seen.append)
-    assert seen == _law_cases(strategy)
-    assert len(seen) == S.MAX_EXAMPLES
+    first, again = [], []
+    S.run_law(strategy, first.append)          # through hypothesis: the cases are kept
+    S.run_law(strategy, again.append)          # replayed
+    assert first == again == _law_cases(strategy)
+    assert len(again) == S.MAX_EXAMPLES
 
 
 def test_a_second_run_of_a_law_that_holds_asks_hypothesis_nothing(monkeypatch):
@@ -49,42 +67,50 @@ def test_a_second_run_of_a_law_that_holds_asks_hypothesis_nothing(monkeypatch):
     assert again == first
 
 
-def test_a_failing_law_reports_hypothesis_s_own_shrunk_case():
-    def body(n):
-        if n >= 1000:
-            raise CheckFailed(f"n={n} is too big")
+def test_a_law_that_fails_on_replay_reports_hypothesis_s_own_shrunk_case():
     strategy = st.integers(0, 10**9)
+    student = Student()
+    S.run_law(strategy, student.body)          # the previous submission: the law holds
+    student.wrong_from = 1000                  # this one is wrong from 1000 up
     with pytest.raises(CheckFailed) as plain:
-        S._hypothesis(strategy, body, S.MAX_EXAMPLES)
+        S._hypothesis(strategy, student.body, S.MAX_EXAMPLES)
     with pytest.raises(CheckFailed) as replayed:
-        S.run_law(strategy, body)
+        S.run_law(strategy, student.body)
     assert str(replayed.value) == str(plain.value) == "n=1000 is too big"
 
 
-def test_a_hang_stops_the_law_at_once_and_is_raised_as_it_is():
-    calls = []
-
-    def body(n):
-        calls.append(n)
-        if len(calls) == 3:
-            raise StudentTimeout("predict_decode did not return within 3 s")
+def test_a_hang_on_replay_stops_the_law_at_once_and_is_raised_as_it_is():
+    student = Student()
+    S.run_law(st.integers(0, 100), student.body)
+    student.seen, student.hang_at = [], 3
     with pytest.raises(StudentTimeout, match="within 3 s"):
-        S.run_law(st.integers(0, 100), body)
-    assert len(calls) == 3      # no shrinking through a time limit, no second pass through hypothesis
+        S.run_law(st.integers(0, 100), student.body)
+    assert len(student.seen) == 3     # no shrinking through a time limit, no second pass through hypothesis
+
+
+def test_a_law_that_fails_the_first_time_keeps_no_cases():
+    student = Student()
+    student.wrong_from = 50
+    with pytest.raises(CheckFailed):
+        S.run_law(st.integers(0, 100), student.body)
+    assert S._DRAWN == {}
 
 
 def test_a_body_that_changes_its_case_does_not_change_the_next_run():
     strategy = st.lists(st.integers(0, 9), min_size=1, max_size=4)
-    S.run_law(strategy, lambda case: case.append(99))
-    seen = []
-    S.run_law(strategy, seen.append)
-    assert seen == _law_cases(strategy) and all(99 not in case for case in seen)
+
+    def spoil(case):
+        case.append(99)
+    S.run_law(strategy, spoil)
+    S.run_law(strategy, spoil)                 # replayed: each case is a fresh copy
+    assert list(S._DRAWN.values())[0] == tuple(_law_cases(strategy))
 
 
 def test_two_strategies_at_one_place_do_not_share_cases():
     def check(strategy):
         seen = []
         S.run_law(strategy, seen.append)   # one body, one line: the key differs by strategy only
+        S.run_law(strategy, seen.append)
         return seen
     small, large = check(st.integers(0, 5)), check(st.integers(10**6, 10**7))
     assert all(0 <= n <= 5 for n in small) and all(n >= 10**6 for n in large)

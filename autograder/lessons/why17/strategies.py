@@ -146,15 +146,29 @@ def run_law(strategy, body, max_examples: int = MAX_EXAMPLES) -> None:
     stops the law at once (no shrinking through time limits) and is re-raised as it is.
 
     The profile is derandomized, so for a law that holds hypothesis draws the same cases every
-    time: they are drawn once per process (``_cases``) and replayed. Only a case that fails
-    sends the law back through hypothesis, which finds that same first failing case and shrinks
-    it, so verdicts and messages are those of a plain hypothesis run; a class of correct work
-    skips hypothesis's own work (about half of the grader's CPU time per submission).
+    time: the first run of a law in a process that holds records them, and later runs replay
+    them without hypothesis. Only a case that fails sends the law back through hypothesis, which
+    finds that same first failing case and shrinks it, so verdicts and messages are those of a
+    plain hypothesis run; a class of correct work skips hypothesis's own work (about half of the
+    grader's CPU time per submission).
     """
     from autograder.core.errors import StudentCrashed, StudentMissing, StudentTimeout
 
+    key = _key(strategy, body, max_examples)
+    cases = _DRAWN.get(key)
+    if cases is None:
+        seen: list = []
+
+        def recorded(case):
+            seen.append(copy.deepcopy(case))    # before the body, which may change it
+            body(case)
+        _hypothesis(strategy, recorded, max_examples)   # a failure raises: nothing is kept
+        if len(_DRAWN) >= _DRAWN_MAX:
+            _DRAWN.clear()
+        _DRAWN[key] = tuple(seen)
+        return
     try:
-        for case in _cases(strategy, body, max_examples):
+        for case in cases:
             body(copy.deepcopy(case))
         return
     except (StudentTimeout, StudentCrashed, StudentMissing):
@@ -170,20 +184,11 @@ _DRAWN: dict[tuple, tuple] = {}
 _DRAWN_MAX = 512
 
 
-def _cases(strategy, body, max_examples: int) -> tuple:
-    """The cases hypothesis draws for ``strategy`` when every case passes (drawn once per
-    process). The key holds the law's code and the strategy's repr: a different law or a
-    different strategy draws afresh."""
+def _key(strategy, body, max_examples: int) -> tuple:
+    """What the cases of a law depend on: its code and its strategy (by repr)."""
     code = getattr(body, "__code__", None)
-    key = (getattr(code, "co_filename", None), getattr(code, "co_firstlineno", None),
-           getattr(body, "__qualname__", repr(body)), repr(strategy), max_examples)
-    if key not in _DRAWN:
-        drawn: list = []
-        _hypothesis(strategy, lambda case: drawn.append(copy.deepcopy(case)), max_examples)
-        if len(_DRAWN) >= _DRAWN_MAX:
-            _DRAWN.clear()
-        _DRAWN[key] = tuple(drawn)
-    return _DRAWN[key]
+    return (getattr(code, "co_filename", None), getattr(code, "co_firstlineno", None),
+            getattr(body, "__qualname__", repr(body)), repr(strategy), max_examples)
 
 
 def _hypothesis(strategy, body, max_examples: int) -> None:
