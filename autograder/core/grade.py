@@ -17,6 +17,7 @@ import traceback
 from pathlib import Path
 
 from autograder.core import course, fallback, points, results, submission
+from autograder.core import reference as kept_reference
 from autograder.core.context import GradingContext
 from autograder.core.errors import StudentError, StudentRaised, UsageError
 from autograder.core.registry import REGISTRY, Check, CheckFailed
@@ -130,9 +131,8 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
                                          for _task, cs in checks_for(asg, only) for c in cs)
     # issue 5: a fresh child per student file (autograder/sandbox/perfile.py)
     # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
-    reference = Sandbox(asg.solutions_dir, Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
-                                                  memory_limit_mb=asg.memory_limit_mb),
-                        preload=("torch",), label="the reference solution")
+    reference = kept_reference.sandbox(asg.solutions_dir, Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
+                                                                 memory_limit_mb=asg.memory_limit_mb))
     # Each student call may take a multiple of the reference's time for the same call (asked
     # only when a call runs past the floor), capped by the per-call limit (calltime.py); an
     # explicit time_limit_s is one fixed limit for every call instead.
@@ -181,7 +181,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         output = _overview(device, asg, sub, student, notes)
     finally:
         student.close()
-        reference.close()
+        kept_reference.release(reference)
         sub.cleanup()
     return results.build(tests, output=output, execution_time=time.monotonic() - started,
                          visibility=asg.visibility)
