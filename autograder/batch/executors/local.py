@@ -223,13 +223,7 @@ class Pool:
             while pending:
                 while queue and len(self.workers) < min(self.jobs, pending):
                     self._start_worker()
-                for worker in list(self.workers):
-                    if worker.ready and worker.job is None and queue:
-                        job = queue.pop(0)
-                        if not self._send(worker, job):
-                            queue.insert(0, job)
-                            job.attempts -= 1
-                            self._kill(worker)
+                self._dispatch(queue)
                 now = time.monotonic()
                 wait = min((w.deadline for w in self.workers if w.deadline), default=now + 1.0) - now
                 events = self.selector.select(timeout=max(0.0, min(wait, 1.0)))
@@ -242,8 +236,10 @@ class Pool:
                         elif worker.job is not None and message.get("id") == worker.job.key:
                             job, worker.job, worker.deadline = worker.job, None, 0.0
                             pending -= 1
-                            on_done(Outcome(job, message.get("results"), None,
-                                            time.monotonic() - worker.started, message.get("cpu_s")))
+                            outcome = Outcome(job, message.get("results"), None,
+                                              time.monotonic() - worker.started, message.get("cpu_s"))
+                            self._dispatch(queue)   # the worker grades the next while we store this one
+                            on_done(outcome)
                     if eof:
                         reason = self._death(worker)
                         job = worker.job
@@ -277,6 +273,16 @@ class Pool:
                 self._kill(worker)
             raise
         self.close()
+
+    def _dispatch(self, queue: list[Job]) -> None:
+        """Send the next job of ``queue`` to each ready worker that has none."""
+        for worker in list(self.workers):
+            if worker.ready and worker.job is None and queue:
+                job = queue.pop(0)
+                if not self._send(worker, job):
+                    queue.insert(0, job)
+                    job.attempts -= 1
+                    self._kill(worker)
 
     def close(self) -> None:
         """Let idle workers finish (EOF on stdin), collecting what they report."""
