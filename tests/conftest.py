@@ -3,7 +3,8 @@
 Each test module goes to one worker whole, so a module's expensive fixture (a graded class, an
 nbgrader course, a notebook run) is built once, not once per worker. The modules that start a
 Slurm cluster go to one worker together: the cluster is a session fixture, and one per worker
-would start two sets of daemons on one machine.
+would start two sets of daemons on one machine. The modules that take longest start first, so
+that no worker is left with a long module while the others have finished.
 """
 from __future__ import annotations
 
@@ -11,6 +12,13 @@ import pytest
 
 #: Test modules that share the session's Slurm cluster (tests/slurm/fixtures.py): one work unit.
 SLURM_MODULES = ("tests/test_slurm_grade_all.py", "tests/test_slurm_queue.py")
+#: The longest modules, longest first (seconds in one serial run on 2 cores, Dec 2026: nbgrader 76,
+#: grade-all 80, Slurm 70, attacks 47, notebook 44, ...): they are handed out before the rest.
+LONGEST_FIRST = ("tests/test_nbgrader.py", "tests/test_batch_grade_all.py", *SLURM_MODULES,
+                 "tests/test_security_attacks.py", "tests/test_notebook.py", "tests/test_grade_wrong.py",
+                 "tests/test_public_tests.py", "tests/test_decode_bench.py", "tests/test_late.py",
+                 "tests/test_gradescope.py", "tests/test_bundle.py", "tests/test_simgpu_command.py",
+                 "tests/test_markers.py")
 
 
 def _scheduler(config, log):
@@ -23,7 +31,14 @@ def _scheduler(config, log):
             module = nodeid.split("::", 1)[0]
             return "slurm" if module in SLURM_MODULES else module
 
+    config.option.loadscopereorder = False     # keep the order pytest_collection_modifyitems sets
     return ModuleScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The longest modules first (a stable sort: the rest keep their order)."""
+    rank = {module: i for i, module in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
 
 
 @pytest.hookimpl(optionalhook=True)
