@@ -372,10 +372,12 @@ class Sandbox:
         return self.import_s.get(module, 0.0)
 
     def _request(self, message: dict, timeout_s: float, what: str, poison_key: str, *,
-                 timed: dict | None = None) -> dict:
+                 timed: dict | None = None, device=None) -> dict:
         """The reply to ``message``. ``timed`` (the request as the caller made it, for
         calltime.ReferenceTimer) with a timer: the limit comes from the reference's time for the
-        same request, asked only once the call has run past the timer's floor."""
+        same request, asked only once the call has run past the timer's floor. ``device``: a
+        call's simulated GPU, held by the child that runs it (a fresh one after a timeout or a
+        crash of another function)."""
         if poison_key in self.poisoned:
             raise self.poisoned[poison_key]
         module = message["module"]
@@ -383,6 +385,8 @@ class Sandbox:
             raise self.poisoned[module]
         child = self.start()
         self._ready(child)
+        if message["op"] == "call":
+            child.device = device
         # Ids are random so that replies written ahead of time by student code match nothing.
         message = {"id": secrets.randbits(62), **message}
         timer = self.timer if timed is not None else None
@@ -463,12 +467,8 @@ class Sandbox:
         message = {"op": "call", "module": module, "function": function,
                    "args": runner.encode(list(args)), "kwargs": runner.encode(dict(kwargs or {})),
                    "sim": public, "trace": bool(trace), "watch": bool(watch)}
-        if not {module, f"{module}.{function}"} & set(self.poisoned):
-            # The child that runs this call holds its device: a fresh one when a timeout or a
-            # crash of another function discarded the last (a poisoned call fails at once, unsent).
-            self.start().device = device
         reply = self._request(message, timeout_s or self.limits.time_limit_s, function,
-                              f"{module}.{function}",
+                              f"{module}.{function}", device=device,
                               timed=None if timeout_s else {"op": "call", "module": module, "function": function,
                                                             "args": args, "kwargs": kwargs, "sim": sim,
                                                             "trace": trace, "watch": watch})
