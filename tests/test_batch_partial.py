@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def grade_all(src, out, *extra):
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(src), "--out", str(out),
-                           "--jobs", "2", *extra], cwd=ROOT, capture_output=True, text=True, timeout=900)
+                           "--jobs", "1", *extra], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
 

@@ -30,7 +30,7 @@ def out(tmp_path_factory):
     base = tmp_path_factory.mktemp("browser")
     make_class(base / "s", 4, kinds=("reference_measured", "bytes_once", "empty_folder", "stubs"))
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(base / "s"), "--out",
-                           str(base / "o"), "--jobs", "2", "--checks", ",".join(QUICK_CHECKS)],
+                           str(base / "o"), "--jobs", "1", "--checks", ",".join(QUICK_CHECKS)],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return base / "o"

@@ -1,4 +1,4 @@
-"""The installed command: `pip install -e .` (make install) puts `why17` beside the interpreter; it
+"""The installed command: `uv pip install -e .` (make install) puts `why17` beside the interpreter; it
 runs every subcommand from any folder, names the course it graded with, and grades there.
 
 Skipped, with the reason, only where the project was not installed (`make install` does it)."""
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 WHY17 = Path(sys.executable).parent / "why17"
 
 pytestmark = pytest.mark.skipif(not WHY17.is_file(),
-                                reason=f"{WHY17} is not installed (make install runs pip install -e .)")
+                                reason=f"{WHY17} is not installed (make install runs uv pip install -e .)")
 
 
 def why17(*args, cwd: Path) -> subprocess.CompletedProcess:

@@ -209,7 +209,7 @@ def _course(folder: Path, rules: dict) -> Path:
 
 def _grade(src: Path, out: Path, course_dir: Path, *extra) -> subprocess.CompletedProcess:
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(src), "--out", str(out),
-                           "--course", str(course_dir), "--jobs", "2", "--checks", "measure_file", *extra],
+                           "--course", str(course_dir), "--jobs", "1", "--checks", "measure_file", *extra],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc

@@ -224,7 +224,7 @@ def test_bad_usage_is_one_line(tmp_path):
 def test_grade_all_similarity_option_writes_the_report_beside_the_grades(tmp_path):
     make_similarity_class(tmp_path / "class")
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(tmp_path / "class"),
-                           "--out", str(tmp_path / "out"), "--jobs", "2", "--checks", "measure_file",
+                           "--out", str(tmp_path / "out"), "--jobs", "1", "--checks", "measure_file",
                            "--similarity"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     pairs = list(csv.DictReader((tmp_path / "out" / "similarity" / "pairs.csv").open()))
