@@ -3,8 +3,8 @@
 Sound in both directions: every correct style in autograder/lessons/why17/fixtures/gpu/good_* keeps
 every GPU check (one per timing function each check judges), and each wrong_* submission fails
 exactly its own check, with the check's id in the test name and the lesson's words in the
-message. A submission that measures nothing (unmeasured_*) earns no measurement check. Grading
-twice gives identical results.
+message; a units slip costs that one check even beside the CPU checks. A submission that measures
+nothing (unmeasured_*) earns no measurement check. Grading twice gives identical results.
 """
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from autograder.core.grade import grade_submission
+from autograder.core.registry import CheckFailed
+from autograder.lessons.why17.checks import bw_cpu
 from autograder.lessons.why17.fixtures import build
 from autograder.sandbox import forkserver
 from shared.simgpu.verdicts import MODULE, VERDICTS
@@ -99,6 +101,21 @@ def test_chunked_and_best_of_k_copies_keep_the_cpu_checks_too(name, tmp_path):
     res = grade_submission(submission(name, tmp_path), only=BW_CPU)
     assert {t["check"]: t["output"] for t in res["tests"] if t["status"] != "passed"} == {}
     assert {t["check"] for t in res["tests"]} == BW_CPU
+
+
+def test_a_units_slip_is_charged_once_by_the_cpu_and_gpu_checks_together(tmp_path):
+    """bytes/s also lands above the CPU's plausibility bound (bw_returns_gbs): that check leaves
+    it to units_gb_per_s, which knows the true answer, so the slip costs one check. (The gpu/
+    wrong_units_* files are CUDA-only; wrong/bw_bytes_per_s is the reference's portable bw.py.)"""
+    res = grade_submission(build.overlay("wrong", "bw_bytes_per_s", tmp_path / "s"), only=IDS | BW_CPU)
+    assert {t["check"] for t in res["tests"]} == IDS | BW_CPU
+    assert {t["check"] for t in res["tests"] if t["status"] == "failed"} == {"units_gb_per_s"}
+
+
+def test_the_cpu_bound_still_fails_a_rate_no_units_factor_explains():
+    assert bw_cpu.plausible_gbs(2.5e10, "copy_bandwidth") == 2.5e10       # 25 GB/s in bytes/s
+    with pytest.raises(CheckFailed, match="more than any CPU can copy"):
+        bw_cpu.plausible_gbs(1e16, "copy_bandwidth")                    # no clock around the copies
 
 
 @pytest.mark.parametrize("name", GOOD)

@@ -41,8 +41,9 @@ EXPECTED = {
     "ceiling_rereads_weights": {"ceiling_batch_shares_weights", "ceiling_kv_cache", "ceiling_compute_roof",
                                 "law_context_costs"},
     # bw.py
-    # a units slip in copy_bandwidth is charged there, not again in the sweep built on it
-    "bw_bytes_per_s": {"bw_returns_gbs"},
+    # a units slip (bytes/s) is charged once, by the simulated GPU's units_gb_per_s
+    # (tests/test_gpu_checks.py), not again by the CPU's plausibility bound nor in the sweep
+    "bw_bytes_per_s": set(),
     "bw_returns_tensor": {"bw_returns_gbs"},
     "bw_ignores_iters": {"bw_honours_args"},
     "bw_fixed_buffer": {"bw_honours_args"},

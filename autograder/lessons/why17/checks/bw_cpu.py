@@ -30,6 +30,10 @@ MiB = 2**20
 # 4 MiB buffer on one thread here). 20,000 GB/s is out of reach; bytes/s (1e9 too high) on any
 # machine, or MB/s (1000 too high) on an ordinary one, lands above it.
 LOW_GBS, HIGH_GBS = 0.001, 20_000.0
+#: A number above HIGH_GBS that one of these factors brings back into range is a units slip
+#: (bytes/s, MB/s): units_gb_per_s charges it on the simulated GPU, where the true answer is
+#: known, so it is not charged again here (one mistake, one charge).
+UNITS_FACTORS = (1e9, 1e3)
 #: Buffer and repetitions of the plausibility call: a few MiB, a fraction of a second.
 PROBE_BYTES, PROBE_ITERS = 4 * MiB, 5
 #: Buffer and the two repetition counts of the honours-its-arguments calls: an odd size no default
@@ -54,15 +58,18 @@ def plausible_gbs(value, what: str) -> float:
     if not math.isfinite(gbs) or gbs <= 0:
         raise CheckFailed(f"{what} returned {gbs!r} GB/s; a bandwidth is a positive finite number. {BUILD}")
     if gbs > HIGH_GBS:
+        if any(LOW_GBS <= gbs / factor <= HIGH_GBS for factor in UNITS_FACTORS):
+            return gbs                                  # a units slip: units_gb_per_s's to charge
         raise CheckFailed(f"{what} returned {oracle.fmt(gbs)} GB/s on a CPU, more than any CPU can copy: "
-                          f"report GB/s (bytes / seconds / 1e9), not bytes/s or MB/s. {BUILD}")
+                          f"time the copies themselves and report bytes / seconds / 1e9. {BUILD}")
     if gbs < LOW_GBS:
         raise CheckFailed(f"{what} returned {oracle.fmt(gbs)} GB/s on a CPU, far below any memory system: "
                           f"report GB/s (1e9 bytes/s), and time only the copies, not allocation. {BUILD}")
     return gbs
 
 
-@check("bw_returns_gbs", task=TASK, name="copy_bandwidth returns a plausible GB/s on the CPU", files="bw")
+@check("bw_returns_gbs", task=TASK, name="copy_bandwidth returns a rate a CPU can copy at (its units: units_gb_per_s)",
+       files="bw")
 def returns_gbs(ctx):
     plausible_gbs(ctx.call("bw", "copy_bandwidth", PROBE_BYTES, iters=PROBE_ITERS, device=CPU), "copy_bandwidth")
 
