@@ -8,13 +8,19 @@ import re
 import shutil
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from autograder.core import course
 from autograder.core.grade import grade_submission
+
+if TYPE_CHECKING:
+    import nbformat
+
+# nbformat and nbclient are imported where a test runs a notebook, not at collection: nbformat's
+# schema validator (jsonschema) takes about 4 s to import, and every pytest-xdist worker collects
+# this module while only one runs it.
 
 ROOT = Path(__file__).resolve().parent.parent
 TASK5 = {"measure_file", "measure_ceiling_own_bw", "measure_pct_of_ceiling", "measure_not_above_ceiling",
@@ -26,6 +32,9 @@ CELL_TIMEOUT_S = 600
 def run_notebook(folder: Path, allow_errors: bool = False, **env: str) -> nbformat.NotebookNode:
     """Execute folder/why17.ipynb in place, as a student would with Run All (on the CPU unless
     ``env`` says otherwise, e.g. WHY17_RUN_ON='sim')."""
+    import nbformat
+    from nbclient import NotebookClient
+
     nb = nbformat.read(folder / "why17.ipynb", as_version=4)
     env = {"WHY17_RUN_ON": "cpu", **env}
     before = {name: os.environ.get(name) for name in env}
@@ -92,6 +101,8 @@ def test_reference_notebook_writes_a_table_the_grader_accepts(executed):
 
 def test_notebook_points_at_its_release():
     """The release notebook is the generated one: stubs where the solutions were, no outputs."""
+    import nbformat
+
     asg = course.load().assignment("why17")
     nb = nbformat.reads((asg.assignments_dir / "why17.ipynb").read_text(), as_version=4)
     sources = [c.source for c in nb.cells]
@@ -135,6 +146,8 @@ def test_notebook_on_the_simulated_gpu_shows_the_mistakes_and_passes_task5(tmp_p
 
 def _break_it_cells(notebook: Path) -> list[str]:
     """The code cells of the Break It section (between its heading and the next section)."""
+    import nbformat
+
     cells = nbformat.read(notebook, as_version=4).cells
     start = next(i for i, c in enumerate(cells) if c.source.startswith("## 6. Break It"))
     end = next(i for i, c in enumerate(cells) if i > start and c.source.startswith("## "))
