@@ -24,8 +24,8 @@ $(STAMP): requirements.txt pyproject.toml
 install: $(STAMP)
 
 # pytest-xdist workers: one more than the cores, at most 4. The suite waits on children, timeouts
-# and Slurm part of the time; a third worker on 2 cores took idle CPU from 4% to 1% and the suite
-# from 577-590 s to 537 s.
+# and Slurm part of the time: with a third worker on 2 cores, idle CPU during the suite fell from 4%
+# to 1% (vmstat). The wall-clock gain is within this shared machine's drift (docs/maintaining.md).
 TEST_WORKERS := $(shell $(PYTHON) -c "import os; print(min((os.cpu_count() or 1) + 1, 4))")
 
 test: $(STAMP)
