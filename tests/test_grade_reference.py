@@ -8,7 +8,7 @@ import re
 import pytest
 
 from autograder.core import course, results
-from autograder.core.grade import grade_submission
+from autograder.core.grade import checks_for, grade_submission
 
 CODE_TASKS = ("task1", "task2", "task3", "task4")
 
@@ -30,6 +30,12 @@ def test_reference_passes_every_code_check(reference):
     for task in tasks[:4]:
         earned = sum(t["score"] for t in code if t["task"] == task.id)
         assert earned == pytest.approx(task.points, abs=1e-3)
+
+
+def test_results_list_the_checks_in_course_order_whatever_order_they_ran_in(reference):
+    # predict.py's checks run first in a cold grading (tests/test_early_child.py)
+    expected = [c.id for _task, cs in checks_for(course.load().assignment("why17")) for c in cs]
+    assert [t["check"] for t in reference["tests"]] == expected
 
 
 def test_stubs_score_zero_naming_their_task(stubs):

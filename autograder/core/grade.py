@@ -126,9 +126,12 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
     forkserver.ensure()   # one process imports torch once and forks every child of the process
     # torch and the simulated GPU cost seconds to import; a partial grading (tests, benchmarks)
     # that needs neither bw.py, flops.py nor a GPU check starts a lighter child.
-    torch_files = set(getattr(importlib.import_module(asg.grader), "TORCH_FILES", ()))
+    grader = importlib.import_module(asg.grader)
+    torch_files = set(getattr(grader, "TORCH_FILES", ()))
+    plot_files = set(getattr(grader, "PLOT_FILES", ()))
+    plan = checks_for(asg, only)
     light = only is not None and not any(set(c.files) & torch_files or _on_gpu(c)
-                                         for _task, cs in checks_for(asg, only) for c in cs)
+                                         for _task, cs in plan for c in cs)
     # issue 5: a fresh child per student file (autograder/sandbox/perfile.py)
     # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
     reference = kept_reference.sandbox(asg.solutions_dir, Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
@@ -139,26 +142,27 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
     timer = None if time_limit_s else calltime.ReferenceTimer(
         reference, multiple=asg.time_limit_multiple, floor_s=asg.time_limit_floor_s, ceiling_s=limit)
     student = PerFileSandbox(sub.folder, limits, heavy=tuple(sorted(torch_files)),
+                             plots=tuple(sorted(plot_files)),
                              preload=("matplotlib.figure",) if light else ("torch",),
                              simgpu=not light, timer=timer)
+    needs = fallback.depends(asg.grader)
+    order, early = _run_order(plan, torch_files | plot_files, needs)
+    gpu = any(_on_gpu(c) for _task, cs in plan for c in cs)
     try:
-        # The grader's own imports (the checks, hypothesis, the tables) run while the fork server
-        # imports torch; the children fork from it once it is ready.
-        plan = checks_for(asg, only)
-        student.start()
-        if any(_on_gpu(c) for _task, cs in plan for c in cs):
-            reference.start()  # the GPU checks compare with the reference: both children import at once
+        notes = [f"{task.id} ({task.title}): no checks are registered yet; its {task.points:g} points are not graded"
+                 for task, task_checks in plan if not task_checks and only is None]
+        # The checks of files that need no preloaded library run first, in a child started now,
+        # while the fork server still imports torch; the other children fork from it once it is ready.
+        first = next((f for _task, cs in order for c in cs for f in c.files), None)
+        student.start(first)
         ctx = GradingContext(student, reference, seed=sub.seed, device=device,
                              submission_dir=sub.folder, sim_profile=asg.sim_profile)
-        tests, notes = [], []
+        tests = []   # in the order the checks ran (fallback.why_broken reads the results so far)
         shares = points.of_checks(asg, checks_for(asg))
-        needs, files_of, stood_in = fallback.depends(asg.grader), {}, {}
-        for task, task_checks in plan:
-            if not task_checks:
-                if only is None:
-                    notes.append(f"{task.id} ({task.title}): no checks are registered yet; "
-                                 f"its {task.points:g} points are not graded")
-                continue
+        files_of, stood_in = {}, {}
+        for task, task_checks in order:
+            if gpu and task.id not in early and reference.starts == 0:
+                reference.start()   # the GPU checks compare with it: it imports while the student's child does
             for check in task_checks:
                 share = shares[check.id]
                 for module in set(check.files) & set(needs) - set(stood_in):
@@ -176,6 +180,8 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
                 # grade-all's summary tells a mistake seen (failed) from code that never ran (error).
                 tests[-1]["outcome"] = ("passed" if passed else
                                         "error" if isinstance(message, NotRun) else "failed")
+        position = {c.id: i for i, c in enumerate(c for _task, cs in plan for c in cs)}
+        tests.sort(key=lambda t: position[t["check"]])   # results in course.yml order
         if device == "cuda":   # issue 3 item 6: informational real-GPU checks (autograder/gpu/real.py)
             tests = _real_gpu(tests, plan, asg, sub, limits, notes)
         output = _overview(device, asg, sub, student, notes)
@@ -185,6 +191,31 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         sub.cleanup()
     return results.build(tests, output=output, execution_time=time.monotonic() - started,
                          visibility=asg.visibility)
+
+
+def _run_order(plan, preloading: set[str], needs: dict[str, tuple[str, ...]]):
+    """(the tasks of ``plan`` in the order their checks run, the ids of those moved first).
+
+    A task moves first when none of its checks is a GPU check or needs a file in ``preloading``
+    (TORCH_FILES, PLOT_FILES), itself or through ``needs`` (fallback.depends), and every file it
+    needs is graded by moved tasks only: its checks can then run while the fork server imports
+    torch, and a dependent file still runs after the files it needs. Otherwise course.yml order.
+    """
+    def files(checks) -> set[str]:
+        mine = {f for c in checks for f in c.files}
+        return mine | {n for f in mine for n in needs.get(f, ())}
+
+    moved = {task.id for task, cs in plan
+             if cs and not any(_on_gpu(c) for c in cs) and not files(cs) & preloading}
+    while True:
+        graded_elsewhere = {f for task, cs in plan if task.id not in moved for c in cs for f in c.files}
+        stuck = {task.id for task, cs in plan if task.id in moved
+                 and {n for c in cs for f in c.files for n in needs.get(f, ())} & graded_elsewhere}
+        if not stuck:
+            break
+        moved -= stuck
+    order = [tc for tc in plan if tc[0].id in moved] + [tc for tc in plan if tc[0].id not in moved]
+    return order, moved
 
 
 def _handed_in(asg: course.Assignment) -> tuple[str, ...]:

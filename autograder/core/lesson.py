@@ -1,6 +1,7 @@
 """What the engine asks of an assignment's grader package (course.yml's ``grader``), by convention.
 
-    <grader>/__init__.py   may set TORCH_FILES: student files that import torch
+    <grader>/__init__.py   may set TORCH_FILES (student files that import torch) and PLOT_FILES
+                           (files that draw with matplotlib): their children preload them
     <grader>/checks/       the checks, each registered with autograder.core.registry.check
                            (its __init__ may set DEPENDS, student module -> modules its checks also
                            run, and HANDED_IN, other files a submission holds: core/grade.py)

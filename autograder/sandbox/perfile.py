@@ -9,28 +9,38 @@ checks move on to another module, the previous module's child is stopped (its pr
 with its namespaces), so at most one child is alive at a time. Checks run task by task, so a
 submission costs one child start per file it has (with a fork server, a fork each). After every
 call, whatever processes the call left running in the child's sandbox are killed
-(``isolation.sweep``). Files that
-never need torch or the simulated GPU (all but ``heavy``: the grader package's TORCH_FILES) get a light child: no torch
-preloaded (a file that imports torch still gets it, at its own import) and no simulator.
+(``isolation.sweep``).
+
+Files that never need torch or the simulated GPU (all but ``heavy``: the grader package's
+TORCH_FILES) get a lighter child without the simulator: ``plots`` (its PLOT_FILES) preload
+matplotlib, the others nothing. A file of the others whose source imports only the standard
+library starts at once as a fresh interpreter while the fork server still imports torch
+(autograder/sandbox/imports.py), so a cold grading runs its checks meanwhile (core/grade.py).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.sandbox import isolation
+from autograder.sandbox import imports, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 
-#: Options a light child gets instead of the caller's (only those the caller passed are replaced).
+#: Options the child of a file in ``plots`` gets instead of the caller's (only those the caller
+#: passed are replaced, and always ``preload``).
 LIGHT = {"preload": ("matplotlib.figure",), "simgpu": False}
+#: The same for a file in neither ``heavy`` nor ``plots``.
+BARE = {"preload": (), "simgpu": False}
 
 
 class PerFileSandbox:
     """``Sandbox`` for the student: a fresh child for each module the checks call into."""
 
-    def __init__(self, source: Path, limits: Limits, *, heavy: tuple[str, ...] = (), **options):
+    def __init__(self, source: Path, limits: Limits, *, heavy: tuple[str, ...] = (),
+                 plots: tuple[str, ...] = (), **options):
         self.source = Path(source)
         #: Modules whose checks need torch and the simulated GPU preloaded (the GPU checks call them).
         self.heavy = tuple(heavy)
+        #: Modules that draw with matplotlib: their child preloads it.
+        self.plots = tuple(plots)
         self.limits = limits
         self.options = options
         self.current: tuple[str, Sandbox] | None = None
@@ -38,6 +48,7 @@ class PerFileSandbox:
         #: submission with a broken file it needs replaced by the reference's); set before first use.
         self.sources: dict[str, Path] = {}
         self.spare: Sandbox | None = None
+        self.spare_options: dict | None = None
         self.restarts = 0              # restarts within files already finished
         self.closed_output: list[str] = []
         self.watch: isolation.StrayWatch | None = None
@@ -46,7 +57,7 @@ class PerFileSandbox:
         if self.current is not None and self.current[0] == module:
             return self.current[1]
         self._retire()
-        if self.spare is not None and self.options_for(module) == self.options and module not in self.sources:
+        if self.spare is not None and self.options_for(module) == self.spare_options and module not in self.sources:
             box, self.spare = self.spare, None
         else:
             box = Sandbox(self.sources.get(module, self.source), self.limits, **self.options_for(module))
@@ -67,14 +78,19 @@ class PerFileSandbox:
         """The Sandbox options of ``module``'s child: the caller's, lightened outside ``heavy``."""
         if module in self.heavy:
             return dict(self.options)
-        light = {k: v for k, v in LIGHT.items() if k == "preload" or k in self.options}
+        if module in self.plots:
+            light = LIGHT
+        else:
+            light = {**BARE, "early": imports.stdlib_only(self.sources.get(module, self.source), module)}
+        light = {k: v for k, v in light.items() if k in ("preload", "early") or k in self.options}
         return {**self.options, **light}
 
-    def start(self) -> None:
-        """Start a child early with the caller's options (the first module whose options match
-        gets it), overlapping its imports with loading the checks."""
+    def start(self, module: str | None = None) -> None:
+        """Start a child early, overlapping its imports with the grader's: ``module``'s child, or
+        one with the caller's options (the first module whose options match gets it)."""
         if self.spare is None and self.current is None:
-            self.spare = Sandbox(self.source, self.limits, **self.options)
+            self.spare_options = self.options_for(module) if module else dict(self.options)
+            self.spare = Sandbox(self.source, self.limits, **self.spare_options)
             self.spare.start()
 
     @property

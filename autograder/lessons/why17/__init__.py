@@ -14,3 +14,5 @@ course.yml names this package as the assignment's ``grader``.
 
 #: Student files that import torch: a child grading them preloads it.
 TORCH_FILES = ("bw", "flops")
+#: Student files that draw with matplotlib: a child grading them preloads it.
+PLOT_FILES = ("roofline",)

@@ -1,0 +1,94 @@
+"""Whether a student module imports only the standard library (read from its source, not run).
+
+A child for such a module needs nothing the fork server preloads (torch, numpy, matplotlib), so it
+may start as a fresh interpreter while the server is still importing (autograder/sandbox/parent.py,
+``launch_child(early=True)``). A module that imports anything else waits for the server as before:
+its import then finds the libraries already loaded and is timed the same way in every grading.
+
+Files of the submission and of the project (``shared/``, which the child's path holds) are followed
+to what they import. The answer errs towards waiting: a file that does not parse, a relative or
+dynamic import (``__import__``, ``importlib.import_module``, ``exec``, ``eval``) or a module found
+nowhere counts as "imports more than the standard library". A file that hides an import beyond
+these only makes its own import slower in a cold grading; it gains nothing.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+#: The project root: the child's path holds it after the submission's folder (parent.python_path).
+ROOT = Path(__file__).resolve().parents[2]
+#: Names whose use may import a module that no import statement shows.
+DYNAMIC = frozenset({"__import__", "import_module", "exec", "eval", "run_module", "run_path"})
+
+
+def stdlib_only(folder: Path, module: str) -> bool:
+    """True when ``folder/<module>.py``, and every file of ``folder`` or the project it imports,
+    imports only the standard library (statically: no dynamic import)."""
+    roots = (Path(folder), ROOT)
+    seen: set[Path] = set()
+    todo = [Path(folder) / f"{module}.py"]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        imported = _imports(path)
+        if imported is None:
+            return False
+        for name, optional in imported:
+            if name.split(".")[0] in sys.stdlib_module_names:
+                continue
+            found = _find(name, roots)
+            if found:
+                todo.extend(found)
+            elif not optional:
+                return False
+    return True
+
+
+def _find(name: str, roots: tuple[Path, ...]) -> list[Path]:
+    """The files that importing dotted ``name`` runs (each package's __init__.py and the module),
+    from the first root that has its top-level name; [] when no root has it."""
+    parts = name.split(".")
+    for root in roots:
+        files, here = [], root
+        for i, part in enumerate(parts):
+            here = here / part
+            if (here / "__init__.py").is_file():
+                files.append(here / "__init__.py")
+            elif here.with_suffix(".py").is_file() and i == len(parts) - 1:
+                files.append(here.with_suffix(".py"))
+            else:
+                files = [] if i == 0 else None
+                break
+        if files:
+            return files
+        if files is None:   # the top level is here but not the rest: nothing else would be tried
+            return []
+    return []
+
+
+def _imports(path: Path) -> list[tuple[str, bool]] | None:
+    """(dotted name, optional) for each module ``path`` imports (``from a import b`` gives 'a' and
+    the optional 'a.b', which may be a name in 'a'); None when it does not parse or imports
+    dynamically or relatively."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    names: list[tuple[str, bool]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend((alias.name, False) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level or not node.module:
+                return None
+            names.append((node.module, False))
+            names.extend((f"{node.module}.{alias.name}", True) for alias in node.names if alias.name != "*")
+        elif isinstance(node, ast.Name) and node.id in DYNAMIC:
+            return None
+        elif isinstance(node, ast.Attribute) and node.attr in DYNAMIC:
+            return None
+    return names
