@@ -42,6 +42,9 @@ PRELOAD = ("numpy", "torch", "yaml", "shared.simgpu.patches", "shared.simgpu.mod
 #: children (bw.py, flops.py) need torch only, so a cold grading does not wait for matplotlib,
 #: and the children forked later (roofline.py) find it imported.
 LATER = ("matplotlib", "matplotlib.pyplot")
+#: Seconds without a request before the server imports the next of LATER: the first requests of
+#: a cold grading (the reference's child and the student's, a few ms apart) do not wait for it.
+LATER_IDLE_S = 0.2
 #: Most file descriptors one request may carry (stdin, stdout, stderr, status, pass_fds).
 MAX_FDS = 16
 PIPE = subprocess.PIPE
@@ -446,7 +449,7 @@ def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None, late
     except OSError:   # the client went away while we imported
         return
     while True:
-        ready, _, _ = select.select([sock, wake_r], [], [], 0 if later else None)
+        ready, _, _ = select.select([sock, wake_r], [], [], LATER_IDLE_S if later else None)
         if not ready and later:   # idle: the next of LATER (a request waits one import at most)
             _import(later.pop(0))
             if not later:
