@@ -145,10 +145,10 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
                              plots=tuple(sorted(plot_files)),
                              preload=("matplotlib.figure",) if light else ("torch",),
                              simgpu=not light, timer=timer)
-    needs = fallback.depends(asg.grader)
-    order, early = _run_order(plan, torch_files | plot_files, needs)
     gpu = any(_on_gpu(c) for _task, cs in plan for c in cs)
     try:
+        needs = fallback.depends(asg.grader)
+        order, early = _run_order(plan, torch_files | plot_files, needs)
         notes = [f"{task.id} ({task.title}): no checks are registered yet; its {task.points:g} points are not graded"
                  for task, task_checks in plan if not task_checks and only is None]
         # The checks of files that need no preloaded library run first, in a child started now,
