@@ -17,8 +17,9 @@ import ast
 import sys
 from pathlib import Path
 
-#: The project root: the child's path holds it after the submission's folder (parent.python_path).
-ROOT = Path(__file__).resolve().parents[2]
+# The project root: the child's path holds it after the submission's folder (parent.python_path).
+from autograder.sandbox.parent import ROOT
+
 #: Names whose use may import a module that no import statement shows.
 DYNAMIC = frozenset({"__import__", "import_module", "exec", "eval", "run_module", "run_path"})
 
