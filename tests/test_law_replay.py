@@ -6,6 +6,13 @@ replayed law that fails goes back through hypothesis, so its shrunk case and mes
 hypothesis's own. Every fixture is graded both ways by bench/replay_verdicts.py; these tests pin
 the mechanism.
 """
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from hypothesis import strategies as st
 
@@ -114,3 +121,42 @@ def test_two_strategies_at_one_place_do_not_share_cases():
         return seen
     small, large = check(st.integers(0, 5)), check(st.integers(10**6, 10**7))
     assert all(0 <= n <= 5 for n in small) and all(n >= 10**6 for n in large)
+
+
+def _write_module(folder, name, literals):
+    """A local module whose source holds ``literals``: hypothesis 6.x takes numbers from such
+    source ("local constants") unless strategies.strategy_alone turns that off."""
+    (folder / f"{name}.py").write_text("VALUES = [" + ", ".join(repr(x) for x in literals) + "]\n")
+
+
+def test_a_laws_cases_do_not_depend_on_the_modules_the_process_has_loaded(tmp_path, monkeypatch):
+    # Many draws per case, so hypothesis's 5% chance per draw of taking a constant comes up.
+    strategy = st.lists(st.floats(0.0, 1.0), min_size=40, max_size=40)
+    before = _law_cases(strategy)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _write_module(tmp_path, "why17_many_literals", [i / 997 for i in range(1, 400)])
+    importlib.import_module("why17_many_literals")
+    try:
+        assert _law_cases(strategy) == before
+    finally:
+        sys.modules.pop("why17_many_literals", None)
+
+
+def test_the_local_constants_of_the_process_stay_as_hypothesis_left_them():
+    from hypothesis.internal.conjecture import providers
+
+    ours = providers._get_local_constants
+    with S.strategy_alone():
+        assert len(providers._get_local_constants()) == 0
+    assert providers._get_local_constants is ours
+
+
+def test_loading_the_checks_runs_no_hypothesis_plugin_and_leaves_the_environment_alone():
+    if importlib.util.find_spec("trio") is None:
+        pytest.skip("trio is not installed (selenium brings it): there is no plugin to skip")
+    code = ("import os, sys\nfrom autograder.core.grade import load_checks\nload_checks()\n"
+            "print('trio' in sys.modules, os.environ.get('HYPOTHESIS_NO_PLUGINS'))")
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_NO_PLUGINS"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.stdout.split() == ["False", "None"], done.stderr[-2000:]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from hypothesis import HealthCheck, Phase, Verbosity, settings
@@ -213,8 +214,34 @@ def _hypothesis(strategy, body, max_examples: int) -> None:
             raise
 
     try:
-        law()
+        with strategy_alone():
+            law()
     except Exception:
         if fatal:
             raise fatal[0] from None
         raise
+
+
+@contextmanager
+def strategy_alone():
+    """Hypothesis draws from its strategy alone inside this block, not from the modules loaded.
+
+    Hypothesis 6.x also draws "local constants": numbers it finds in the source of every local
+    module in ``sys.modules`` (``hypothesis.internal.conjecture.providers._get_local_constants``).
+    A law's cases would then depend on which of the grader's modules a process has imported (the
+    ``grade`` command, a grade-all worker, a pytest worker and Gradescope import different sets)
+    and on every literal in them, so a grader edit anywhere could change a student's cases. This
+    empties that pool for the block, and clears the cache of permitted constants on the way in and
+    out so a cache filled outside the block cannot leak in, nor ours out. It goes through a
+    hypothesis internal; tests/test_law_replay.py fails if that stops working.
+    """
+    from hypothesis.internal.conjecture import providers
+
+    before, empty = providers._get_local_constants, providers.Constants()
+    providers.CONSTANTS_CACHE.cache.clear()
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = before
+        providers.CONSTANTS_CACHE.cache.clear()
