@@ -107,3 +107,26 @@ def test_the_why17_checks_of_predict_and_the_measure_table_run_first():
     assert [task.id for task, _ in order] == ["task3", "task5", "task1", "task2", "task4"]
     assert moved == {"task3", "task5"}
 
+
+
+def test_an_early_child_does_not_queue_behind_the_servers_later_imports(tmp_path, monkeypatch):
+    """Ready, but importing LATER (matplotlib, in a grading) when the next child is asked for: a
+    child that preloads nothing starts as a fresh interpreter instead of waiting for the import."""
+    lib, release = tmp_path / "lib", tmp_path / "release"
+    lib.mkdir()
+    (lib / "later_not_done.py").write_text(   # an import that lasts until the test ends
+        f"import os, time\nwhile not os.path.exists({str(release)!r}):\n    time.sleep(0.01)\n")
+    env = {**os.environ, "PYTHONPATH": str(lib)}
+    server = forkserver.ForkServer(preload=(), later=("later_not_done",), env=env, huge_pages=False)
+    monkeypatch.setattr(forkserver, "_active", server)
+    (tmp_path / "sub").mkdir()
+    sub = _folder(tmp_path / "sub", m="def f(x):\n    return 2 * x\n")
+    box = Sandbox(sub, Limits(time_limit_s=30.0), preload=(), simgpu=False, early=True)
+    try:
+        assert server.is_ready() and not server.settled()
+        assert box.call("m", "f", (21,))[0] == 42
+        assert not isinstance(box.child.proc, forkserver.ForkedProcess)
+    finally:
+        release.touch()
+        box.close()
+        server.close()

@@ -165,3 +165,58 @@ def _alive(pid: int) -> bool:
             return fh.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def _blocking_module(lib, name: str, started, release) -> None:
+    """A module whose import marks ``started`` and then waits (up to 10 min) for ``release``."""
+    lib.mkdir(exist_ok=True)
+    (lib / f"{name}.py").write_text(
+        "import os, time\n"
+        f"open({str(started)!r}, 'w').close()\n"
+        f"while not os.path.exists({str(release)!r}):\n"
+        "    time.sleep(0.01)\n")
+
+
+def _wait_for(path, what: str) -> None:
+    for _ in range(60_000):
+        if path.exists():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"{what} never happened")
+
+
+def test_a_child_that_exits_while_the_server_imports_later_is_reported_at_once(tmp_path):
+    """The server imports LATER when idle; a child's exit meanwhile is reported then, not after
+    the import (a client waits in ``wait`` for it: in a cold grading, twice on its critical path)."""
+    started, release = tmp_path / "started", tmp_path / "release"
+    _blocking_module(tmp_path / "lib", "why17_slow_later", started, release)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "lib")}
+    srv = forkserver.ForkServer(preload=(), later=("why17_slow_later",), env=env, huge_pages=False)
+    try:
+        # The child exits once the server is inside the import, which goes on until released.
+        proc = srv.spawn([sys.executable, "-c", "import os, sys, time\n"
+                          "while not os.path.exists(sys.argv[1]): time.sleep(0.01)\n", str(started)])
+        assert proc.wait(timeout=120) == 0
+        assert not release.exists()   # the import is still going on: nothing waited for it
+        assert not srv.settled()      # the last reply said LATER was still to come
+    finally:
+        release.touch()
+        srv.close()
+
+
+def test_the_server_says_when_later_is_imported(tmp_path):
+    started, release = tmp_path / "started", tmp_path / "release"
+    _blocking_module(tmp_path / "lib", "why17_slow_later2", started, release)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "lib")}
+    srv = forkserver.ForkServer(preload=(), later=("why17_slow_later2",), env=env, huge_pages=False)
+    try:
+        assert srv.is_ready() and not srv.settled()
+        _wait_for(started, "the import of LATER")
+        release.touch()
+        code = "import sys; print('why17_slow_later2' in sys.modules)"
+        proc = srv.spawn([sys.executable, "-c", code], stdout=forkserver.PIPE)  # served after the import
+        out, _ = proc.communicate(timeout=120)
+        assert out.decode().strip() == "True" and srv.settled()
+    finally:
+        release.touch()
+        srv.close()

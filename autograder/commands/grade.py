@@ -19,9 +19,10 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     # Several children start per submission (one per student file, and the reference): fork
-    # them from one server that imports torch once, while this process loads the checks.
+    # them from one server that imports torch once, while this process loads the checks. For
+    # one grading's handful of forks, huge pages would cost more than they save.
     from autograder.sandbox import forkserver
-    forkserver.start(wait=False)
+    forkserver.start(wait=False, huge_pages=False)
     try:
         res = grade_submission(args.submission, args.assignment, args.device)
     finally:

@@ -141,9 +141,10 @@ def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib
     The child gets its own session (so the whole process group can be killed), stdin from
     /dev/null, stdout+stderr on a drained pipe, and the protocol on two extra pipes passed with
     pass_fds. It imports ``preload`` and installs the simulated GPU (unless ``simgpu`` is False)
-    before saying it is ready. ``early``: while the fork server is still importing, start a fresh
-    interpreter instead of waiting for it (for a child that preloads nothing and runs code that
-    imports only the standard library: autograder/sandbox/imports.py). A fresh interpreter costs
+    before saying it is ready. ``early``: while the fork server is still importing (``preload``, or
+    LATER after it: ``ForkServer.settled``), start a fresh interpreter instead of waiting for it
+    (for a child that preloads nothing and runs code that imports only the standard library:
+    autograder/sandbox/imports.py). A fresh interpreter costs
     about what a fork of the server's image does, a tenth of a CPU second.
     """
     req_r, req_w = os.pipe()
@@ -170,7 +171,7 @@ def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib
     # forked from a process that imported torch once instead of paying the import per launch.
     from autograder.sandbox import forkserver
     server = forkserver.active()
-    if server is not None and early and not server.is_ready():
+    if server is not None and early and not server.settled():
         server = None
     popen = server.spawn if server is not None else subprocess.Popen
     try:
