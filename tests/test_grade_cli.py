@@ -34,3 +34,14 @@ def test_grade_a_partial_submission_end_to_end(tmp_path):
     assert any(line.startswith("task3") and f"{task3:g} / {task3:g}" in line for line in lines)
     assert any(line.startswith("total") for line in lines)
     assert [p.name for p in out.parent.iterdir()] == ["results.json"]
+
+
+def test_the_command_line_imports_only_the_command_it_runs():
+    from autograder import cli
+    every = [m.NAME for m in cli._commands([])]
+    assert "grade" in every and "grade-all" in every
+    assert [m.NAME for m in cli._commands(["grade", "submission.zip"])] == ["grade"]
+    assert [m.NAME for m in cli._commands(["grade-all", "subs", "--out", "o"])] == ["grade-all"]
+    # help, a typo and a module's file name (not its command) register every command
+    for argv in (["--help"], ["grdae"], ["grade_all", "subs"]):
+        assert [m.NAME for m in cli._commands(argv)] == every
