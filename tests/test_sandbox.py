@@ -194,3 +194,34 @@ def test_forged_and_garbage_replies_do_not_fool_or_break_the_grader(tmp_path):
         with pytest.raises(StudentCrashed, match="garbage on the grader's channel"):
             box.call("m", "nest")                       # nesting too deep to parse: one line, no crash
         assert box.call("m", "forge")[0] == 1          # and a fresh child serves the next call
+
+
+def test_a_file_asked_about_after_its_child_is_retired_is_not_imported_again(tmp_path, monkeypatch):
+    """fallback.why_broken asks whether predict.py imports after predict's own checks: the
+    answer its child gave (a list of functions, or why it does not import) serves again."""
+    from autograder.sandbox import parent
+    from autograder.sandbox.perfile import PerFileSandbox
+
+    for name, text in {"a.py": "def f():\n    return 1\n", "b.py": "raise ValueError('no')\n",
+                       "c.py": "def g():\n    return 2\n"}.items():
+        (tmp_path / name).write_text(text)
+    launched = []
+    real = parent.launch_child
+    monkeypatch.setattr(parent, "launch_child", lambda *a, **k: launched.append(a) or real(*a, **k))
+    box = PerFileSandbox(tmp_path, Limits(time_limit_s=30), preload=(), simgpu=False)
+    try:
+        assert box.has("a") == ["f"]
+        with pytest.raises(StudentMissing) as first:
+            box.has("b")
+        assert box.call("c", "g")[0] == 2 and len(launched) == 3
+        assert box.has("a") == ["f"]
+        with pytest.raises(StudentMissing) as again:
+            box.has("b")
+        assert str(again.value) == str(first.value) and len(launched) == 3
+        other = tmp_path / "other"
+        other.mkdir()
+        (other / "a.py").write_text("def f():\n    return 1\n\ndef h():\n    return 3\n")
+        box.sources["a"] = other             # another folder for a.py: asked anew, in a new child
+        assert box.has("a") == ["f", "h"] and len(launched) == 4
+    finally:
+        box.close()

@@ -32,6 +32,8 @@ import sys
 import threading
 import time
 
+from autograder.sandbox import jail as _jail
+
 #: Modules the server imports once, in this order, before it says it is ready; a module that
 #: fails to import is skipped. After torch, the simulated GPU's modules (shared/simgpu), which
 #: every child of a torch file installs: their code is then compiled once per server, not once per
@@ -45,6 +47,10 @@ LATER = ("matplotlib", "matplotlib.pyplot")
 #: Seconds without a request before the server imports the next of LATER: the first requests of
 #: a cold grading (the reference's child and the student's, a few ms apart) do not wait for it.
 LATER_IDLE_S = 0.2
+#: Scripts every sandboxed child runs in-process (the jail, then the runner): the server compiles
+#: them once and a child runs that code while the file is unchanged (``jail.run_main``).
+SCRIPTS = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *parts)
+                for parts in (("sandbox", "jail.py"), ("runtime", "runner.py")))
 #: Most file descriptors one request may carry (stdin, stdout, stderr, status, pass_fds).
 MAX_FDS = 16
 PIPE = subprocess.PIPE
@@ -450,6 +456,7 @@ def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None, late
         return
     server_pid = os.getpid()
     preloaded = [name for name in preload if _import(name)]
+    compiled = _compile(SCRIPTS)
     if huge_pages:
         _huge_pages()
     later = list(later)
@@ -501,7 +508,7 @@ def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None, late
                 sock.close()
                 for fd in status_of.values():
                     os.close(fd)
-                _child(request, fds, base_path, server_pid)
+                _child(request, fds, base_path, server_pid, compiled)
             finally:
                 os._exit(70)
         stdin, stdout, stderr, status_w = fds[:4]
@@ -509,6 +516,19 @@ def _serve(sock_fd: int, preload: list[str], client_pid: int | None = None, late
             os.close(fd)
         status_of[pid] = status_w
         _send_msg(sock, {"pid": pid, "later_left": len(later)})
+
+
+def _compile(paths) -> dict:
+    """path -> (source, code object) of each script in ``paths`` that reads and compiles."""
+    out = {}
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                source = f.read()
+            out[path] = (source, compile(source, path, "exec", dont_inherit=True))
+        except (OSError, SyntaxError, ValueError):
+            pass
+    return out
 
 
 def _import(name: str) -> bool:
@@ -626,7 +646,7 @@ def _reap(status_of: dict[int, int]) -> None:
             os.close(fd)
 
 
-def _child(request: dict, fds: list[int], base_path: list[str], server_pid: int) -> None:
+def _child(request: dict, fds: list[int], base_path: list[str], server_pid: int, compiled: dict) -> None:
     """In the forked child: become ``python ARGV`` and run it; never returns."""
     import resource
     pass_fds = request["pass_fds"]
@@ -661,7 +681,7 @@ def _child(request: dict, fds: list[int], base_path: list[str], server_pid: int)
     _fresh_streams()
     for name in [m for m in sys.modules if m == "autograder" or m.startswith("autograder.")]:
         del sys.modules[name]
-    code = _run_argv(request["argv"], base_path)
+    code = _run_argv(request["argv"], base_path, compiled)
     _flush_and_exit(code)
 
 
@@ -698,7 +718,7 @@ def _fresh_streams() -> None:
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
 
 
-def _run_argv(argv: list[str], base_path: list[str]) -> int:
+def _run_argv(argv: list[str], base_path: list[str], compiled: dict | None = None) -> int:
     """Run ``argv[1:]`` as the interpreter would (options -u -B -E -s -I -O are accepted)."""
     import runpy
     args = argv[1:]
@@ -731,7 +751,7 @@ def _run_argv(argv: list[str], base_path: list[str]) -> int:
         elif args:
             sys.argv = list(args)
             sys.path[:] = [*first(os.path.dirname(os.path.abspath(args[0]))), *extra, *base_path]
-            runpy.run_path(args[0], run_name="__main__")
+            _jail.run_main(args[0], compiled or {})
         else:
             print("forkserver: nothing to run", file=sys.stderr)
             return 2

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autograder.core.errors import StudentError
 from autograder.sandbox import imports, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 
@@ -50,6 +51,8 @@ class PerFileSandbox:
         self.spare: Sandbox | None = None
         self.spare_options: dict | None = None
         self.restarts = 0              # restarts within files already finished
+        #: (module, folder its child ran from) -> what ``has`` found when that child was retired.
+        self.imported: dict[tuple[str, Path], list[str] | StudentError] = {}
         self.closed_output: list[str] = []
         self.watch: isolation.StrayWatch | None = None
 
@@ -66,7 +69,9 @@ class PerFileSandbox:
 
     def _retire(self) -> None:
         if self.current is not None:
-            _, box = self.current
+            module, box = self.current
+            if module in box.modules:
+                self.imported[(module, box.source)] = box.modules[module]
             box.close()
             self.restarts += max(0, box.starts - 1)
             text = box.output()
@@ -100,6 +105,15 @@ class PerFileSandbox:
         return 1 + self.restarts + max(0, current)
 
     def has(self, module: str) -> list[str]:
+        """As ``Sandbox.has``. For a file whose child is already retired, the answer its import
+        gave there: a later question (``fallback.why_broken``, before a file that needs this one)
+        does not start a child only to import the same file again."""
+        if self.current is None or self.current[0] != module:
+            known = self.imported.get((module, self.sources.get(module, self.source)))
+            if isinstance(known, StudentError):
+                raise known
+            if known is not None:
+                return known
         return self._box(module).has(module)
 
     def call(self, module: str, function: str, *args, **kwargs):
