@@ -14,6 +14,8 @@ from pathlib import Path
 
 import yaml
 
+from shared import yamlfile
+
 
 class CourseFileError(ValueError):
     """course.yml cannot be used; the message is one line naming the key and the file."""
@@ -26,7 +28,7 @@ def read(path: Path | str) -> dict:
     """
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yamlfile.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise CourseFileError(f"{path}: cannot read course file ({exc.strerror})") from None
     except UnicodeDecodeError:
@@ -69,7 +71,7 @@ def has_assignments(path: Path | str) -> bool:
 @functools.lru_cache(maxsize=64)
 def _has_assignments(path: str, _size: int, _mtime_ns: int) -> bool:
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yamlfile.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         return False
     except yaml.YAMLError:

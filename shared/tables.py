@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from shared import yamlfile
 
 DATA = Path(__file__).parent / "data"
 
@@ -108,7 +108,7 @@ class Fraction:
 
 def _load(name: str) -> dict:
     with open(DATA / name, encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+        return yamlfile.safe_load(fh)
 
 
 @functools.cache

@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 
 from autograder.core.errors import UsageError
+from shared import yamlfile
 
 #: Names ignored wherever they appear: editor, OS and Python droppings.
 JUNK_NAMES = frozenset({"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoints", "Thumbs.db",
@@ -198,7 +199,7 @@ def _gradescope(root: Path, entries: list[Path], names) -> Layout:
 def _read_metadata(path: Path) -> dict:
     """A Gradescope metadata file as a dict; UsageError (one line) when it is not YAML."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yamlfile.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         raise UsageError(f"{path}: not a readable Gradescope {GRADESCOPE_METADATA}") from None
     return data if isinstance(data, dict) else {}

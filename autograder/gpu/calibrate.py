@@ -24,10 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from autograder.core import course, lesson
-from shared import tables
+from shared import tables, yamlfile
 from shared.simgpu import verdicts
 
 #: The assignment calibrated: course.yml's first (its reference and its fixtures/gpu submissions).
@@ -35,7 +33,7 @@ ASSIGNMENT = course.load().assignment()
 SUBMISSIONS = lesson.package_dir(ASSIGNMENT) / "fixtures" / "gpu"
 REFERENCE = ASSIGNMENT.solutions_dir
 #: The check each mistake submission must fail (and only that one on the simulated device).
-EXPECTED = yaml.safe_load((SUBMISSIONS / "expected.yml").read_text(encoding="utf-8"))
+EXPECTED = yamlfile.safe_load((SUBMISSIONS / "expected.yml").read_text(encoding="utf-8"))
 #: Copy sizes of the reference-vs-spec rows, MiB; matmul sides, elements.
 SWEEP_MIB = (256, 512, 1024, 2048, 4096)
 MATMUL_SIZES = (4096, 8192)

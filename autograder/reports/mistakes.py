@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from autograder.core.errors import UsageError
+from shared import yamlfile
 
 #: The pseudo-mistake for checks whose code never ran (raised, hung, crashed, missing).
 NOT_RUN = "code_did_not_run"
@@ -38,7 +39,7 @@ def load(path: Path | str) -> tuple[Mistake, ...]:
     """Parse and validate the mistakes file; UsageError names the entry and the file."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yamlfile.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError):
         raise UsageError(f"{path}: not a readable YAML file") from None
     entries = data.get("mistakes") if isinstance(data, dict) else None

@@ -6,7 +6,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from shared import yamlfile
 
 PATH = Path(__file__).resolve().parents[1] / "data" / "quiz.yml"
 
@@ -82,4 +82,4 @@ def parse(data, path: Path = PATH) -> Bank:
 def load() -> Bank:
     """The bank in shared/data/quiz.yml."""
     with open(PATH, encoding="utf-8") as fh:
-        return parse(yaml.safe_load(fh))
+        return parse(yamlfile.safe_load(fh))

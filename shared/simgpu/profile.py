@@ -34,9 +34,7 @@ import math
 import random
 from pathlib import Path
 
-import yaml
-
-from shared import tables
+from shared import tables, yamlfile
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "simgpu.yml"
 
@@ -59,7 +57,7 @@ POSITIVE = {"bw_gbs", "copy_efficiency", "l2_bytes", "l2_speedup", "peak_tflops"
 def constants() -> dict:
     """shared/data/simgpu.yml as a dict."""
     with open(DATA, encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+        return yamlfile.safe_load(fh)
 
 
 def gpu_keys() -> list[str]:

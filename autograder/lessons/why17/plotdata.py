@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from autograder.batch.discover import JUNK_NAMES, SEARCH_DEPTH
+from shared import yamlfile
 
 ROOT = Path(__file__).resolve().parents[3]
 SIMGPU_FILE = ROOT / "shared" / "data" / "simgpu.yml"
@@ -75,7 +76,7 @@ def read_measurements(path: Path, max_bytes: int) -> bytes | None:
 @lru_cache(maxsize=1)
 def _simgpu() -> dict:
     try:
-        return yaml.safe_load(SIMGPU_FILE.read_text(encoding="utf-8")) or {}
+        return yamlfile.safe_load(SIMGPU_FILE.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError):
         return {}
 
