@@ -6,6 +6,7 @@ imported here stay importable from this module for the tests that still read the
 """
 from __future__ import annotations
 
+import signal
 import zipfile
 
 import pytest
@@ -25,6 +26,13 @@ from autograder.lessons.why17.fixtures.classes import (  # noqa: F401 - re-expor
     ta_kinds,
     write_student,
 )
+
+
+def sigint_as_at_a_terminal() -> None:
+    """``preexec_fn`` of a command a test interrupts with SIGINT: Ctrl-C at a terminal finds
+    SIGINT at its default, but a suite started in the background of a non-interactive shell
+    (``make test &``) passes it on ignored, and Python then keeps ignoring it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.mark.parametrize("kind", sorted(EDITS))

@@ -18,7 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_batch_fixtures import MISTAKE_OF, NOT_GRADABLE, QUICK_CHECKS, make_class
+from tests.test_batch_fixtures import (
+    MISTAKE_OF,
+    NOT_GRADABLE,
+    QUICK_CHECKS,
+    make_class,
+    sigint_as_at_a_terminal,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASS_SIZE = 40
@@ -176,7 +182,7 @@ def _run_until(src, out, count: int, sig: int, log: Path) -> tuple[subprocess.Po
     with open(log, "w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade-all", str(src), "--out",
                                  str(out), "--jobs", "2", *QUICK], cwd=ROOT, stdout=subprocess.DEVNULL,
-                                stderr=err, text=True)
+                                stderr=err, text=True, preexec_fn=sigint_as_at_a_terminal)
         deadline = time.monotonic() + 600
         while len(_markers(out)) < count and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.slurm.fixtures import slurm_cluster  # noqa: F401 - fixture
-from tests.test_batch_fixtures import KINDS, make_class
+from tests.test_batch_fixtures import KINDS, make_class, sigint_as_at_a_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Every kind of student but the hang, which costs a whole time limit and says nothing new here.
@@ -196,7 +196,7 @@ def test_ctrl_c_cancels_the_array_and_exits_130(slurm_cluster, tmp_path):
     run = subprocess.Popen([sys.executable, "-m", "autograder", "grade-all", str(src), "--out", str(out),
                             "--checks", "bytes_counted_twice", "--time-limit-s", "30",
                             "--executor", "slurm"], cwd=ROOT, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
+                           stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_at_a_terminal)
     try:
         deadline = time.monotonic() + WAIT_S
         while not list(out.glob(".slurm/*/job.json")):
