@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 
+from autograder.runtime import runner as _runner
 from autograder.sandbox import jail as _jail
 
 #: Modules the server imports once, in this order, before it says it is ready; a module that
@@ -49,8 +50,7 @@ LATER = ("matplotlib", "matplotlib.pyplot")
 LATER_IDLE_S = 0.2
 #: Scripts every sandboxed child runs in-process (the jail, then the runner): the server compiles
 #: them once and a child runs that code while the file is unchanged (``jail.run_main``).
-SCRIPTS = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *parts)
-                for parts in (("sandbox", "jail.py"), ("runtime", "runner.py")))
+SCRIPTS = tuple(os.path.realpath(module.__file__) for module in (_jail, _runner))
 #: Most file descriptors one request may carry (stdin, stdout, stderr, status, pass_fds).
 MAX_FDS = 16
 PIPE = subprocess.PIPE

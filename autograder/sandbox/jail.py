@@ -278,7 +278,7 @@ def run_main(path: str, compiled: dict) -> None:
     ``compiled`` when the file still holds the source it was compiled from (each sandboxed child
     would otherwise compile the jail and the runner again: about 15 ms of CPU)."""
     import runpy
-    source, code = compiled.get(os.path.abspath(path), (None, None))
+    source, code = compiled.get(os.path.realpath(path), (None, None))
     if code is None:
         return runpy.run_path(path, run_name="__main__")
     try:
