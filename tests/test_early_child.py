@@ -1,9 +1,12 @@
-"""A cold grading runs the checks of files that import only the standard library while the fork
-server still imports torch: which files qualify (read from the source), a child that starts
-without the server, and the order the checks run in (results keep course.yml's order)."""
+"""A cold grading runs the checks of files that import only the standard library (and, for a plot
+file, matplotlib, which its child preloads) while the fork server still imports torch: which files
+qualify (read from the source), a child that starts without the server, and the order the checks
+run in (results keep course.yml's order)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -15,6 +18,7 @@ from autograder.lessons.why17 import PLOT_FILES, TORCH_FILES
 from autograder.lessons.why17.fixtures import build
 from autograder.sandbox import forkserver, imports
 from autograder.sandbox.parent import Limits, Sandbox
+from autograder.sandbox.perfile import LIGHT, LIGHT_LOADS
 
 
 def _folder(tmp_path, **files):
@@ -30,7 +34,7 @@ def _folder(tmp_path, **files):
     "",
 ])
 def test_a_file_of_standard_library_imports_needs_no_server(tmp_path, source):
-    assert imports.stdlib_only(_folder(tmp_path, m=source), "m")
+    assert imports.imports_only(_folder(tmp_path, m=source), "m")
 
 
 @pytest.mark.parametrize("source", [
@@ -44,22 +48,43 @@ def test_a_file_of_standard_library_imports_needs_no_server(tmp_path, source):
     "def broken(:\n",
 ])
 def test_a_file_that_may_import_more_waits_for_the_server(tmp_path, source):
-    assert not imports.stdlib_only(_folder(tmp_path, m=source), "m")
+    assert not imports.imports_only(_folder(tmp_path, m=source), "m")
 
 
 def test_the_files_it_imports_from_the_submission_count_too(tmp_path):
     folder = _folder(tmp_path, m="import helper\n", helper="import other\n", other="import m\nimport math\n")
-    assert imports.stdlib_only(folder, "m")           # a cycle of local files, all standard library
+    assert imports.imports_only(folder, "m")           # a cycle of local files, all standard library
     (tmp_path / "other.py").write_text("import matplotlib\n")
-    assert not imports.stdlib_only(folder, "m")
-    assert not imports.stdlib_only(tmp_path, "absent")
+    assert not imports.imports_only(folder, "m")
+    assert not imports.imports_only(tmp_path, "absent")
+
+
+@pytest.mark.parametrize("source, early", [
+    ("import matplotlib\nmatplotlib.use('Agg')\nfrom matplotlib.figure import Figure\n", True),
+    ("import numpy as np\nimport matplotlib.pyplot as plt\nimport math\n", True),
+    ("import matplotlib\nimport torch\n", False),
+    ("from matplotlib.figure import Figure\nimport pandas\n", False),
+    ("import matplotlib\nplt = __import__('matplotlib.pyplot')\n", False),
+])
+def test_a_plot_file_may_also_import_what_its_child_preloads(tmp_path, source, early):
+    folder = _folder(tmp_path, m=source)
+    assert imports.imports_only(folder, "m", LIGHT_LOADS) is early
+    assert not imports.imports_only(folder, "m")          # a bare child preloads nothing
+    assert imports.imports_only(build.REFERENCE, "roofline", LIGHT_LOADS)
+
+
+def test_what_a_plot_child_preloads_brings_every_package_a_plot_file_may_import():
+    code = (f"import importlib, sys\nfor m in {list(LIGHT['preload'])!r}:\n    importlib.import_module(m)\n"
+            f"print(sorted(set({sorted(LIGHT_LOADS)!r}) - set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip() == "[]", done.stderr[-2000:]
 
 
 def test_the_reference_predict_qualifies_and_a_numpy_style_does_not(tmp_path):
-    assert imports.stdlib_only(build.REFERENCE, "predict")
+    assert imports.imports_only(build.REFERENCE, "predict")
     numpy_style = build.overlay("good", "numpy_predict", tmp_path / "src")
-    assert not imports.stdlib_only(numpy_style, "predict")
-    assert not imports.stdlib_only(build.REFERENCE, "bw")       # torch
+    assert not imports.imports_only(numpy_style, "predict")
+    assert not imports.imports_only(build.REFERENCE, "bw")       # torch
 
 
 def test_an_early_child_starts_while_the_server_is_still_importing(tmp_path, monkeypatch):
@@ -100,13 +125,32 @@ def test_checks_of_bare_files_run_first_and_dependents_after_what_they_need():
     assert moved == {"task2"}
 
 
-def test_the_why17_checks_of_predict_and_the_measure_table_run_first():
+def test_the_why17_checks_of_predict_the_roofline_and_the_measure_table_run_first():
     asg = course.load().assignment("why17")
     plan = checks_for(asg)
-    order, moved = _run_order(plan, set(TORCH_FILES) | set(PLOT_FILES), depends(asg.grader))
-    assert [task.id for task, _ in order] == ["task3", "task5", "task1", "task2", "task4"]
-    assert moved == {"task3", "task5"}
+    order, moved = _run_order(plan, set(TORCH_FILES), depends(asg.grader))
+    assert [task.id for task, _ in order] == ["task3", "task4", "task5", "task1", "task2"]
+    assert moved == {"task3", "task4", "task5"} and "roofline" in PLOT_FILES
 
+
+def test_a_plot_child_starts_while_the_server_is_still_importing(tmp_path, monkeypatch):
+    """As a bare early child: a fresh interpreter that imports matplotlib itself, while the
+    server has not finished its own preload."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "never_done.py").write_text("import time\ntime.sleep(600)\n")
+    server = forkserver.ForkServer(preload=("never_done",), env={**os.environ, "PYTHONPATH": str(lib)}, wait=False)
+    monkeypatch.setattr(forkserver, "_active", server)
+    (tmp_path / "sub").mkdir()
+    sub = _folder(tmp_path / "sub", m="import sys\nfrom matplotlib.figure import Figure\n"
+                                      "def f():\n    return type(Figure()).__name__\n")
+    box = Sandbox(sub, Limits(time_limit_s=60.0), **LIGHT, early=True)
+    try:
+        assert box.call("m", "f")[0] == "Figure"
+        assert not server.is_ready() and not isinstance(box.child.proc, forkserver.ForkedProcess)
+    finally:
+        box.close()
+        server.close()
 
 
 def test_an_early_child_does_not_queue_behind_the_servers_later_imports(tmp_path, monkeypatch):

@@ -20,9 +20,11 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     # Several children start per submission (one per student file, and the reference): fork
     # them from one server that imports torch once, while this process loads the checks. For
-    # one grading's handful of forks, huge pages would cost more than they save.
+    # one grading's handful of forks, huge pages would cost more than they save; and matplotlib
+    # (the server's LATER imports) is not worth importing there: the plot file's checks run
+    # while the server still imports torch, in a child that imports matplotlib itself.
     from autograder.sandbox import forkserver
-    forkserver.start(wait=False, huge_pages=False)
+    forkserver.start(wait=False, huge_pages=False, later=())
     try:
         res = grade_submission(args.submission, args.assignment, args.device)
     finally:

@@ -172,11 +172,12 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
     gpu = any(_on_gpu(c) for _task, cs in plan for c in cs)
     try:
         needs = fallback.depends(asg.grader)
-        order, early = _run_order(plan, torch_files | plot_files, needs)
+        order, early = _run_order(plan, torch_files, needs)
         notes = [f"{task.id} ({task.title}): no checks are registered yet; its {task.points:g} points are not graded"
                  for task, task_checks in plan if not task_checks and only is None]
-        # The checks of files that need no preloaded library run first, in a child started now,
-        # while the fork server still imports torch; the other children fork from it once it is ready.
+        # The checks of files that need no torch run first, in children that start as fresh
+        # interpreters while the fork server still imports torch (the first of them now); the
+        # other children fork from the server once it is ready.
         first = next((f for _task, cs in order for c in cs for f in c.files), None)
         student.start(first)
         ctx = GradingContext(student, reference, seed=sub.seed, device=device,
@@ -221,9 +222,10 @@ def _run_order(plan, preloading: set[str], needs: dict[str, tuple[str, ...]]):
     """(the tasks of ``plan`` in the order their checks run, the ids of those moved first).
 
     A task moves first when none of its checks is a GPU check or needs a file in ``preloading``
-    (TORCH_FILES, PLOT_FILES), itself or through ``needs`` (fallback.depends), and every file it
-    needs is graded by moved tasks only: its checks can then run while the fork server imports
-    torch, and a dependent file still runs after the files it needs. Otherwise course.yml order.
+    (TORCH_FILES), itself or through ``needs`` (fallback.depends), and every file it needs is
+    graded by moved tasks only: its checks can then run while the fork server imports torch (a
+    plot file's child imports matplotlib itself meanwhile), and a dependent file still runs after
+    the files it needs. Otherwise course.yml order.
     """
     def files(checks) -> set[str]:
         mine = {f for c in checks for f in c.files}

@@ -498,4 +498,13 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    # Flushed, then os._exit, as a fork server's child ends (sandbox/jail.py, _run_script): a
+    # fresh interpreter's teardown of what the code imported (matplotlib, numpy) takes a quarter
+    # of a second, while the grader waits for the child to end before it starts the next.
+    status = main(sys.argv)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed or broken stream: nothing left to keep
+            pass
+    os._exit(status)

@@ -1,9 +1,11 @@
-"""Whether a student module imports only the standard library (read from its source, not run).
+"""Whether a student module imports only the standard library and what its child preloads (read
+from its source, not run).
 
-A child for such a module needs nothing the fork server preloads (torch, numpy, matplotlib), so it
-may start as a fresh interpreter while the server is still importing (autograder/sandbox/parent.py,
-``launch_child(early=True)``). A module that imports anything else waits for the server as before:
-its import then finds the libraries already loaded and is timed the same way in every grading.
+A child for such a module needs nothing more from the fork server than its own preload (none, or
+matplotlib for a plot file), so it may start as a fresh interpreter that imports that preload itself
+while the server is still importing torch (autograder/sandbox/parent.py, ``launch_child(early=True)``).
+A module that imports anything else waits for the server as before: its import then finds the
+libraries already loaded and is timed the same way in every grading.
 
 Files of the submission and of the project (``shared/``, which the child's path holds) are followed
 to what they import. The answer errs towards waiting: a file that does not parse, a relative or
@@ -24,9 +26,10 @@ from autograder.sandbox.parent import ROOT
 DYNAMIC = frozenset({"__import__", "import_module", "exec", "eval", "run_module", "run_path"})
 
 
-def stdlib_only(folder: Path, module: str) -> bool:
+def imports_only(folder: Path, module: str, preloaded: frozenset[str] = frozenset()) -> bool:
     """True when ``folder/<module>.py``, and every file of ``folder`` or the project it imports,
-    imports only the standard library (statically: no dynamic import)."""
+    imports only the standard library and the top-level packages ``preloaded`` (statically: no
+    dynamic import)."""
     roots = (Path(folder), ROOT)
     seen: set[Path] = set()
     todo = [Path(folder) / f"{module}.py"]
@@ -39,7 +42,8 @@ def stdlib_only(folder: Path, module: str) -> bool:
         if imported is None:
             return False
         for name, optional in imported:
-            if name.split(".")[0] in sys.stdlib_module_names:
+            top = name.split(".")[0]
+            if top in sys.stdlib_module_names or top in preloaded:
                 continue
             found = _find(name, roots)
             if found:

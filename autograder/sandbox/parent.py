@@ -143,9 +143,10 @@ def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib
     pass_fds. It imports ``preload`` and installs the simulated GPU (unless ``simgpu`` is False)
     before saying it is ready. ``early``: while the fork server is still importing (``preload``, or
     LATER after it: ``ForkServer.settled``), start a fresh interpreter instead of waiting for it
-    (for a child that preloads nothing and runs code that imports only the standard library:
-    autograder/sandbox/imports.py). A fresh interpreter costs
-    about what a fork of the server's image does, a tenth of a CPU second.
+    (for a child whose code imports only the standard library and ``preload``:
+    autograder/sandbox/imports.py). A fresh interpreter costs about what a fork of the server's
+    image does, a tenth of a CPU second, plus its own import of ``preload`` (matplotlib: about
+    a CPU second on this 2-core machine).
     """
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()

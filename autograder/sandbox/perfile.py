@@ -13,9 +13,10 @@ call, whatever processes the call left running in the child's sandbox are killed
 
 Files that never need torch or the simulated GPU (all but ``heavy``: the grader package's
 TORCH_FILES) get a lighter child without the simulator: ``plots`` (its PLOT_FILES) preload
-matplotlib, the others nothing. A file of the others whose source imports only the standard
-library starts at once as a fresh interpreter while the fork server still imports torch
-(autograder/sandbox/imports.py), so a cold grading runs its checks meanwhile (core/grade.py).
+matplotlib, the others nothing. A file of either whose source imports only the standard library
+and what its child preloads starts at once as a fresh interpreter while the fork server still
+imports torch (autograder/sandbox/imports.py), so a cold grading runs its checks meanwhile
+(core/grade.py).
 """
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ from autograder.sandbox.parent import Limits, Sandbox
 #: Options the child of a file in ``plots`` gets instead of the caller's (only those the caller
 #: passed are replaced, and always ``preload``).
 LIGHT = {"preload": ("matplotlib.figure",), "simgpu": False}
+#: Top-level packages in memory once LIGHT's preload is imported (matplotlib imports numpy): a
+#: plot file that imports only these and the standard library finds everything it needs in a
+#: fresh interpreter too (tests/test_early_child.py imports the preload to check the list).
+LIGHT_LOADS = frozenset({"matplotlib", "numpy"})
 #: The same for a file in neither ``heavy`` nor ``plots``.
 BARE = {"preload": (), "simgpu": False}
 
@@ -83,10 +88,11 @@ class PerFileSandbox:
         """The Sandbox options of ``module``'s child: the caller's, lightened outside ``heavy``."""
         if module in self.heavy:
             return dict(self.options)
+        folder = self.sources.get(module, self.source)
         if module in self.plots:
-            light = LIGHT
+            light = {**LIGHT, "early": imports.imports_only(folder, module, LIGHT_LOADS)}
         else:
-            light = {**BARE, "early": imports.stdlib_only(self.sources.get(module, self.source), module)}
+            light = {**BARE, "early": imports.imports_only(folder, module)}
         light = {k: v for k, v in light.items() if k in ("preload", "early") or k in self.options}
         return {**self.options, **light}
 
