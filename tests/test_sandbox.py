@@ -125,6 +125,16 @@ def test_os_exit_and_sys_exit_are_reported(tmp_path):
         assert box.call("m", "ok")[0] == 1
 
 
+def test_half_a_reply_and_then_death_is_garbage_on_the_channel(tmp_path):
+    """The same verdict whichever comes first: the child's exit, or more bytes after the half line."""
+    code = ("import os\ndef f():\n    for fd in range(3, 64):\n        try:\n"
+            "            os.write(fd, b'{\"id\": 1, \"ok\": tr')\n        except OSError:\n            pass\n"
+            "    os._exit(3)\n")
+    with _sandbox(tmp_path, {"m.py": code}) as box:
+        with pytest.raises(StudentCrashed, match="wrote garbage on the grader's channel"):
+            box.call("m", "f")
+
+
 def test_syntax_error_names_file_and_line_and_spares_other_modules(tmp_path):
     files = {"bad.py": "x = 1\n\ndef f(:\n    pass\n", "good.py": "def f():\n    return 'fine'\n"}
     with _sandbox(tmp_path, files) as box:

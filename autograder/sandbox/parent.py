@@ -226,6 +226,9 @@ def receive(child: ChildHandle, deadline: float) -> dict | None:
             return None
         chunk = os.read(child.reply_fd, 1 << 20)
         if not chunk:
+            if child.buffer:   # half a line, then the end: the same verdict whether or not the
+                # child had time to write more after it (which would make the line garbage)
+                raise ChildGone(f"the process running {child.who} wrote garbage on the grader's channel")
             raise ChildGone(death_reason(child))
         child.buffer += chunk
 
