@@ -204,6 +204,7 @@ def send(child: ChildHandle, message: dict) -> None:
 
 def receive(child: ChildHandle, deadline: float) -> dict | None:
     """The next reply line as a dict; None when the deadline passed; ChildGone when the child died."""
+    garbage = f"the process running {child.who} wrote garbage on the grader's channel"
     while True:
         newline = child.buffer.find(b"\n")
         if newline >= 0:
@@ -212,9 +213,9 @@ def receive(child: ChildHandle, deadline: float) -> dict | None:
             try:
                 message = json.loads(line)
             except (ValueError, RecursionError):
-                raise ChildGone(f"the process running {child.who} wrote garbage on the grader's channel") from None
+                raise ChildGone(garbage) from None
             if not isinstance(message, dict):
-                raise ChildGone(f"the process running {child.who} wrote garbage on the grader's channel")
+                raise ChildGone(garbage)
             return message
         if len(child.buffer) > runner.MAX_REPLY_BYTES + 4096:
             raise ChildGone(f"the process running {child.who} sent an oversized reply")
@@ -228,7 +229,7 @@ def receive(child: ChildHandle, deadline: float) -> dict | None:
         if not chunk:
             if child.buffer:   # half a line, then the end: the same verdict whether or not the
                 # child had time to write more after it (which would make the line garbage)
-                raise ChildGone(f"the process running {child.who} wrote garbage on the grader's channel")
+                raise ChildGone(garbage)
             raise ChildGone(death_reason(child))
         child.buffer += chunk
 

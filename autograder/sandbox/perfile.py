@@ -88,11 +88,9 @@ class PerFileSandbox:
         """The Sandbox options of ``module``'s child: the caller's, lightened outside ``heavy``."""
         if module in self.heavy:
             return dict(self.options)
-        folder = self.sources.get(module, self.source)
-        if module in self.plots:
-            light = {**LIGHT, "early": imports.imports_only(folder, module, LIGHT_LOADS)}
-        else:
-            light = {**BARE, "early": imports.imports_only(folder, module)}
+        base, loads = (LIGHT, LIGHT_LOADS) if module in self.plots else (BARE, frozenset())
+        early = imports.imports_only(self.sources.get(module, self.source), module, loads)
+        light = {**base, "early": early}
         light = {k: v for k, v in light.items() if k in ("preload", "early") or k in self.options}
         return {**self.options, **light}
 

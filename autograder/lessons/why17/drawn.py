@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
+import importlib.util
 import json
 import sys
 from contextlib import contextmanager
@@ -57,9 +58,13 @@ def fingerprint() -> dict:
 
 
 def module_digest(module: str) -> str | None:
-    """A digest of ``module``'s source file (cached per process); None when it has none."""
+    """A digest of ``module``'s source file, imported yet or not (cached per process); None when
+    it has none."""
     if module not in _digests:
-        path = getattr(sys.modules.get(module), "__file__", None)
+        try:
+            path = getattr(importlib.util.find_spec(module), "origin", None)
+        except (ImportError, ValueError):
+            path = None
         _digests[module] = _digest(Path(path)) if path else None
     return _digests[module]
 
@@ -137,8 +142,9 @@ def hypothesis_only():
     key_of, tried = S._key, set()
 
     def noted(*args):
-        tried.add(key_of(*args))
-        return key_of(*args)
+        key = key_of(*args)
+        tried.add(key)
+        return key
     S._key, _enabled = noted, False
     try:
         yield S._DRAWN, tried
