@@ -1,6 +1,7 @@
 """Side by side, in one run: `python -m autograder grade` of the reference, the stubs and a hostile
 submission, and nbgrader's autograde of a comparable one-student notebook course built from the
-lesson's functions. Prints wall and CPU seconds of each, and the ratio to nbgrader. Figures only;
+lesson's functions. Prints wall and CPU seconds of each, the ratio to nbgrader, and the ratio to a bare
+``python -c 'import torch'`` (the floor any grader that runs torch code pays). Figures only;
 nothing here asserts a time (the grader's tests never time anything).
 
     .venv/bin/python bench/side_by_side.py [--hostile endless_loop] [--keep DIR]
@@ -153,16 +154,21 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     load0 = os.getloadavg()
     rows = [("nbgrader autograde, 1 student", *nbgrader_run(work))]
+    wall, cpu, _ = timed([sys.executable, "-c", "import torch"], ROOT)
+    rows.append(("bare python -c 'import torch'", wall, cpu, "-"))
     for label, folder in (("grade: reference", SOLUTIONS), ("grade: stubs", ROOT / "assignments" / "why17"),
                           (f"grade: hostile/{args.hostile}", hostile_folder(args.hostile, work))):
         rows.append((label, *grade_run(folder, work, label.split()[-1].replace("/", "_"))))
     load1 = os.getloadavg()
     nb_wall, nb_cpu = rows[0][1], rows[0][2]
+    torch_wall = rows[1][1]
     print(f"machine: {os.cpu_count()} CPUs; load average (1, 5, 15 min) before "
           f"{', '.join(f'{x:.1f}' for x in load0)}, after {', '.join(f'{x:.1f}' for x in load1)}")
-    print(f"{'run':<34} {'wall s':>7} {'CPU s':>7} {'wall/nbgrader':>14} {'CPU/nbgrader':>13}  result")
+    print(f"{'run':<34} {'wall s':>7} {'CPU s':>7} {'wall/nbgrader':>14} {'CPU/nbgrader':>13} "
+          f"{'wall/torch':>11}  result")
     for label, wall, cpu, result in rows:
-        print(f"{label:<34} {wall:>7.2f} {cpu:>7.2f} {wall / nb_wall:>14.2f} {cpu / nb_cpu:>13.2f}  {result}")
+        print(f"{label:<34} {wall:>7.2f} {cpu:>7.2f} {wall / nb_wall:>14.2f} {cpu / nb_cpu:>13.2f} "
+              f"{wall / torch_wall:>11.2f}  {result}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

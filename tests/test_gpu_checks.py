@@ -41,6 +41,7 @@ WRONG = {
     "wrong_bytes_once": ("bytes_counted_twice", "counted the bytes once"),
     "wrong_tiny_measured": ("buffer_exceeds_cache", "Tiny buffers"),
     "wrong_ignores_n_bytes": ("buffer_exceeds_cache.copy_bandwidth", "ignores n_bytes"),
+    "wrong_tiny_chunks": ("buffer_exceeds_cache.copy_bandwidth", "cache cliff"),
     "wrong_no_warmup": ("warmup_present", "warm up"),
     "wrong_flops_n3": ("flops_counted_2n3", "counted n**3 FLOPs"),
     "wrong_units_bytes_per_s": ("units_gb_per_s", "bytes per second"),

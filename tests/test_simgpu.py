@@ -174,7 +174,7 @@ def test_events_raise_like_pytorch_before_completion_and_time_after():
 # ------------------------------------------------------- L2 and first use
 def test_small_working_sets_run_at_l2_speed_once_resident():
     with simgpu.active(H100):
-        a = torch.empty(8 * MIB, dtype=torch.uint8, device="cuda")
+        a = torch.empty(16 * MIB, dtype=torch.uint8, device="cuda")
         b = torch.empty_like(a)
         b.copy_(a)
         b.copy_(a)

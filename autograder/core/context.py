@@ -41,6 +41,13 @@ class GradingContext:
         self.sim_seed = seed_of_sim(seed)
         self.gpu_memo: dict = {}
 
+    def expect_settings(self, module: str, settings: list[dict]) -> None:
+        """The student's calls into ``module`` will come on these simulated-GPU configs, in this
+        order (each runs in a child of its own; the sandbox starts the next one ahead)."""
+        expect = getattr(self._student, "expect", None)
+        if expect is not None:
+            expect(module, settings)
+
     def has(self, module: str, function: str | None = None) -> bool:
         """Whether the submission has ``module`` importable (and ``function`` callable in it).
 

@@ -288,6 +288,36 @@ class Child:
         self.modules: dict[str, object] = {}
         self.failed: dict[str, str] = {}
         self.simgpu = None
+        #: The simulated GPU this child is attached to: (session token, attach context, frontend).
+        #: A session lasts across requests until one names another token: the device keeps its
+        #: first-use state, L2 and memory between calls, as one GPU does for one process.
+        self.session: tuple | None = None
+
+    def attach(self, request: dict):
+        """The frontend of the session ``request`` names (entering it, leaving any other), or None."""
+        sim, token = request.get("sim"), request.get("session")
+        if sim is None or self.simgpu is None:
+            return None
+        if self.session is not None and self.session[0] == token:
+            return self.session[2]
+        self.detach()
+        from shared.simgpu.frontend import PipeLink
+        context = self.simgpu.attach(sim, PipeLink(self.send, self.reader.readline))
+        frontend = context.__enter__()
+        self.session = (token, context, frontend)
+        return frontend
+
+    def detach(self) -> None:
+        """Leave the current session: its queued requests go out; later ones are dropped."""
+        if self.session is not None:
+            _token, context, _frontend = self.session
+            self.session = None
+            context.__exit__(None, None, None)
+
+    def flush(self) -> None:
+        """Send the session's queued device requests (before a reply, so the trace is complete)."""
+        if self.session is not None:
+            self.session[2].link.flush()
 
     def send(self, message: dict) -> None:
         data = dumps(message)
@@ -299,8 +329,11 @@ class Child:
             written = os.write(self.fd_out, view)
             view = view[written:]
 
-    def module(self, name: str):
-        """The imported student module, or raise _Exit with a one-line reason."""
+    def module(self, name: str, attached: bool = False):
+        """The imported student module, or raise _Exit with a one-line reason.
+
+        ``attached``: the import runs on the session's simulated GPU (a warm-up at import time
+        warms that device, as on a GPU); otherwise on a local default one."""
         if name in self.modules:
             return self.modules[name]
         if name in self.failed:
@@ -311,7 +344,8 @@ class Child:
         try:
             # Imported on the simulated GPU, as on the GPU machine the code was written for: a
             # module-level `torch.cuda.is_available()` must not pick the CPU for every later call.
-            with self.simgpu.active(self.simgpu.config()) if self.simgpu else _no_context():
+            local = self.simgpu is not None and not attached
+            with self.simgpu.active(self.simgpu.config()) if local else _no_context():
                 mod = importlib.import_module(name)
         except BaseException as exc:  # noqa: BLE001 - SyntaxError, SystemExit, anything at import
             if isinstance(exc, KeyboardInterrupt):
@@ -326,7 +360,11 @@ class Child:
         op = request.get("op")
         try:
             if op == "has":
-                mod = self.module(request["module"])
+                attached = self.attach(request) is not None
+                try:
+                    mod = self.module(request["module"], attached)
+                finally:
+                    self.flush()
                 names = sorted(n for n, v in vars(mod).items() if callable(v) and not n.startswith("_"))
                 return {"id": rid, "ok": True, "value": names}
             if op == "call":
@@ -337,8 +375,15 @@ class Child:
             return {"id": rid, "ok": False, "kind": kind, "message": str(exc)}
 
     def call(self, rid, request: dict) -> dict:
+        try:
+            return self._call(rid, request)
+        finally:
+            self.flush()
+
+    def _call(self, rid, request: dict) -> dict:
         module, function = request["module"], request["function"]
-        mod = self.module(module)
+        frontend = self.attach(request) if request.get("sim") is not None else None
+        mod = self.module(module, frontend is not None)
         fn = mod
         for part in function.split("."):  # 'predict.attainable_tflops': the predict roofline.py imported
             fn = getattr(fn, part, None) if not part.startswith("_") else None
@@ -357,15 +402,13 @@ class Child:
                 encoded = encode(value)
                 trace = {"torch_ops": watch.summary()}
             elif sim is not None:
-                if self.simgpu is None:
+                if frontend is None:
                     return {"id": rid, "ok": False, "kind": "protocol",
                             "message": "the simulated GPU (shared.simgpu) is not available in this checkout"}
                 # The device lives in the grader's process: ``sim`` is only its public description,
                 # and every request goes over the pipes (shared/simgpu/frontend.py, PipeLink).
-                from shared.simgpu.frontend import PipeLink
-                with self.simgpu.attach(sim, PipeLink(self.send, self.reader.readline)):
-                    value = fn(*args, **kwargs)
-                    encoded = encode(value)
+                value = fn(*args, **kwargs)
+                encoded = encode(value)
             else:
                 value = fn(*args, **kwargs)
                 encoded = encode(value)

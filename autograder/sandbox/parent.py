@@ -58,6 +58,7 @@ class ChildHandle:
     buffer: bytearray = field(default_factory=bytearray)
     ready: dict | None = None
     who: str = "your code"   # in messages: "the process running <who> ..."
+    device: object = None    # the simulated GPU (shared.simgpu.device.SimDevice) its requests reach
 
 
 #: Bytes of the pipe that carries the child's output (Linux F_SETPIPE_SZ; the default is 64 KiB):
@@ -300,8 +301,16 @@ class Sandbox:
     """
 
     def __init__(self, source: Path, limits: Limits, *, preload=("torch", "matplotlib.figure"),
-                 simgpu: bool = True, label: str = "your code", timer=None, early: bool = False):
+                 simgpu: bool = True, label: str = "your code", timer=None, early: bool = False,
+                 setting: dict | None = None, poisoned: dict | None = None):
         self.source = Path(source)
+        #: The simulated-GPU config every call of this child runs on (None: each call brings its
+        #: own). With a setting, the child's imports and calls share one device for its life, as
+        #: one process shares one GPU: first-use costs once, the L2 and memory carry over.
+        self.setting = setting
+        #: The device this child's session talks to: (config key, SimDevice, public description,
+        #: token); a fresh one for each child and, without a setting, for each call.
+        self.session: tuple | None = None
         self.limits = limits
         #: autograder/sandbox/calltime.ReferenceTimer: each call's limit from the reference's time
         #: for the same call (None: ``limits.time_limit_s`` for every call).
@@ -312,7 +321,8 @@ class Sandbox:
         self.early = early   # launch_child's ``early``: a fresh interpreter while the fork server imports
         self.label = label
         self.child: ChildHandle | None = None
-        self.poisoned: dict[str, StudentError] = {}   # 'module' or 'module.function' -> error
+        # 'module' or 'module.function' -> error; shared by the children of one file (perfile.py)
+        self.poisoned: dict[str, StudentError] = {} if poisoned is None else poisoned
         self.modules: dict[str, list[str] | StudentError] = {}
         self.starts = 0
         self.output_log: list[str] = []
@@ -328,6 +338,7 @@ class Sandbox:
         for path in self.source.iterdir():
             if path.is_file() and not path.is_symlink():
                 shutil.copy2(path, workdir / path.name)
+        self.session = None                  # a new process meets a new device
         self.child = launch_child(workdir, self.limits, preload=self.preload, simgpu=self.use_simgpu,
                                   early=self.early)
         self.child.who = self.label
@@ -398,8 +409,12 @@ class Sandbox:
             raise self.poisoned[module]
         child = self.start()
         self._ready(child)
-        if message["op"] == "call":
-            child.device = device
+        if message["op"] == "has" and self.setting is not None:   # imported on the child's device
+            device, public, token = self._session(self.setting, fresh=False)
+            message = {**message, "sim": public, "session": token}
+        child.device = device
+        if device is not None:
+            device.begin_call()
         # Ids are random so that replies written ahead of time by student code match nothing.
         message = {"id": secrets.randbits(62), **message}
         timer = self.timer if timed is not None else None
@@ -438,6 +453,16 @@ class Sandbox:
             if reply is None or reply.get("id") == request_id:
                 return reply
 
+    def _session(self, sim: dict, fresh: bool) -> tuple:
+        """(device, public description, token) of the session for config ``sim``: the child's
+        current one when it is on the same config and ``fresh`` is False, else a new device."""
+        key = json.dumps(sim, sort_keys=True)
+        if not fresh and self.session is not None and self.session[0] == key:
+            return self.session[1:]
+        device, public = host.open(sim)      # the simulated GPU stays here; the child sees its properties
+        self.session = (key, device, public, secrets.randbits(62))
+        return self.session[1:]
+
     def has(self, module: str) -> list[str]:
         """The public callables of ``module``; StudentMissing when it is absent or does not import."""
         known = self.modules.get(module)
@@ -445,6 +470,8 @@ class Sandbox:
             return known
         if isinstance(known, StudentError):
             raise known
+        if isinstance(self.poisoned.get(module), StudentMissing):
+            raise self.poisoned[module]          # another child of this file could not import it
         try:
             self._ready(self.start())   # the child's own start-up is no part of the import's time
             started = time.monotonic()
@@ -476,10 +503,14 @@ class Sandbox:
         ``sim``) asks for the torch calls it made, as ``{"torch_ops": [...]}`` (autograder.runtime.runner.TorchWatch).
         """
         self.has(module)
-        device, public = host.open(sim)      # the simulated GPU stays here; the child sees its properties
+        device = public = token = None
+        if sim is not None:
+            # With a setting, every call on it shares the child's device; without one (the
+            # reference's sandbox), each call meets a device of its own.
+            device, public, token = self._session(sim, fresh=self.setting is None or sim != self.setting)
         message = {"op": "call", "module": module, "function": function,
                    "args": runner.encode(list(args)), "kwargs": runner.encode(dict(kwargs or {})),
-                   "sim": public, "trace": bool(trace), "watch": bool(watch)}
+                   "sim": public, "session": token, "trace": bool(trace), "watch": bool(watch)}
         reply = self._request(message, timeout_s or self.limits.time_limit_s, function,
                               f"{module}.{function}", device=device,
                               timed=None if timeout_s else {"op": "call", "module": module, "function": function,

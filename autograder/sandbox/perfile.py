@@ -49,7 +49,15 @@ class PerFileSandbox:
         self.plots = tuple(plots)
         self.limits = limits
         self.options = options
-        self.current: tuple[str, Sandbox] | None = None
+        #: (module, the simulated-GPU setting its child serves or None, its Sandbox)
+        self.current: tuple[str, dict | None, Sandbox] | None = None
+        #: Errors that end a function or a file, shared by all the children of this submission:
+        #: a hang costs one time limit, whichever setting's child met it.
+        self.poisoned: dict = {}
+        #: module -> the simulated-GPU settings its calls will come on, in order (``expect``)
+        self.upcoming: dict[str, list[dict]] = {}
+        #: (module, setting, Sandbox): the next setting's child, started while the current one runs
+        self.ahead: tuple[str, dict, Sandbox] | None = None
         #: Modules whose child runs from another folder (autograder/core/fallback.py: the
         #: submission with a broken file it needs replaced by the reference's); set before first use.
         self.sources: dict[str, Path] = {}
@@ -61,20 +69,50 @@ class PerFileSandbox:
         self.closed_output: list[str] = []
         self.watch: isolation.StrayWatch | None = None
 
-    def _box(self, module: str) -> Sandbox:
-        if self.current is not None and self.current[0] == module:
-            return self.current[1]
+    def _box(self, module: str, setting: dict | None = None, any_setting: bool = False) -> Sandbox:
+        """The child for ``module`` on simulated-GPU ``setting`` (None: no device), starting a
+        fresh one when the live child serves another module or another setting: a student's
+        process never sees two settings, so no count of its own calls tells it which one it is
+        on. ``any_setting``: the live child of ``module`` will do, whatever its setting (imports)."""
+        if (self.current is not None and self.current[0] == module
+                and (any_setting or self.current[1] == setting)):
+            return self.current[2]
         self._retire()
-        if self.spare is not None and self.options_for(module) == self.spare_options and module not in self.sources:
+        options = self.options_for(module)
+        if self.ahead is not None and self.ahead[:2] == (module, setting):
+            box = self.ahead[2]
+            self.ahead = None
+        elif (setting is None and self.spare is not None and options == self.spare_options
+                and module not in self.sources):
             box, self.spare = self.spare, None
+            box.poisoned.update(self.poisoned)
+            self.poisoned = box.poisoned
         else:
-            box = Sandbox(self.sources.get(module, self.source), self.limits, **self.options_for(module))
-        self.current = (module, box)
+            box = Sandbox(self.sources.get(module, self.source), self.limits, setting=setting,
+                          poisoned=self.poisoned, **options)
+        self.current = (module, setting, box)
+        if setting is not None:
+            self._start_next(module, setting, options)
         return box
 
+    def expect(self, module: str, settings: list[dict]) -> None:
+        """``module``'s calls will come on these simulated-GPU settings, in this order: the child
+        of the next one is started while the current one runs (its start overlaps the work)."""
+        self.upcoming[module] = list(settings)
+
+    def _start_next(self, module: str, setting: dict, options: dict) -> None:
+        upcoming = self.upcoming.get(module, [])
+        if setting not in upcoming or self.ahead is not None:
+            return
+        at = upcoming.index(setting)
+        if at + 1 < len(upcoming) and module not in self.sources:
+            box = Sandbox(self.source, self.limits, setting=upcoming[at + 1], poisoned=self.poisoned,
+                          **options)
+            box.start()
+            self.ahead = (module, upcoming[at + 1], box)
     def _retire(self) -> None:
         if self.current is not None:
-            module, box = self.current
+            module, _setting, box = self.current
             if module in box.modules:
                 self.imported[(module, box.source)] = box.modules[module]
             box.close()
@@ -105,7 +143,7 @@ class PerFileSandbox:
     @property
     def starts(self) -> int:
         """1 + the restarts after a crash or a time limit (a file's first child is not a restart)."""
-        current = self.current[1].starts - 1 if self.current is not None else 0
+        current = self.current[2].starts - 1 if self.current is not None else 0
         return 1 + self.restarts + max(0, current)
 
     def has(self, module: str) -> list[str]:
@@ -118,10 +156,10 @@ class PerFileSandbox:
                 raise known
             if known is not None:
                 return known
-        return self._box(module).has(module)
+        return self._box(module, any_setting=True).has(module)
 
     def call(self, module: str, function: str, *args, **kwargs):
-        box = self._box(module)
+        box = self._box(module, kwargs.get("sim"))
         try:
             return box.call(module, function, *args, **kwargs)
         finally:
@@ -142,11 +180,14 @@ class PerFileSandbox:
     def output(self) -> str:
         texts = list(self.closed_output)
         if self.current is not None:
-            texts.append(self.current[1].output())
+            texts.append(self.current[2].output())
         return "\n".join(t for t in texts if t)
 
     def close(self) -> None:
         self._retire()
+        if self.ahead is not None:
+            self.ahead[2].close()
+            self.ahead = None
         if self.spare is not None:
             self.spare.close()
             self.spare = None

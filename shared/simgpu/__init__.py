@@ -98,7 +98,8 @@ def trace() -> dict:
     allocated_bytes; largest_copy_bytes (bytes written by the largest copy) and
     largest_copy_working_set_bytes (source + destination); op_groups: one dict per kind of
     kernel seen {kind, read_bytes, write_bytes, working_set_bytes, l2, flops, seconds_each, count}
-    (at most 200; groups_dropped counts kernels of further kinds).
+    (at most 200; groups_dropped counts kernels of further kinds); timed: what ran between the
+    first and the last clock reading of the period (shared.simgpu.window.Timeline.summary).
     """
     frontend = state.current()
     if frontend is None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from shared.simgpu.cache import L2Cache, union_bytes
 from shared.simgpu.clock import DEFAULT_STREAM, Clock
 from shared.simgpu.trace import Recorder
+from shared.simgpu.window import Timeline
 
 #: Kernel kinds a launch may name.
 KINDS = frozenset({"copy", "matmul", "fill", "random", "elementwise", "reduction"})
@@ -27,6 +28,8 @@ NOT_RECORDED = "Both events must be recorded before calculating elapsed time."
 MAX_RANGES = 64
 MAX_ID = 2**62
 MAX_BYTES = 2**62
+#: Longest host sleep one request may ask for, in seconds (clocks.MAX_SLEEP_S cuts longer ones).
+MAX_SLEEP_S = 3600.0
 
 
 def dtype_name(dtype) -> str:
@@ -35,7 +38,8 @@ def dtype_name(dtype) -> str:
 
 
 def kernel_seconds(cfg: dict, kind: str, moved_bytes: int, flops: float, dtype: str, l2: bool) -> float:
-    """Roofline time of one kernel in seconds: max(bytes / bandwidth, FLOPs / peak).
+    """Roofline time of one kernel in seconds: max(bytes / bandwidth, FLOPs / peak), and never
+    less than the config's ``min_kernel_s`` (a kernel that does almost nothing is launch-bound).
 
     Args:
         cfg: a simulated-GPU config (profile.py).
@@ -49,7 +53,7 @@ def kernel_seconds(cfg: dict, kind: str, moved_bytes: int, flops: float, dtype: 
     peak = cfg["peak_tflops"] * 1e12 * cfg["dtype_peak"].get(dtype, cfg["dtype_peak"].get("float32", 1.0))
     if kind == "matmul":
         peak *= cfg["matmul_efficiency"]
-    return max(moved_bytes / bandwidth, flops / peak)
+    return max(moved_bytes / bandwidth, flops / peak, cfg["min_kernel_s"])
 
 
 class BadRequest(ValueError):
@@ -91,10 +95,20 @@ class SimDevice:
         self.clock = Clock(cfg["clock_read_s"])
         self.cache = L2Cache(cfg["l2_bytes"])
         self.record = Recorder()
+        self.timeline = Timeline()
         self.seen_kinds: set[str] = set()
         self.events: dict[int, float] = {}            # event id -> device timestamp, seconds
         self.allocations: dict[int, int] = {}         # allocation id -> bytes
         self.allocated = self.peak = self.largest = self.count = 0
+
+    def begin_call(self) -> None:
+        """A new call starts on this device: its trace starts empty (allocations, kernels, clock
+        reads), while what a process keeps between calls stays (first uses, L2, memory)."""
+        self.record = Recorder()
+        self.timeline = Timeline()
+        self.largest = self.count = 0
+        self.peak = self.allocated
+        self.clock.reads = 0
 
     # ------------------------------------------------------------ requests
     def handle(self, message: dict):
@@ -153,8 +167,9 @@ class SimDevice:
         l2 = self.cache.hits(list(reads), working_set)
         seconds = kernel_seconds(self.cfg, kind, read_bytes + write_bytes, flops, dtype, l2)
         self.cache.touch(touched)
-        self._run(kind, seconds, stream)
+        start, end = self._run(kind, seconds, stream)
         self.record.op(kind, read_bytes, write_bytes, working_set, l2, flops, seconds)
+        self.timeline.kernel(kind, start, end, writes, flops, self.cfg["min_kernel_s"])
 
     def _transfer(self, m):
         kind = m.get("kind")
@@ -164,10 +179,11 @@ class SimDevice:
 
     def transfer(self, kind: str, n_bytes: int, stream: int = DEFAULT_STREAM) -> None:
         """A host<->device copy ('h2d' or 'd2h') of ``n_bytes``; the host waits for it."""
-        seconds = n_bytes / (self.cfg["h2d_gbs"] * 1e9)
+        seconds = max(n_bytes / (self.cfg["h2d_gbs"] * 1e9), self.cfg["min_kernel_s"])
         self.clock.wait(self.clock.tail(stream))
-        self._run(kind, seconds, stream)
+        start, end = self._run(kind, seconds, stream)
         self.clock.wait(self.clock.tail(stream))
+        self.timeline.kernel(kind, start, end, [(0, 0, n_bytes)], 0.0, self.cfg["min_kernel_s"])
         self.record.op(kind, n_bytes if kind == "d2h" else 0, n_bytes if kind == "h2d" else 0,
                        n_bytes, False, 0.0, seconds)
 
@@ -177,9 +193,10 @@ class SimDevice:
             self.record.first_use.append(kind)
         self.seen_kinds.add(kind)
         self.clock.spend(self.cfg["launch_overhead_s"])
-        _start, end = self.clock.enqueue(seconds, stream)
+        start, end = self.clock.enqueue(seconds, stream)
         if self.cfg["sync_launches"]:
             self.clock.wait(end)
+        return start, end
 
     def _sync(self, m):
         """The host waits for everything queued on the device (or on one stream)."""
@@ -193,9 +210,18 @@ class SimDevice:
         self.record.host_reads += 1
         self.clock.wait(self.clock.tail(_stream(m)), self.cfg["sync_overhead_s"])
 
+    def _sleep(self, m):
+        """The host sleeps: its clock moves (at most MAX_SLEEP_S) while the device runs on."""
+        seconds = m.get("seconds")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_SLEEP_S:
+            raise BadRequest("device request 'sleep': bad seconds")
+        self.clock.spend(float(seconds))
+
     def _now(self, _m) -> float:
         """Host seconds since the start, read through a clock (advances it a little)."""
-        return self.clock.read()
+        at = self.clock.read()
+        self.timeline.mark(at)
+        return at
 
     def _record(self, m):
         """Queue a zero-length marker (an event) on a stream: it completes with that stream's work."""
@@ -214,10 +240,14 @@ class SimDevice:
             self.clock.wait(at, self.cfg["sync_overhead_s"])
 
     def _query_event(self, m) -> bool:
+        """Whether the device passed the event; each query costs the host ``poll_s``, so a loop
+        that polls until it is done (valid CUDA) moves time forward and ends."""
         at = self.events.get(_int(m, "event", 1, MAX_ID))
+        self.clock.spend(self.cfg["poll_s"])
         return at is None or at <= self.clock.host
 
     def _query_stream(self, m) -> bool:
+        self.clock.spend(self.cfg["poll_s"])
         return self.clock.idle(_stream(m, optional=True))
 
     def _wait_event(self, m):
@@ -235,6 +265,8 @@ class SimDevice:
             raise RuntimeError(NOT_RECORDED)
         if not (start <= self.clock.host and end <= self.clock.host):
             raise RuntimeError(NOT_COMPLETED)
+        self.timeline.mark(start)
+        self.timeline.mark(end)
         return (end - start) * 1e3
 
     def idle(self) -> bool:
@@ -243,7 +275,7 @@ class SimDevice:
 
     def trace(self) -> dict:
         """The trace of this period so far (plain data, see shared.simgpu.trace)."""
-        return self.record.as_dict(self.clock, self, self.cfg)
+        return dict(self.record.as_dict(self.clock, self, self.cfg), timed=self.timeline.summary())
 
 
 _HANDLERS = {
@@ -252,7 +284,7 @@ _HANDLERS = {
     "host_read": SimDevice._host_read, "now": SimDevice._now, "record": SimDevice._record,
     "event_sync": SimDevice._event_sync, "query_event": SimDevice._query_event,
     "query_stream": SimDevice._query_stream, "wait_event": SimDevice._wait_event,
-    "wait_stream": SimDevice._wait_stream, "elapsed": SimDevice._elapsed,
+    "wait_stream": SimDevice._wait_stream, "elapsed": SimDevice._elapsed, "sleep": SimDevice._sleep,
 }
 #: Requests whose answer the sender waits for; the others are queued and sent in batches.
 ASKS = frozenset({"now", "query_event", "query_stream", "elapsed"})

@@ -116,6 +116,10 @@ class Frontend:
         """Host seconds since the start (the device's virtual clock, read through it)."""
         return float(self.ask({"op": "now"}))
 
+    def sleep(self, seconds: float) -> None:
+        """time.sleep: the host's clock moves ``seconds`` while the device runs on."""
+        self.post({"op": "sleep", "seconds": float(seconds)})
+
     def synchronize(self, stream: int | None = None) -> None:
         """Wait for everything queued on the device (or on one stream)."""
         self.post({"op": "sync", "stream": stream})

@@ -81,6 +81,26 @@ def _matmul_result(name, args, kwargs):
     return torch.empty(shape, dtype=a.dtype, device=META)
 
 
+#: Host copies of simulated tensors up to this many bytes are filled with zeros; larger ones are
+#: left as the allocator hands them out (fresh pages, which read as zeros): writing hundreds of
+#: MiB of zeros per copy would cost the student's call real seconds a real GPU never spends.
+ZERO_FILL_BYTES = 2**20
+
+
+def host_zeros(shape, dtype):
+    """A CPU tensor standing for a simulated tensor's values copied to the host."""
+    t = torch.empty(shape, dtype=dtype)
+    if t.numel() * t.element_size() <= ZERO_FILL_BYTES:
+        t.zero_()
+    return t
+
+
+def dispatch_watched() -> bool:
+    """Whether a TorchDispatchMode is active or the profiler records: operations must then reach
+    the dispatcher (the shortcuts below skip it)."""
+    return torch._C._len_torch_dispatch_stack() > 0 or torch.autograd._profiler_enabled()
+
+
 class SimMode(TorchFunctionMode):
     """Routes CUDA work of every torch call to ``device`` (a SimDevice)."""
 
@@ -118,11 +138,15 @@ class SimMode(TorchFunctionMode):
             kwargs["device"] = META
         out_kw = kwargs.get("out")
         inputs = [t for t in _flat(list(args) + [v for k, v in kwargs.items() if k != "out"], []) if is_sim(t)]
-        out = self._like(name, args, kwargs)
-        if out is None and name in costs.MATMUL:
+        # Shortcuts that shape a result without dispatching: only when nothing watches the
+        # dispatcher (FlopCounterMode, a user's TorchDispatchMode, the profiler), which must see
+        # every operation on this device as on any other.
+        watched = dispatch_watched()
+        out = None if watched else self._like(name, args, kwargs)
+        if out is None and name in costs.MATMUL and not watched:
             out = _matmul_result(name, args, kwargs)
         if (out is None and name in ("randn", "rand") and args and kwargs.get("device") == META
-                and set(kwargs) <= {"dtype", "device", "requires_grad", "generator"}):
+                and not watched and set(kwargs) <= {"dtype", "device", "requires_grad", "generator"}):
             # no values to draw: the same meta tensor without torch's Python reference path
             out = torch.empty(*args, dtype=kwargs.get("dtype"), device=META,
                               requires_grad=bool(kwargs.get("requires_grad", False)))
@@ -237,5 +261,5 @@ class SimMode(TorchFunctionMode):
         if is_cpu_like(target) and is_sim(src):
             self.device.host_read()
             self.device.transfer("d2h", costs.nbytes(src))
-            return torch.zeros(src.shape, dtype=dtype)
+            return host_zeros(src.shape, dtype)
         return NotImplemented

@@ -1,4 +1,4 @@
-"""Dispatchers installed over time.*, timeit.default_timer, torch.cuda.* and torch.accelerator.*.
+"""Dispatchers installed over every clock (clocks.py), torch.cuda.* and torch.accelerator.*.
 
 Each dispatcher asks whether a simulation is active (state.current()): if so it answers from
 the simulated device (virtual clock, device properties, synchronize, events); if not it calls
@@ -9,19 +9,14 @@ dispatcher.
 from __future__ import annotations
 
 import contextlib
-import math
-import sys
 import time
 import timeit
 
 import torch
 
-from shared.simgpu import state
+from shared.simgpu import clocks, state
 from shared.simgpu.events import SimEvent, SimStream
 from shared.simgpu.properties import SimDeviceProperties
-
-#: perf_counter() and monotonic() of the virtual clock when a simulation starts, in seconds.
-PERF_BASE_S = 1000.0
 
 _ORIGINALS: dict[tuple[object, str], object] = {}
 _MISSING = object()
@@ -81,27 +76,6 @@ def installed() -> bool:
 
 
 # -------------------------------------------------------------- the answers
-def _perf(dev):
-    return PERF_BASE_S + dev.now()
-
-
-def _perf_ns(dev):
-    return int(round((PERF_BASE_S + dev.now()) * 1e9))
-
-
-def _wall(dev):
-    # A Unix time near 1.7e9 s resolves only ~0.24 µs: never return the same value twice.
-    value = dev.cfg["epoch_s"] + dev.now()
-    last = getattr(dev, "_last_wall", -math.inf)
-    value = value if value > last else math.nextafter(last, math.inf)
-    dev._last_wall = value
-    return value
-
-
-def _wall_ns(dev):
-    return int(round((dev.cfg["epoch_s"] + dev.now()) * 1e9))
-
-
 def _sync(dev, *_args, **_kwargs):
     dev.synchronize()
 
@@ -197,15 +171,7 @@ def install() -> None:
     """Put the dispatchers in place (idempotent). Call before importing student modules."""
     if installed():
         return
-    _patch(time, "perf_counter", _perf)
-    _patch(time, "perf_counter_ns", _perf_ns)
-    _patch(time, "monotonic", _perf)
-    _patch(time, "monotonic_ns", _perf_ns)
-    _patch(time, "process_time", _perf)
-    _patch(time, "process_time_ns", _perf_ns)
-    _patch(time, "time", _wall)
-    _patch(time, "time_ns", _wall_ns)
-    timeit.default_timer = time.perf_counter
+    clocks.install(_patch)
     for attr, sim in CUDA.items():
         _patch(torch.cuda, attr, sim)
     for attr, sim in ACCELERATOR.items():
@@ -215,9 +181,6 @@ def install() -> None:
     _patch_class(torch.cuda, "Stream", _new_stream)
     _patch_class(torch.cuda, "device", _null_context)
     torch.cuda.OutOfMemoryError = torch.OutOfMemoryError
-    bench = sys.modules.get("torch.utils.benchmark.utils.timer")
-    if bench is not None and hasattr(bench, "timer"):
-        bench.timer = time.perf_counter
 
 
 def uninstall() -> None:
@@ -227,5 +190,6 @@ def uninstall() -> None:
             delattr(owner, attr)
         else:
             setattr(owner, attr, original)
+    clocks.uninstall()
     _ORIGINALS.clear()
     timeit.default_timer = time.perf_counter

@@ -17,10 +17,12 @@ Fields (units in the names):
     dtype_peak          dtype name -> fraction of peak_tflops for that dtype ({'float32': 0.0677, ...})
     memory_bytes        device memory capacity, bytes (allocations past it raise OutOfMemoryError)
     sm_count, major, minor   multiprocessors and compute capability, as device properties report
-    h2d_gbs             host <-> device copy bandwidth, GB/s
+    h2d_gbs             host <-> device copy bandwidth, GB/s (the device's host link, achieved)
     launch_overhead_s   host seconds per kernel launch (the device runs asynchronously)
     first_use_s         one-time host seconds the first time each kind of operation runs
     clock_read_s        seconds every clock read advances the host clock
+    poll_s              host seconds per query of an event or a stream (a polling loop ends)
+    min_kernel_s        device seconds no kernel or transfer runs faster than (launch-bound work)
     sync_overhead_s     host seconds per synchronize or host read
     alloc_s             host seconds per allocation
     epoch_s             Unix time that time.time() reports when the simulation starts
@@ -44,13 +46,14 @@ FIELDS: dict[str, type | tuple] = {
     "bw_gbs": float, "copy_efficiency": float, "l2_bytes": int, "l2_speedup": float,
     "peak_tflops": float, "matmul_efficiency": float, "dtype_peak": dict,
     "memory_bytes": int, "sm_count": int, "major": int, "minor": int, "h2d_gbs": float,
-    "launch_overhead_s": float, "first_use_s": float, "clock_read_s": float,
+    "launch_overhead_s": float, "first_use_s": float, "clock_read_s": float, "poll_s": float,
+    "min_kernel_s": float,
     "sync_overhead_s": float, "alloc_s": float, "epoch_s": float,
     "sync_launches": bool, "first_use": bool,
 }
 #: Fields that must be > 0 (the others that are numbers may be 0).
 POSITIVE = {"bw_gbs", "copy_efficiency", "l2_bytes", "l2_speedup", "peak_tflops",
-            "matmul_efficiency", "memory_bytes", "sm_count", "h2d_gbs", "clock_read_s"}
+            "matmul_efficiency", "memory_bytes", "sm_count", "h2d_gbs", "clock_read_s", "poll_s"}
 
 
 @functools.cache
@@ -98,9 +101,12 @@ def config(profile: str = "h100-sxm", seed: int | None = None, *, sync_launches:
         "peak_tflops": float(peak), "matmul_efficiency": float(eff["matmul"]),
         "dtype_peak": {k: float(v) for k, v in eff["dtype_peak"].items()},
         "memory_bytes": int(dev.memory_bytes), "sm_count": int(extra["sm_count"]),
-        "major": int(extra["major"]), "minor": int(extra["minor"]), "h2d_gbs": float(eff["h2d_gbs"]),
+        "major": int(extra["major"]), "minor": int(extra["minor"]),
+        "h2d_gbs": float(extra["host_link_gbs"]) * float(eff["host_link"]),
         "launch_overhead_s": float(timing["launch_overhead_s"]), "first_use_s": float(timing["first_use_s"]),
-        "clock_read_s": float(timing["clock_read_s"]), "sync_overhead_s": float(timing["sync_overhead_s"]),
+        "clock_read_s": float(timing["clock_read_s"]), "poll_s": float(timing["poll_s"]),
+        "min_kernel_s": float(timing["min_kernel_s"]),
+        "sync_overhead_s": float(timing["sync_overhead_s"]),
         "alloc_s": float(timing["alloc_s"]), "epoch_s": float(timing["epoch_s"]),
         "sync_launches": bool(sync_launches), "first_use": bool(first_use),
     }

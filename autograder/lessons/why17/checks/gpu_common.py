@@ -51,6 +51,11 @@ class ContextRunner:
     def reference(self, module, function, *args, sim, **kwargs):
         return self.ctx.reference(module, function, *args, sim=sim, **kwargs)
 
+    def expect(self, module, settings):
+        expect = getattr(self.ctx, "expect_settings", None)
+        if expect is not None:
+            expect(module, settings)
+
 
 def judge(ctx, check_id: str) -> str:
     """Run verdict ``check_id`` on the simulated GPU seeded for the submission; message or CheckFailed."""

@@ -1,0 +1,89 @@
+"""The timed region of one call: what the device did between the clock reads that bracket it.
+
+A timing function reads a clock (any host clock, or CUDA events whose elapsed time it asks)
+before and after the work it times. The device keeps a timeline of one call: every kernel and
+host-link transfer with its device start and end, and every mark (a host clock reading, or the
+device time of an event whose elapsed time was asked). The timed region runs from the first
+mark to the last; ``summary`` says what ran inside it, so a verdict can hold the returned number
+to the work that was actually timed: copies of how many bytes of one buffer, matmuls of how many
+FLOPs each, transfers over the host link, kernels so short that their launch latency dominates.
+
+A region read too wide (a clock read during a time-based warm-up) only adds work to it, so the
+summaries below are used only where more work cannot hide a mistake: the largest extent a copy
+wrote, the largest matmul, whether any device copy ran at all.
+"""
+from __future__ import annotations
+
+from shared.simgpu.cache import union_bytes
+
+#: Most kernels one call's timeline keeps (a longer call keeps its first ones and says so).
+MAX_KERNELS = 20_000
+#: Most marks kept (the first and the last always are).
+MAX_MARKS = 20_000
+
+
+class Timeline:
+    """Kernels and marks of one call, device seconds."""
+
+    def __init__(self):
+        self.kernels: list[tuple] = []   # (kind, start, end, write ranges, flops, latency_s)
+        self.first_mark: float | None = None
+        self.last_mark: float | None = None
+        self.truncated = False
+
+    def kernel(self, kind: str, start: float, end: float, writes, flops: float, latency_s: float) -> None:
+        if len(self.kernels) >= MAX_KERNELS:
+            self.truncated = True
+            return
+        self.kernels.append((kind, start, end, tuple(writes), flops, latency_s))
+
+    def mark(self, at: float) -> None:
+        """A clock reading (host seconds) or an event's device time used in an elapsed time."""
+        self.first_mark = at if self.first_mark is None else min(self.first_mark, at)
+        self.last_mark = at if self.last_mark is None else max(self.last_mark, at)
+
+    def summary(self) -> dict:
+        """What ran in the timed region (all kernels when the call read no clock): plain data.
+
+        Keys: window_s ([first mark, last mark] or None), duration_s (seconds between them),
+        copy_bytes (written by the region's copies; each read as many), matmul_flops, kernels,
+        copies, copy_extent_bytes (the largest
+        number of bytes of one allocation that copies wrote), transfers and transfer_bytes (over
+        the host link), matmuls, matmul_max_flops (of one matmul), latency_share (of the device
+        time of the region's kernels, the part that is per-kernel latency), truncated.
+        """
+        if self.first_mark is None:
+            inside = self.kernels
+        else:
+            low, high = self.first_mark, self.last_mark
+            eps = 1e-12
+            inside = [k for k in self.kernels if k[1] >= low - eps and k[2] <= high + eps]
+        copies = [k for k in inside if k[0] == "copy"]
+        transfers = [k for k in inside if k[0] in ("h2d", "d2h")]
+        matmuls = [k for k in inside if k[0] == "matmul"]
+        by_alloc: dict[int, list] = {}
+        for k in copies:
+            for r in k[3]:
+                by_alloc.setdefault(r[0], []).append(r)
+        extent = max((union_bytes(rs) for rs in by_alloc.values()), default=0)
+        busy = sum(k[2] - k[1] for k in inside)
+        latency = sum(min(k[5], k[2] - k[1]) for k in inside)
+        matmul_busy = sum(k[2] - k[1] for k in matmuls)
+        matmul_latency = sum(min(k[5], k[2] - k[1]) for k in matmuls)
+        duration = (self.last_mark - self.first_mark) if self.first_mark is not None else 0.0
+        return {
+            "window_s": None if self.first_mark is None else [self.first_mark, self.last_mark],
+            "duration_s": duration,
+            "copy_bytes": sum(_written(k) for k in copies),
+            "matmul_flops": sum(k[4] for k in matmuls),
+            "kernels": len(inside), "copies": len(copies), "copy_extent_bytes": extent,
+            "transfers": len(transfers), "transfer_bytes": sum(_written(k) for k in transfers),
+            "matmuls": len(matmuls), "matmul_max_flops": max((k[4] for k in matmuls), default=0.0),
+            "latency_share": latency / busy if busy > 0 else 0.0,
+            "matmul_latency_share": matmul_latency / matmul_busy if matmul_busy > 0 else 0.0,
+            "truncated": self.truncated,
+        }
+
+
+def _written(kernel) -> int:
+    return sum(r[2] - r[1] for r in kernel[3])
