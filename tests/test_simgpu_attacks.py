@@ -60,15 +60,23 @@ def test_attack_earns_no_gpu_check_and_the_honest_file_keeps_its_own(attack, tmp
     assert all(t["status"] == "passed" and t["score"] == t["max_score"] > 0 for t in flops.values())
 
 
-def test_the_profile_reading_attack_wins_when_the_device_shares_its_process():
+def test_the_profile_reading_attack_reads_an_in_process_device_yet_times_nothing():
+    """Where the device shares the student's process (python -m shared.simgpu), the attack finds
+    the seeded profile and returns exactly what the model predicts; it still fails every bw
+    check, since nothing it timed depends on the device's speed (the verdicts hold the number to
+    the work between the clock readings). In the grader the profile is not in its process at all."""
     simgpu.install()
     spec = importlib.util.spec_from_file_location("attack_gpu_read_profile", ATTACKS / "gpu_read_profile" / "bw.py")
     attack = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(attack)
     run = local.LocalRunner({"bw": attack})
+    cfg = verdicts.configs("h100-sxm", 7)["ideal"]
+    value = run.student("bw", "copy_bandwidth", 8 * cfg["l2_bytes"], iters=10, sim=cfg)
+    assert value == pytest.approx(cfg["bw_gbs"] * cfg["copy_efficiency"])   # the profile was read
     bw_checks = [vid for vid, (_c, f) in verdicts.ids().items() if verdicts.MODULE[f] == "bw"]
-    passed = {vid for vid in bw_checks if verdicts.VERDICTS[vid](run, "h100-sxm", 7).passed}
-    assert {"sync_present", "warmup_present", "bytes_counted_twice", "units_gb_per_s"} <= passed
+    verdict = verdicts.VERDICTS["sync_present"](run, "h100-sxm", 7)
+    assert "times nothing that depends on the device's speed" in verdict.message
+    assert not any(verdicts.VERDICTS[vid](run, "h100-sxm", 7).passed for vid in bw_checks)
 
 
 PROBE = '''

@@ -312,8 +312,9 @@ def _follows_device(s: _Session, check: str, function: str) -> Verdict | None:
     db = (trace_b.get("timed") or {}).get("duration_s") or 0.0
     if da <= 0 or db <= 0 or abs(math.log(da / db)) <= math.log(FOLLOW_TOLERANCE):
         return Verdict(check, False,
-                       f"{head}, and the work between its clock readings took as long on both: it "
-                       "times nothing that depends on the device's speed (no clock read around the "
+                       f"{head}, and the work between its clock readings took as long on both: the "
+                       "number does not follow the device, since it times nothing that depends on "
+                       "the device's speed (no clock read around the "
                        "work, a copy PyTorch skips, or copies so small that launching them is all "
                        "that is timed). Time copies of the size asked. Reread: Build It, and Break "
                        "It, Tiny buffers.", b / a)
