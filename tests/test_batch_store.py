@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import zipfile
 
 import pytest
@@ -88,3 +89,28 @@ def test_out_that_is_a_file_is_a_usage_error(tmp_path):
     (tmp_path / "out").write_text("x")
     with pytest.raises(UsageError, match="out"):
         store.Store(tmp_path / "out", key="k")
+
+
+def test_damage_names_the_file_and_heal_moves_it_aside_never_deleting(tmp_path):
+    with store.Store(tmp_path / "out", key="k") as st:
+        st.save("alice", "h", {"score": 1}, "<html></html>", seconds=0, source="")
+        folder = st.folder("alice")
+        assert st.damage("alice") is None and st.damage("nobody") is None   # no files yet: not damage
+        (folder / store.MARKER).unlink()
+        (folder / store.MARKER).mkdir()
+        assert st.damage("alice") == f"{folder / store.MARKER} is a folder, not a file"
+        assert st.heal("alice") == [folder / ".grade-all.json.damaged"]
+        st.save("alice", "h", {"score": 1}, "<html></html>", seconds=0, source="")
+        assert st.damage("alice") is None and st.is_done("alice", "h")
+        (folder / "results.json").write_text('{"score": ')                  # cut short
+        assert "results.json does not parse" in st.damage("alice") and not st.is_done("alice", "h")
+        assert st.heal("alice") == []                                       # a file: rewritten, not moved
+        shutil.rmtree(folder)
+        for _ in range(2):                                                   # a file where the folder goes
+            folder.write_text("not a folder")
+            assert st.damage("alice") == f"{folder} is not a folder"
+            st.heal("alice")
+        assert sorted(p.name for p in st.out.glob("alice*")) == ["alice.damaged", "alice.damaged-2"]
+        assert (st.out / "alice.damaged-2").read_text() == "not a folder"
+        st.save("alice", "h", {"score": 2}, "", seconds=0, source="")
+        assert st.results("alice") == {"score": 2}

@@ -6,13 +6,16 @@ One row per changed check score and one per changed total (``check`` = ``(total)
 <id> (<module>)`` (the grader's code of that check differs), ``changed grading key`` (course.yml,
 the device, a time limit), else ``regraded (--force or --student), nothing changed``. A first
 grading is not a regrade and writes nothing. The file is appended to, never rewritten, so it is
-the semester's record; the class summary lists the students whose totals changed.
+the semester's record; the class summary lists the students whose totals changed. It is
+spreadsheet-safe (autograder/reports/csvsafe.py); ``read`` gives back the values as they were.
 """
 from __future__ import annotations
 
 import csv
 import io
 from pathlib import Path
+
+from autograder.reports import csvsafe
 
 NAME = "regrades.csv"
 FIELDS = ("run", "student", "check", "old_score", "new_score", "reason")
@@ -72,8 +75,8 @@ def changes(run: str, student: str, old: dict, new: dict, old_record, digest: st
     return rows
 
 
-def _fmt(x: float) -> str:
-    return f"{round(x, 4):g}"
+def _fmt(x: float) -> csvsafe.Number:
+    return csvsafe.number(x, 4)
 
 
 def append(out: Path, rows: list[dict]) -> None:
@@ -83,7 +86,7 @@ def append(out: Path, rows: list[dict]) -> None:
     path = Path(out) / NAME
     new = not path.exists() or path.stat().st_size == 0
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
+    writer = csvsafe.DictWriter(buf, FIELDS)
     if new:
         writer.writeheader()
     writer.writerows(rows)
@@ -93,12 +96,14 @@ def append(out: Path, rows: list[dict]) -> None:
 
 
 def read(out: Path) -> list[dict]:
-    """Every row of OUT/regrades.csv, oldest first ([] when there is none)."""
+    """Every row of OUT/regrades.csv, oldest first ([] when there is none), each cell as it was
+    before the file was made spreadsheet-safe."""
     try:
         text = (Path(out) / NAME).read_text(encoding="utf-8")
     except OSError:
         return []
-    return list(csv.DictReader(io.StringIO(text)))
+    return [{k: csvsafe.restore(v) if isinstance(v, str) else v for k, v in row.items()}
+            for row in csv.DictReader(io.StringIO(text))]
 
 
 def total_changes(out: Path) -> list[dict]:

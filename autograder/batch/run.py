@@ -9,6 +9,7 @@ what is finished, and exits 130; a rerun picks up the rest.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import json
 import os
@@ -34,6 +35,9 @@ assert {GRADEBOOK, CANVAS, SUMMARY_JSON, SUMMARY_HTML, LOG, PARTIAL, regrades.NA
         SIMILARITY} == discover.RESERVED
 #: Default wall-clock budget of one submission, in per-call time limits (course.yml time_limit_s).
 BUDGET_CALLS = 20
+#: errno values of a failed write that every later write in OUT would meet too (disk or quota
+#: full): grading stops; any other failure costs only that student's files.
+OUT_GONE = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
 def grading_key(asg, device: str, time_limit_s: float | None, only=None) -> str:
@@ -86,32 +90,46 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
     ext = late.load_extensions(extensions) if extensions else {}
     layout = discover.discover(src, asg, exclude=Path(out))
     chosen = [select(layout, student)] if student else list(layout.submissions)
-    print(f"found: {layout.description}: {len(layout.submissions)} submissions", file=stream)
-    for note in layout.notes:
-        print(f"  note: {note}", file=stream)
-    known = {x for s in layout.submissions
-             for x in (s.student, *(y for m in s.members for y in (m.sid, m.email, m.name)))}
-    unknown = sorted(set(ext) - known)
-    if unknown:
-        print(f"warning: {extensions}: no such student in the submissions: {', '.join(unknown[:8])}", file=stream)
     full_key = grading_key(asg, device, time_limit_s, None)
     key = grading_key(asg, device, time_limit_s, only)
     run_at = partial.now()
-    with store.Store(out, key) as st:
+    with store.Store(out, key) as st:   # an OUT that cannot be written is refused before any output
+        print(f"found: {layout.description}: {len(layout.submissions)} submissions", file=stream)
+        for note in layout.notes:
+            print(f"  note: {note}", file=stream)
+        known = {x for s in layout.submissions
+                 for x in (s.student, *(y for m in s.members for y in (m.sid, m.email, m.name)))}
+        unknown = sorted(set(ext) - known)
+        if unknown:
+            print(f"warning: {extensions}: no such student in the submissions: {', '.join(unknown[:8])}",
+                  file=stream)
         todo = []
-        for sub in chosen:
-            digest = store.content_hash(sub)
-            if force or student or not st.is_done(sub.student, digest, keys=(full_key,) if only else ()):
-                todo.append((sub, digest))
-        skipped = len(chosen) - len(todo)
+        wanted = {sub.student for sub in chosen}
+        for sub in layout.submissions:   # a damaged student is regraded even beside --student
+            if heal(st, sub.student, stream):
+                todo.append((sub, store.content_hash(sub)))
+            elif sub.student in wanted:
+                digest = store.content_hash(sub)
+                if force or student or not st.is_done(sub.student, digest, keys=(full_key,) if only else ()):
+                    todo.append((sub, digest))
+        skipped = len(wanted - {sub.student for sub, _ in todo})
         if skipped:
             print(f"skipping {skipped} already graded (unchanged since; --force regrades)", file=stream)
         progress = pool.Progress(len(todo), stream)
         by_key = {sub.student: (sub, digest) for sub, digest in todo}
+        unsaved: dict[str, dict] = {}   # graded this run, but their files could not be written
 
         def save(sub, digest, results, seconds, graded=True):
-            results = record(st, sub, digest, results, seconds, asg=asg, only=only, key=key,
-                             full_key=full_key, run_at=run_at, extensions=ext, stream=stream)
+            try:
+                results = record(st, sub, digest, results, seconds, asg=asg, only=only, key=key,
+                                 full_key=full_key, run_at=run_at, extensions=ext, stream=stream)
+            except OSError as exc:
+                if exc.errno in OUT_GONE:   # every other student would fail the same way
+                    raise
+                print(f"warning: {sub.student}: cannot save in {st.folder(sub.student)} "
+                      f"({exc.strerror or exc}); the class files take this run's result", file=stream)
+                results = with_late(sub, results, asg, ext)
+                unsaved[sub.student] = results
             score = sum(gradebook.task_scores(results, [t.id for t in asg.tasks]).values())
             progress.step(f"{sub.student} {score:.4g}/{asg.max_score:g}", graded=graded)
 
@@ -143,16 +161,23 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
                         workers.run(gradable, on_done)
                     except RuntimeError as exc:
                         print(f"error: {exc} ({Path(out) / LOG})", file=stream)
-                        return 1
-                    except OSError as exc:   # OUT became unwritable (disk full, removed)
-                        print(f"error: cannot write in {out}: {exc.strerror or exc}", file=stream)
-                        return 1
-                    report_stats(workers.stats, stream)
+                        status = 1
+                    else:
+                        report_stats(workers.stats, stream)
         except KeyboardInterrupt:
             interrupted = True
+        except OSError as exc:   # OUT became unwritable for everyone (disk or quota full, its log)
+            print(f"error: cannot write in {out}: {exc.strerror or exc}"
+                  f"{f' ({exc.filename})' if exc.filename else ''}; grading stopped", file=stream)
+            status = 1
         finally:
             signal.signal(signal.SIGTERM, previous)
-        entries = write_class_files(st, layout, asg, extensions=ext, stream=stream)
+        try:
+            entries = write_class_files(st, layout, asg, extensions=ext, stream=stream, unsaved=unsaved)
+        except OSError as exc:
+            print(f"error: cannot write the class files in {out}: {exc.strerror or exc}"
+                  f"{f' ({exc.filename})' if exc.filename else ''}", file=stream)
+            return 130 if interrupted else 1
         if similarity and not interrupted:
             from autograder.similarity import run as similar
             similar.write_report(layout, asg, Path(out) / SIMILARITY, stream=stream)
@@ -165,7 +190,26 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
         if st.regraded:
             print(f"regrades: {st.regraded} score change(s) logged in {Path(out) / regrades.NAME}",
                   file=stream)
+        if unsaved:
+            print(f"error: {len(unsaved)} student(s) graded but not saved in {out} (warnings above): "
+                  f"{', '.join(sorted(unsaved)[:8])}; fix the folder and rerun", file=stream)
+            status = status or 1
         return status
+
+
+def heal(st: store.Store, student: str, stream) -> bool:
+    """Whether ``student``'s stored files are damaged (store.Store.damage): then one warning line,
+    what stands in the way moved aside, and the student is regraded."""
+    problem = st.damage(student)
+    if problem is None:
+        return False
+    try:
+        moved = st.heal(student)
+    except OSError as exc:
+        moved, problem = [], f"{problem}; moving it aside failed ({exc.strerror})"
+    aside = f" (moved aside: {', '.join(p.name for p in moved)})" if moved else ""
+    print(f"warning: {student}: {problem}{aside}; regrading", file=stream)
+    return True
 
 
 def _raise_interrupt(signum, frame):
@@ -238,19 +282,29 @@ def record(st: store.Store, sub, digest: str, results: dict, seconds: float, *, 
 
 
 def write_class_files(st: store.Store, layout: discover.Layout, asg, *, extensions=None,
-                      stream=None) -> list:
+                      stream=None, unsaved=None) -> list:
     """gradebook.csv, canvas.csv, summary.json and summary.html from every finished student;
     the late verdicts brought up to date (a new extension or policy needs no regrade). Partial
     results (some checks only, no full result to merge into) go to partial.csv, not the exports,
-    with a warning line. The entries exported."""
+    with a warning line. ``unsaved``: student -> results graded this run whose files could not be
+    written (they are exported all the same). A student whose stored files are damaged and were
+    not regraded (an interrupted run) is left out with a warning line. The entries exported."""
     entries, partials = [], []
+    unsaved = unsaved or {}
     for sub in layout.submissions:
-        results = st.results(sub.student)
-        if results is None or st.record(sub.student) is None:
-            continue
-        fresh = with_late(sub, results, asg, extensions or {})
-        if fresh != results:
-            st.write_pages(sub.student, fresh, feedback_html.render(sub.student, fresh, asg))
+        if sub.student in unsaved:
+            fresh = unsaved[sub.student]
+        else:
+            results = st.results(sub.student)
+            if results is None or st.record(sub.student) is None:
+                problem = st.damage(sub.student)
+                if problem and stream is not None:
+                    print(f"warning: {sub.student}: {problem}; left out of the class files until a "
+                          f"rerun regrades it", file=stream)
+                continue
+            fresh = with_late(sub, results, asg, extensions or {})
+            if fresh != results:
+                st.write_pages(sub.student, fresh, feedback_html.render(sub.student, fresh, asg))
         (partials if partial.is_partial(fresh) else entries).append((sub, fresh))
     out = st.out
     store.atomic_write(out / GRADEBOOK, gradebook.gradebook_csv(entries, asg))

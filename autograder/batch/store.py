@@ -5,12 +5,19 @@ Per student, ``OUT/<student>/`` holds ``results.json``, ``feedback.html`` and ``
 order, each atomically (a temporary file in the same folder, fsync, rename), so a power cut leaves
 either the old marker or the new one; a student counts as done only when the marker matches the
 submission's current hash and the grading key. A rerun grades what is missing or changed.
+
+A damaged store heals: a student whose stored results.json does not parse, is missing behind a
+marker, or whose files are folders (``damage``) is regraded, and whatever stands where a file must
+be written is moved aside (``heal``). An OUT that cannot be written in is refused at once, in one
+line (UsageError).
 """
 from __future__ import annotations
 
 import fcntl
 import hashlib
 import json
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +29,8 @@ MARKER = ".grade-all.json"
 RESULTS = "results.json"
 FEEDBACK = "feedback.html"
 LOCK = ".grade-all.lock"
+#: Suffix of what ``heal`` moves aside (``results.json.damaged``, then ``.damaged-2``...).
+DAMAGED = ".damaged"
 #: Bytes read at a time while hashing.
 _CHUNK = 1 << 20
 
@@ -91,18 +100,27 @@ class Store:
         self.out = Path(out)
         self.key = key
         self.regraded = 0   # score changes this run logged in regrades.csv
+        if self.out.exists() and not self.out.is_dir():
+            raise UsageError(f"{self.out}: not a folder (--out names a file)")
         try:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"{self.out}: cannot create the output folder ({exc.strerror})") from None
-        if not self.out.is_dir():
-            raise UsageError(f"{self.out}: not a folder (--out)")
-        self._lock = open(self.out / LOCK, "a")
+        try:
+            self._lock = open(self.out / LOCK, "a")
+        except OSError as exc:
+            raise UsageError(f"{self.out}: cannot write in this --out folder ({exc.strerror})") from None
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             self._lock.close()
             raise UsageError(f"{self.out}: another grade-all run is writing here (--out)") from None
+        try:   # the lock file may be writable in a folder that is not (chmod a-w OUT)
+            with tempfile.TemporaryFile(dir=self.out):
+                pass
+        except OSError as exc:
+            self._lock.close()
+            raise UsageError(f"{self.out}: cannot write in this --out folder ({exc.strerror})") from None
 
     def close(self) -> None:
         self._lock.close()
@@ -132,14 +150,63 @@ class Store:
         of ``keys``: a full grading also answers a run of some of its checks)."""
         rec = self.record(student)
         return (rec is not None and rec.hash == digest and rec.key in (self.key, *keys)
-                and (self.folder(student) / RESULTS).is_file())
+                and self.results(student) is not None)
 
     def results(self, student: str) -> dict | None:
+        """The stored results.json of ``student``, or None when it is missing, not a file or
+        does not parse as a JSON object."""
         try:
             data = json.loads((self.folder(student) / RESULTS).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None
+
+    def damage(self, student: str) -> str | None:
+        """What is wrong with ``student``'s stored files, as a phrase naming the file (e.g.
+        ``OUT/alice/results.json does not parse``), or None when nothing is (no files yet is not
+        damage). Damage: the student's folder is a file; results.json, feedback.html or the marker
+        is a folder (or anything but a file); the marker or results.json does not parse; the
+        marker says graded but results.json is missing."""
+        folder = self.folder(student)
+        if not folder.exists():
+            return None
+        if not folder.is_dir():
+            return f"{folder} is not a folder"
+        for name in (RESULTS, FEEDBACK, MARKER):
+            path = folder / name
+            if (path.exists() or path.is_symlink()) and not path.is_file():
+                return f"{path} is {'a folder' if path.is_dir() else 'something else'}, not a file"
+        marker, results = folder / MARKER, folder / RESULTS
+        if marker.exists() and self.record(student) is None:
+            return f"{marker} is not a readable grade-all marker"
+        if results.exists():
+            try:
+                data = json.loads(results.read_text(encoding="utf-8"))
+            except OSError as exc:
+                return f"{results} cannot be read ({exc.strerror})"
+            except ValueError:
+                return f"{results} does not parse (cut short?)"
+            if not isinstance(data, dict):
+                return f"{results} is not a JSON object"
+        elif marker.exists():
+            return f"{results} is missing"
+        return None
+
+    def heal(self, student: str) -> list[Path]:
+        """Move aside whatever would stop ``student``'s files being written: a file where the
+        student's folder belongs, anything but a file where results.json, feedback.html or the
+        marker belongs. Each is renamed beside itself with ``DAMAGED`` appended (``-2``, ``-3``...
+        when taken), never deleted. The new paths; OSError when a rename fails."""
+        folder = self.folder(student)
+        moved = []
+        if (folder.exists() or folder.is_symlink()) and not folder.is_dir():
+            moved.append(_aside(folder))
+        elif folder.is_dir():
+            for name in (RESULTS, FEEDBACK, MARKER):
+                path = folder / name
+                if (path.exists() or path.is_symlink()) and not path.is_file():
+                    moved.append(_aside(path))
+        return moved
 
     def save(self, student: str, digest: str, results: dict, feedback_html: str, *,
              seconds: float, source: str, key: str | None = None, full: bool = True,
@@ -166,3 +233,11 @@ class Store:
         except FileNotFoundError:
             pass
 
+
+def _aside(path: Path) -> Path:
+    """Rename ``path`` to a free name beside it ending in ``DAMAGED`` (then ``-2``...)."""
+    target, n = path.with_name(path.name + DAMAGED), 2
+    while target.exists() or target.is_symlink():
+        target, n = path.with_name(f"{path.name}{DAMAGED}-{n}"), n + 1
+    os.rename(path, target)
+    return target

@@ -12,15 +12,18 @@ a zero without grading). A Gradescope group submission gives each member a row w
 canvas.csv has the columns Canvas's gradebook import expects (Student, ID, SIS User ID, SIS Login ID,
 Section) and one assignment column, ``<assignment> (<points>)``, holding the total; README's
 "Grading a class" says how to import it.
+
+Both are spreadsheet-safe (autograder/reports/csvsafe.py): a name, SID, email or folder name that
+starts with a formula character is written with a quote in front; the scores stay numbers.
 """
 from __future__ import annotations
 
-import csv
 import io
 
 from autograder.batch import partial
 from autograder.batch.discover import Submission
 from autograder.core import late
+from autograder.reports import csvsafe
 
 #: Decimal places of scores in the CSV files.
 PLACES = 2
@@ -42,8 +45,8 @@ def note_of(results: dict) -> str:
     return str(batch.get("reason", "")) if isinstance(batch, dict) else ""
 
 
-def _fmt(x: float) -> str:
-    return f"{round(x, PLACES):g}"
+def _fmt(x: float) -> csvsafe.Number:
+    return csvsafe.number(x, PLACES)
 
 
 def rows(entries: list[tuple[Submission, dict]], assignment) -> list[dict]:
@@ -77,7 +80,7 @@ def gradebook_csv(entries: list[tuple[Submission, dict]], assignment) -> str:
     fields = ["student", "name", "sid", "email", *task_ids, "raw_total", "late_penalty", "total",
               "max_score", "submitted_at", "time_source", "checks", "graded_at", "note"]
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    writer = csvsafe.DictWriter(buf, fields)
     writer.writeheader()
     writer.writerows(rows(entries, assignment))
     return buf.getvalue()
@@ -87,7 +90,7 @@ def canvas_csv(entries: list[tuple[Submission, dict]], assignment) -> str:
     """The text of canvas.csv: Canvas's identity columns and one column with the total."""
     column = f"{assignment.name} ({_fmt(assignment.max_score)})"
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csvsafe.Writer(buf)
     writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", column])
     writer.writerow(["Points Possible", "", "", "", "", _fmt(assignment.max_score)])
     for row in rows(entries, assignment):

@@ -4,15 +4,17 @@ OUT/report.html (the top pairs with their matching regions side by side).
 pairs.csv columns: ``rank``, ``student_a``, ``student_b``, ``similarity`` (percent of both sides'
 fingerprinted code that the other side has too, boilerplate excluded), ``files`` (per file both
 hold: ``name a%/b%``), ``matched_tokens`` (filtered tokens in matching regions, both sides).
+Spreadsheet-safe (autograder/reports/csvsafe.py): a student name that starts with a formula
+character gets a quote in front.
 """
 from __future__ import annotations
 
-import csv
 import io
 import sys
 from pathlib import Path
 
 from autograder.batch import discover, store
+from autograder.reports import csvsafe
 from autograder.similarity import compare
 
 PAIRS = "pairs.csv"
@@ -23,11 +25,11 @@ TOP = 25
 
 def pairs_csv(pairs: list[compare.Pair]) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csvsafe.Writer(buf)
     writer.writerow(["rank", "student_a", "student_b", "similarity", "files", "matched_tokens"])
     for i, p in enumerate(pairs, start=1):
         files = "; ".join(f"{m.name} {m.share_a:.0%}/{m.share_b:.0%}" for m in p.files)
-        writer.writerow([i, p.a, p.b, f"{100 * p.similarity:.1f}", files,
+        writer.writerow([i, p.a, p.b, csvsafe.Number(f"{100 * p.similarity:.1f}"), files,
                          sum(m.overlap_a + m.overlap_b for m in p.files)])
     return buf.getvalue()
 
