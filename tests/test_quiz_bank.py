@@ -39,6 +39,10 @@ def test_every_section_to_reread_is_used():
     (lambda d: d["followups"][1].update(reread="Chapter 9"),
      "followups[1].reread: 'Chapter 9' is not one of the sections"),
     (lambda d: d["statements"][2].pop("why"), "statements[2]: missing key 'why'"),
+    (lambda d: d.pop("card_example"), "missing key 'card_example'"),
+    (lambda d: d["card_example"].update(bw_gbs=0), "card_example.bw_gbs: expected a positive number"),
+    (lambda d: d["card_example"].update(batch=3.5), "card_example.batch: expected int"),
+    (lambda d: d["card_example"].pop("source"), "card_example: missing key 'source'"),
 ])
 def test_a_malformed_bank_names_the_key(edit, message):
     data = copy.deepcopy(raw())

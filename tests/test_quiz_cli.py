@@ -116,7 +116,7 @@ def test_the_terminal_asks_again_and_stops_cleanly_at_end_of_input(plan):
     answers = right_answers(plan)
     run = quiz("--seed", str(SEED), stdin="not a number\n" + "\n".join(answers[:3]) + "\n")
     assert run.returncode == 0, run.stderr
-    assert "(expected a number, got 'not a number'; try again)" in run.stdout
+    assert "(expected a number such as 17, 1,371, 5.8k or 1.4e3; got 'not a number'; try again)" in run.stdout
     assert "(input ended: the quiz stops here)" in run.stdout
     assert "Score: 3/3 (drills 3/3, statements 0/0, follow-ups 0/0)" in run.stdout
 
@@ -175,7 +175,9 @@ def test_focus_on_a_section_without_drills_asks_its_statements_only(tmp_path):
     assert not shy.drills and shy.statements
     run = quiz("--focus", "tiny buffers", "--seed", "1", "--answers", write(tmp_path, right_answers(shy), "s.txt"))
     assert run.returncode == 0, run.stderr
-    assert "Part 1" not in run.stdout and "Part 2" in run.stdout
+    assert "drills (" not in run.stdout and "Part 1: which of these" in run.stdout
+    assert bool(shy.followups) == ("Part 2: follow-up questions" in run.stdout)
+    assert "Part 3" not in run.stdout
 
 
 @pytest.mark.parametrize("focus, message", [

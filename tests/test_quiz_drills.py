@@ -83,10 +83,24 @@ def test_tolerance_accepts_within_and_rejects_outside(kind):
 
 
 def test_same_seed_same_drills_other_seed_other_drills():
-    a = drills.make(random.Random(11), 12)
-    assert a == drills.make(random.Random(11), 12)
-    assert a != drills.make(random.Random(12), 12)
+    n = len(drills.KINDS)
+    a = drills.make(random.Random(11), n)
+    assert a == drills.make(random.Random(11), n)
+    assert a != drills.make(random.Random(12), n)
     assert {d.reread for d in a} >= {"The KV cache is also bytes", "Prefill is the opposite workload"}
+
+
+def test_a_session_draws_each_kind_once_before_any_repeats():
+    """make() cycles through a shuffled list of the kinds: each prompt is matched to the kind that
+    draws it from the same random state."""
+    n = len(drills.KINDS)
+    rng = random.Random(4)
+    made = drills.make(rng, n)
+    order = list(drills.KINDS)
+    replay = random.Random(4)
+    replay.shuffle(order)
+    assert [d.prompt for d in made] == [kind(replay).prompt for kind in order]
+    assert len({k.__name__ for k in order}) == n
 
 
 def test_drills_never_use_the_test_config():

@@ -33,10 +33,22 @@ def test_match_takes_the_nearest_slip_within_the_tolerance():
     assert slips.match(-100.0, (near,), TOL) is None
 
 
-def test_distinct_drops_slips_that_give_the_right_answer_repeats_and_nonsense():
+def test_distinct_drops_slips_that_give_the_right_answer_and_nonsense_and_names_repeats_together():
     kept = slips.distinct(100.0, (slips.Slip("same", 103.0), slips.Slip("a", 50.0), slips.Slip("a again", 50.0),
                                   slips.Slip("nan", float("nan")), slips.Slip("zero", 0.0)), TOL)
-    assert [s.name for s in kept] == ["a"]
+    assert [(s.name, s.value) for s in kept] == [("a; or a again", 50.0)]
+
+
+@pytest.mark.parametrize("value, kept", [(104.9, False), (95.3, False), (105.2, False), (105.6, True),
+                                         (94.9, True), (100 / slips.GIB_PER_GB, True), (100 * slips.GIB_PER_GB, True)])
+def test_a_slip_is_kept_exactly_when_its_answer_is_wrong_and_the_right_one_is_not_taken_for_it(value, kept):
+    """Kept when the slip's answer is outside the tolerance of the right one and the right one outside
+    the tolerance of the slip's: the GiB-for-GB slips, 7.4% off, are kept at a 5% tolerance."""
+    found = slips.distinct(100.0, (slips.Slip("s", value),), TOL)
+    assert bool(found) == kept
+    assert not (abs(value - 100) <= TOL * 100) or not found
+    if found:
+        assert slips.match(100.0, found, TOL) is None
 
 
 # --- The classic slips of the lesson, each on the lesson's own numbers --------------------------------

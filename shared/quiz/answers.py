@@ -6,6 +6,11 @@ line of statement numbers ("2 5" or "none"), then for each of the 3 follow-up qu
 your attempt (free text, "-" for none) and y or n (did it cover the model answer?). A re-drill
 (--focus SECTION) asks the same way: its drills, its statements' line (when it shows any), and two
 lines per follow-up question; it is never offered again from a file.
+
+Numbers are read as people type them: 5.8k, 5,832, 5 832, 1.4e3, about 43, ~43, 43 tok/s, a unit
+converted into the question's (3.35 TB/s to a question in GB/s is 3,350), a fraction (273/16).
+Refused with a one-line hint: an empty line, no number, two numbers, 5,8 (write 5.8), a unit of
+another kind. docs/quiz.md has the whole list.
 """
 from __future__ import annotations
 

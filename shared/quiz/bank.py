@@ -35,11 +35,29 @@ class FollowUp:
 
 
 @dataclass(frozen=True)
+class CardExample:
+    """The interview card's worked example: ``params_read`` parameters per token at
+    ``bits_per_weight`` bits each, ``bw_gbs`` GB/s (1e9 bytes/s) of memory bandwidth, ``batch`` streams."""
+
+    params_read: float
+    bits_per_weight: float
+    bw_gbs: float
+    batch: int
+    source: str
+
+    @property
+    def gb_per_token(self) -> float:
+        """Weight bytes read per token, in GB (1e9 bytes)."""
+        return self.params_read * self.bits_per_weight / 8 / 1e9
+
+
+@dataclass(frozen=True)
 class Bank:
     tolerance: float          # relative, e.g. 0.05 = within 5% of the worked answer
     sections: tuple[str, ...]  # lesson section titles
     statements: tuple[Statement, ...]
     followups: tuple[FollowUp, ...]
+    card_example: CardExample
 
 
 def _get(row: dict, key: str, kind, where: str):
@@ -75,7 +93,19 @@ def parse(data, path: Path = PATH) -> Bank:
                  answer=_get(row, "answer", str, f"followups[{i}]"),
                  reread=reread(row, f"followups[{i}]"))
         for i, row in enumerate(_get(data, "followups", list, "top level")))
-    return Bank(tolerance=float(tolerance), sections=sections, statements=statements, followups=followups)
+    return Bank(tolerance=float(tolerance), sections=sections, statements=statements, followups=followups,
+                card_example=_card_example(_get(data, "card_example", dict, "top level"), path))
+
+
+def _card_example(row: dict, path: Path) -> CardExample:
+    def positive(key: str, kind=(int, float)):
+        value = _get(row, key, kind, "card_example")
+        if isinstance(value, bool) or not value > 0:
+            raise BankError(f"{path.name}: card_example.{key}: expected a positive number, got {value!r}")
+        return value
+    return CardExample(params_read=positive("params_read"), bits_per_weight=positive("bits_per_weight"),
+                       bw_gbs=positive("bw_gbs"), batch=positive("batch", int),
+                       source=_get(row, "source", str, "card_example"))
 
 
 @functools.cache

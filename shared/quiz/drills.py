@@ -1,5 +1,6 @@
 """Numeric drills generated from the lesson's formulas, with hardware and models drawn at random
-from shared.tables. Each drill carries its answer, unit, worked answer and the section to reread.
+from shared.tables, and the registry of every kind of drill (these and ``shared.quiz.card_drills``).
+Each drill carries its answer, unit, worked answer and the section to reread (``shared.quiz.drill``).
 
 Formulas come from one place: ``shared.tables`` (Model.params_read, Model.kv_bytes_per_token,
 Device.ridge_flops_per_byte) and ``shared.decode.ceiling``. Each drill also carries the answers of the
@@ -9,67 +10,20 @@ GB = 1e9 bytes, GB/s, TFLOP/s, KiB = 1024 bytes, seconds, tokens/s.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
 from shared import tables
 from shared.decode import ceiling
-from shared.quiz.slips import Slip, scaled, unit_slips
+from shared.quiz import card_drills
+from shared.quiz.drill import Drill, devices, fmt, params_phrase, real_models, sci
+from shared.quiz.slips import Slip, gib_mixups, scaled, unit_slips
 
 #: Weight formats the drills draw from (keys of the tables' formats).
 FORMATS = ("bf16", "fp8", "int4", "q4_k_m")
 
 
-@dataclass(frozen=True)
-class Drill:
-    """One numeric question and its worked answer."""
-
-    prompt: str
-    answer: float
-    unit: str
-    worked: str
-    reread: str
-    slips: tuple[Slip, ...] = ()
-
-    def accepts(self, value: float, tolerance: float) -> bool:
-        """True when ``value`` is within ``tolerance`` (relative) of the answer."""
-        return abs(value - self.answer) <= tolerance * abs(self.answer)
-
-
-def fmt(x: float) -> str:
-    """A number for people: about four significant figures, thousands separated."""
-    if abs(x) >= 100:
-        return f"{x:,.0f}"
-    if abs(x) >= 10:
-        return f"{x:.1f}"
-    if abs(x) >= 1:
-        return f"{x:.2f}"
-    return f"{x:.3g}"
-
-
-def _sci(x: float) -> str:
-    """3 significant figures in e-notation without the plus sign: 1.61e13."""
-    return f"{x:.3g}".replace("e+", "e")
-
-
-def _real_models() -> list[tables.Model]:
-    return [m for key, m in sorted(tables.models().items()) if "not a real model" not in m.source]
-
-
-def _devices(*, with_peak: bool = False) -> list[tables.Device]:
-    rows = [d for _, d in sorted(tables.devices().items())]
-    return [d for d in rows if d.peak_bf16_tflops is not None] if with_peak else rows
-
-
-def _params_phrase(m: tables.Model) -> str:
-    if m.active_params is not None:
-        return (f"{fmt(m.total_params / 1e9)}B parameters, {fmt(m.active_params / 1e9)}B of them active per token "
-                f"(a mixture of experts)")
-    return f"{fmt(m.total_params / 1e9)}B parameters"
-
-
 def decode_ceiling(rng: random.Random) -> Drill:
     """Batch-1 tokens/s ceiling: bandwidth / (parameters read x bytes per weight)."""
-    m, d = rng.choice(_real_models()), rng.choice(_devices())
+    m, d = rng.choice(real_models()), rng.choice(devices())
     fmt_ = tables.weight_format(rng.choice(FORMATS))
     whole = m.tied or rng.random() < 0.5
     params = m.params_read(whole_checkpoint=whole)
@@ -94,6 +48,7 @@ def decode_ceiling(rng: random.Random) -> Drill:
         scaled(answer, 1e9, "GB for bytes: bytes/s divided by GB (a 1e9 too many)"),
         Slip("bytes per weight left out: parameters divided into GB/s as if each were one byte",
              d.bw_gbs * 1e9 / params),
+        *gib_mixups(answer),
     ]
     if m.active_params is not None:
         slips.append(Slip("every parameter counted: a mixture of experts reads only the active ones per token",
@@ -104,7 +59,7 @@ def decode_ceiling(rng: random.Random) -> Drill:
                           else "the input embedding counted, though a token reads one row of it",
                           d.bw_gbs * 1e9 / (other * fmt_.bytes_per_weight)))
     return Drill(
-        prompt=(f"{m.name} ({_params_phrase(m)}) in {fmt_.key} ({fmt_.bits_per_weight:g} bits per weight) on "
+        prompt=(f"{m.name} ({params_phrase(m)}) in {fmt_.key} ({fmt_.bits_per_weight:g} bits per weight) on "
                 f"{d.name} ({fmt(d.bw_gbs)} GB/s), batch 1, short context. {counting} "
                 f"What is the tokens/s ceiling?"),
         answer=answer, unit="tokens/s",
@@ -115,7 +70,7 @@ def decode_ceiling(rng: random.Random) -> Drill:
 
 def kv_per_token(rng: random.Random) -> Drill:
     """KV cache bytes per token of context: 2 x layers x kv_heads x head_dim x bytes, in KiB."""
-    m = rng.choice(_real_models())
+    m = rng.choice(real_models())
     bytes_per_value, name = rng.choice(((2, "bf16"), (1, "fp8")))
     n = m.kv_bytes_per_token(bytes_per_value)
     return Drill(
@@ -133,7 +88,7 @@ def kv_per_token(rng: random.Random) -> Drill:
 
 def kv_at_context(rng: random.Random) -> Drill:
     """KV cache bytes read per step for ``batch`` streams of ``context`` tokens, in GB."""
-    m = rng.choice(_real_models())
+    m = rng.choice(real_models())
     batch, context = rng.choice((1, 8, 32)), rng.choice((4096, 32768, 131072))
     per = m.kv_bytes_per_token(2)
     gb = batch * context * per / 1e9
@@ -153,7 +108,7 @@ def kv_at_context(rng: random.Random) -> Drill:
 
 def ridge_point(rng: random.Random) -> Drill:
     """Ridge point: peak FLOP/s / bandwidth, in FLOPs per byte."""
-    d = rng.choice(_devices(with_peak=True))
+    d = rng.choice(devices(with_peak=True))
     ridge = d.ridge_flops_per_byte
     return Drill(
         prompt=(f"{d.name}: {fmt(d.peak_bf16_tflops)} TFLOP/s of dense bf16 and {fmt(d.bw_gbs)} GB/s. "
@@ -167,7 +122,7 @@ def ridge_point(rng: random.Random) -> Drill:
 
 def attainable(rng: random.Random) -> Drill:
     """The roofline at one intensity: the lower of the compute roof and bandwidth x intensity."""
-    d = rng.choice(_devices(with_peak=True))
+    d = rng.choice(devices(with_peak=True))
     intensity = rng.choice((1, 4, 16, 64, 256, 1024))
     slope = d.bw_gbs * intensity / 1000
     answer = min(d.peak_bf16_tflops, slope)
@@ -186,8 +141,8 @@ def attainable(rng: random.Random) -> Drill:
 
 def batch_total(rng: random.Random) -> Drill:
     """Total tokens/s at a batch: one step reads the weights once plus every stream's KV cache."""
-    m = rng.choice([m for m in _real_models() if m.active_params is None])
-    d = rng.choice(_devices(with_peak=True))
+    m = rng.choice([m for m in real_models() if m.active_params is None])
+    d = rng.choice(devices(with_peak=True))
     batch, context = rng.choice((8, 16, 32, 64)), rng.choice((1024, 4096))
     per_stream, total = ceiling.batch_ceiling(m, 2.0, d, batch=batch, context=context)
     weights = ceiling.weight_bytes(m, 2.0) / 1e9
@@ -225,8 +180,8 @@ def batch_total(rng: random.Random) -> Drill:
 
 def prefill_time(rng: random.Random) -> Drill:
     """Ideal prefill seconds: 2 x parameters x prompt tokens / peak FLOP/s."""
-    m = rng.choice([m for m in _real_models() if m.active_params is None])
-    d = rng.choice(_devices(with_peak=True))
+    m = rng.choice([m for m in real_models() if m.active_params is None])
+    d = rng.choice(devices(with_peak=True))
     prompt_tokens = rng.choice((1000, 2000, 8000))
     seconds = ceiling.prefill_seconds(m, prompt_tokens, d)
     return Drill(
@@ -235,7 +190,7 @@ def prefill_time(rng: random.Random) -> Drill:
                 f"{prompt_tokens:,}-token prompt take?"),
         answer=seconds, unit="s",
         worked=(f"2 x {fmt(m.total_params / 1e9)}e9 x {prompt_tokens:,} = "
-                f"{_sci(2 * m.total_params * prompt_tokens)} FLOPs "
+                f"{sci(2 * m.total_params * prompt_tokens)} FLOPs "
                 f"÷ {fmt(d.peak_bf16_tflops)}e12 FLOP/s = {fmt(seconds)} s"),
         reread="Prefill is the opposite workload",
         slips=(scaled(seconds, 0.5, "the 2 left out: each parameter does a multiply and an add per token"),
@@ -243,8 +198,10 @@ def prefill_time(rng: random.Random) -> Drill:
                scaled(seconds, 1e12, "the 1e12 of TFLOP/s left out")))
 
 
-#: Every kind of drill, in the order a session cycles through them.
-KINDS = (decode_ceiling, kv_per_token, ridge_point, batch_total, kv_at_context, prefill_time, attainable)
+#: The kinds of drill on the lesson's formulas.
+LESSON_KINDS = (decode_ceiling, kv_per_token, ridge_point, batch_total, kv_at_context, prefill_time, attainable)
+#: Every kind of drill: the lesson's, then the interview card's (a session shuffles them).
+KINDS = LESSON_KINDS + card_drills.KINDS
 
 
 #: Draws a focused re-drill tries per drill before it gives up on a section no drill kind rereads.

@@ -5,14 +5,13 @@ drawn from ``random.Random(seed)``, so a seed and the same answers always give t
 and the same score."""
 from __future__ import annotations
 
-import math
+import functools
 import random
-import re
 import textwrap
 from collections import Counter
 from dataclasses import dataclass, field
 
-from shared.quiz import card, drills, slips
+from shared.quiz import card, drills, numbers, slips
 from shared.quiz.answers import Ask, Stopped
 from shared.quiz.bank import Bank, FollowUp, Statement
 
@@ -21,20 +20,6 @@ WIDTH = 88
 FOCUS_ROUNDS = 3
 #: Weak sections the closing report offers a re-drill of.
 REDRILL_OFFERED = 2
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d[\d,_]*)?\.?\d+(?:[eE][-+]?\d+)?)")
-
-
-def parse_number(text: str) -> float:
-    """The number at the start of an answer ("17", "17.0 tokens/s", "1,371", "4.5e-2")."""
-    match = _NUMBER.match(text)
-    if not match:
-        raise ValueError(f"expected a number, got {text.strip()!r}")
-    value = float(match.group(1).replace(",", "").replace("_", ""))
-    if not math.isfinite(value):
-        raise ValueError(f"expected a finite number, got {text.strip()!r}")
-    return value
-
-
 def _free_text(text: str) -> str:
     if not text.strip():
         raise ValueError("expected your answer in words (or '-' for none)")
@@ -53,7 +38,8 @@ class Plan:
 
     def asks(self) -> list[Ask]:
         """Every answer the session needs, in order (no statement line when there are no statements)."""
-        out = [Ask(f"drill {i}: a number in {d.unit}", parse_number) for i, d in enumerate(self.drills, 1)]
+        out = [Ask(f"drill {i}: a number in {d.unit}", functools.partial(numbers.parse, question_unit=d.unit))
+               for i, d in enumerate(self.drills, 1)]
         n = len(self.statements)
         if n:
             out.append(Ask("statement numbers or 'none'", lambda text: card.parse_spotted(text, n)))
@@ -136,11 +122,14 @@ def run(bank: Bank, p: Plan, source, write=print, *, offer: bool = True) -> Scor
         write(f"Interview self-check, seed {p.seed} (repeat it with --seed {p.seed}).")
     write(f"Numeric answers count as right within {pct} of the worked answer.")
     n_statements = 1 if p.statements else 0
+    parts = iter(range(1, 4))    # a part without questions gets no header, and no number
     try:
-        _drills(bank, p, source, asks, score, write)
+        if p.drills:
+            _drills(bank, p, source, asks, score, write, next(parts))
         if p.statements:
-            _statements(p, source, asks[len(p.drills)], score, write)
-        _followups(p, source, asks[len(p.drills) + n_statements:], score, write)
+            _statements(p, source, asks[len(p.drills)], score, write, next(parts))
+        if p.followups:
+            _followups(p, source, asks[len(p.drills) + n_statements:], score, write, next(parts))
     except Stopped:
         score.complete = False
         write("")
@@ -151,11 +140,9 @@ def run(bank: Bank, p: Plan, source, write=print, *, offer: bool = True) -> Scor
     return score
 
 
-def _drills(bank, p, source, asks, score, write):
-    if not p.drills:
-        return
+def _drills(bank, p, source, asks, score, write, part):
     write("")
-    write(f"Part 1: drills ({len(p.drills)})")
+    write(f"Part {part}: drills ({len(p.drills)})")
     for i, (drill, ask) in enumerate(zip(p.drills, asks), 1):
         write("")
         _say(write, f"[{i}/{len(p.drills)}] {drill.prompt} (answer in {drill.unit})")
@@ -168,16 +155,18 @@ def _drills(bank, p, source, asks, score, write):
         score.misses[drill.reread] += 1
         off = slips.off_by(value, drill.answer)
         _say(write, f"wrong (you said {drills.fmt(value)} {drill.unit}, {off}): {drill.worked}", "  ")
-        slip = slips.match(value, slips.distinct(drill.answer, drill.slips, bank.tolerance), bank.tolerance)
-        if slip is not None:
-            score.slips[slip.name] += 1
-            _say(write, f"the classic slip: {slip.name}", "  ")
+        found = slips.matches(value, slips.distinct(drill.answer, drill.slips, bank.tolerance), bank.tolerance)
+        if found:
+            score.slips[found[0].name] += 1
+            _say(write, f"the classic slip: {found[0].name}", "  ")
+            for other in found[1:]:     # as near as makes no difference within the tolerance
+                _say(write, f"or the classic slip: {other.name}", "  ")
         write(f"  reread: {drill.reread}")
 
 
-def _statements(p, source, ask, score, write):
+def _statements(p, source, ask, score, write, part):
     write("")
-    write("Part 2: which of these would cost you the question in an interview?")
+    write(f"Part {part}: which of these would cost you the question in an interview?")
     write("Answer with their numbers (e.g. '2 5'), or 'none'.")
     for i, s in enumerate(p.statements, 1):
         _say(write, f"{i}. {s.text}", "  ")
@@ -195,9 +184,9 @@ def _statements(p, source, ask, score, write):
         _say(write, f"{i}. {kind} ({verdict}): {s.why}", "  ")
 
 
-def _followups(p, source, asks, score, write):
+def _followups(p, source, asks, score, write, part):
     write("")
-    write("Part 3: follow-up questions. Answer in your own words (one line), read the model answer,")
+    write(f"Part {part}: follow-up questions. Answer in your own words (one line), read the model answer,")
     write("then mark yourself: y if your answer covered it, n if it did not.")
     for i, f in enumerate(p.followups, 1):
         write("")

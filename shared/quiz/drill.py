@@ -1,0 +1,63 @@
+"""What one numeric drill is, and what every kind of drill draws from: the question, its answer in
+its unit, the worked answer, the lesson section to reread, and the classic slips it invites.
+
+Kinds of drill live in ``shared.quiz.drills`` (the lesson's formulas) and ``shared.quiz.card_drills``
+(the interview card's items). Units: GB = 1e9 bytes, GB/s, TFLOP/s = 1e12 FLOP/s, parameters.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shared import tables
+from shared.quiz.slips import Slip
+
+
+@dataclass(frozen=True)
+class Drill:
+    """One numeric question and its worked answer; ``unit`` is a spelling shared.quiz.numbers knows."""
+
+    prompt: str
+    answer: float
+    unit: str
+    worked: str
+    reread: str
+    slips: tuple[Slip, ...] = ()
+
+    def accepts(self, value: float, tolerance: float) -> bool:
+        """True when ``value`` is within ``tolerance`` (relative) of the answer."""
+        return abs(value - self.answer) <= tolerance * abs(self.answer)
+
+
+def fmt(x: float) -> str:
+    """A number for people: about four significant figures, thousands separated."""
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    if abs(x) >= 10:
+        return f"{x:.1f}"
+    if abs(x) >= 1:
+        return f"{x:.2f}"
+    return f"{x:.3g}"
+
+
+def sci(x: float) -> str:
+    """3 significant figures in e-notation without the plus sign: 1.61e13."""
+    return f"{x:.3g}".replace("e+", "e")
+
+
+def real_models() -> list[tables.Model]:
+    """The table's models without the test config, in key order."""
+    return [m for key, m in sorted(tables.models().items()) if "not a real model" not in m.source]
+
+
+def devices(*, with_peak: bool = False) -> list[tables.Device]:
+    """The table's devices in key order; ``with_peak``: only those with a BF16 peak (TFLOP/s)."""
+    rows = [d for _, d in sorted(tables.devices().items())]
+    return [d for d in rows if d.peak_bf16_tflops is not None] if with_peak else rows
+
+
+def params_phrase(m: tables.Model) -> str:
+    """"8.03B parameters", or for a mixture of experts the total and the active parameters."""
+    if m.active_params is not None:
+        return (f"{fmt(m.total_params / 1e9)}B parameters, {fmt(m.active_params / 1e9)}B of them active per token "
+                f"(a mixture of experts)")
+    return f"{fmt(m.total_params / 1e9)}B parameters"
