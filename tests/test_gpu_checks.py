@@ -93,6 +93,7 @@ def test_a_copy_onto_itself_measures_nothing_and_earns_no_measurement_check(tmp_
 
 #: The CPU checks of bw.py, which watch the torch calls a copy makes.
 BW_CPU = {"bw_returns_gbs", "bw_honours_args", "bw_sweep_sizes", "bw_rejects_bad"}
+FLOPS_CPU = {"flops_returns_tflops", "flops_honours_args", "flops_rejects_bad", "flops_peak_plausible"}
 
 
 @pytest.mark.parametrize("name", ["good_chunked", "good_best_of_k"])
@@ -111,6 +112,19 @@ def test_a_units_slip_is_charged_once_by_the_cpu_and_gpu_checks_together(tmp_pat
     res = grade_submission(build.overlay("wrong", "bw_bytes_per_s", tmp_path / "s"), only=IDS | BW_CPU)
     assert {t["check"] for t in res["tests"]} == IDS | BW_CPU
     assert {t["check"] for t in res["tests"] if t["status"] == "failed"} == {"units_gb_per_s"}
+
+
+@pytest.mark.parametrize("name, words", [("flops_per_s", "FLOP/s, not TFLOP/s"),
+                                         ("flops_gflops", "GFLOP/s, not TFLOP/s")])
+def test_a_flops_units_slip_is_charged_once_whatever_the_cpu(name, words, tmp_path):
+    """FLOP/s or GFLOP/s lands above or below a fixed CPU bound depending on how fast the grading
+    machine is; flops_returns_tflops compares with the reference timed on the same CPU in the same
+    run instead, and leaves a units factor to flops_counted_2n3, which names it."""
+    only = IDS | FLOPS_CPU
+    res = grade_submission(build.overlay("wrong", name, tmp_path / "s"), only=only)
+    assert {t["check"] for t in res["tests"]} == only
+    failed = {t["check"]: t["output"] for t in res["tests"] if t["status"] == "failed"}
+    assert set(failed) == {"flops_counted_2n3"} and words in failed["flops_counted_2n3"]
 
 
 def test_the_cpu_bound_still_fails_a_rate_no_units_factor_explains():

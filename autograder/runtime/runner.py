@@ -297,6 +297,7 @@ class Child:
         """The frontend of the session ``request`` names (entering it, leaving any other), or None."""
         sim, token = request.get("sim"), request.get("session")
         if sim is None or self.simgpu is None:
+            self.detach()                     # a request without a device runs without one
             return None
         if self.session is not None and self.session[0] == token:
             return self.session[2]
@@ -382,7 +383,7 @@ class Child:
 
     def _call(self, rid, request: dict) -> dict:
         module, function = request["module"], request["function"]
-        frontend = self.attach(request) if request.get("sim") is not None else None
+        frontend = self.attach(request)
         mod = self.module(module, frontend is not None)
         fn = mod
         for part in function.split("."):  # 'predict.attainable_tflops': the predict roofline.py imported
