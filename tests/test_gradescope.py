@@ -19,6 +19,7 @@ import yaml
 
 from autograder.core import course
 from autograder.exports import gradescope
+from autograder.gpu import seed
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "autograder" / "lessons" / "why17" / "fixtures"
@@ -122,6 +123,10 @@ def test_reference_submission_gets_full_marks(package, tmp_path):
     assert res["visibility"] == visibility
     assert all(t["visibility"] == visibility for t in res["tests"])
     assert "Sandbox (" in res["output"], "the results must say what protection was in force"
+    # the package grades with a secret of its own, which only root can read once it ran
+    assert "seeded with the grader's secret (course file)" in res["output"]
+    secret = root / "source" / seed.SECRET_FILE
+    assert secret.is_file() and (os.geteuid() != 0 or secret.stat().st_mode & 0o077 == 0)
 
 
 def test_stub_submission_gets_zero_and_visibility_follows_course_yml(package, tmp_path):

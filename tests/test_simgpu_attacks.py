@@ -13,6 +13,7 @@ vacuous: what defeats it is the device being out of reach.
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 from pathlib import Path
 
@@ -108,17 +109,89 @@ def test_during_a_call_the_child_holds_no_profile_only_the_device_properties(tmp
     assert trace["clock_reads"] == 0 and trace["profile"] == "h100-sxm"     # the grader's own trace
 
 
-def test_the_seed_needs_the_graders_secret_and_stays_the_same_for_the_same_files(monkeypatch):
+def test_the_seed_needs_the_graders_secret_and_stays_the_same_for_the_same_files():
     from autograder.gpu import seed
 
-    monkeypatch.setenv(seed.ENV, "one")
-    first, again = seed.sim_seed(42), seed.sim_seed(42)
-    monkeypatch.setenv(seed.ENV, "two")
-    other = seed.sim_seed(42)
-    monkeypatch.delenv(seed.ENV)
-    assert first == again and first != other and seed.sim_seed(42) not in (first, other)
-    assert not seed.secret_set()
+    first, again, other = seed.sim_seed(42, "one"), seed.sim_seed(42, "one"), seed.sim_seed(42, "two")
+    assert first == again and first != other and seed.sim_seed(43, "one") not in (first, other)
 
+
+def test_a_secret_always_exists_kept_with_the_course_readable_by_the_grader_only(tmp_path, monkeypatch):
+    from autograder.gpu import seed
+
+    monkeypatch.delenv(seed.ENV, raising=False)
+    made = seed.course_secret(tmp_path)
+    path = tmp_path / seed.SECRET_FILE
+    assert made.source == "course file" and len(made.text) == 2 * seed.SECRET_BYTES
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert seed.course_secret(tmp_path) == made                      # the same on every later run
+    monkeypatch.setenv(seed.ENV, "from the environment")
+    assert seed.course_secret(tmp_path) == seed.Secret("from the environment", "environment")
+    monkeypatch.delenv(seed.ENV)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if os.access(locked, os.W_OK):                               # root writes anyway: make it a file
+            locked.chmod(0o700)
+            locked.rmdir()
+            locked.write_text("not a folder")
+        fallback = seed.course_secret(locked)
+    finally:
+        if locked.is_dir():
+            locked.chmod(0o700)
+    assert fallback.source == "this process only" and fallback.text != made.text
+
+
+def test_the_secret_is_not_shipped_to_students(tmp_path):
+    """The student release and zip hold assignments/ only; the secret file is not in them."""
+    from autograder.exports import bundle
+    from autograder.gpu import seed
+
+    names = {p.name for p in Path(bundle.__file__).resolve().parents[2].joinpath("assignments").rglob("*")}
+    assert seed.SECRET_FILE not in names
+
+
+ENVIRON_PROBE = '''
+import ctypes, os
+
+def look():
+    """The environment a student's process can find, after making itself dumpable."""
+    libc = ctypes.CDLL(None)
+    libc.prctl(4, 1, 0, 0, 0)          # PR_SET_DUMPABLE
+    found = {"os.environ": dict(os.environ)}
+    for path in ("/proc/self/environ", "/proc/1/environ", f"/proc/{os.getppid()}/environ"):
+        try:
+            with open(path, "rb") as fh:
+                found[path] = fh.read().decode("utf-8", "replace")
+        except OSError as exc:
+            found[path] = type(exc).__name__
+    return found
+'''
+
+
+@pytest.mark.parametrize("fork_server", [True, False])
+def test_no_secret_or_ta_variable_reaches_student_code_even_when_dumpable(fork_server, tmp_path, monkeypatch):
+    """The fork server and every child start from an environment built from scratch: neither the
+    simulated GPU's secret nor any other variable of the TA's shell is in the child's environment
+    or in the memory /proc shows of it, even after prctl(PR_SET_DUMPABLE, 1)."""
+    from autograder.gpu import seed
+    from autograder.sandbox.parent import Limits, Sandbox
+
+    monkeypatch.setenv(seed.ENV, "grader-only-secret-4711")
+    monkeypatch.setenv("TA_CLOUD_TOKEN", "ta-token-0815")
+    (tmp_path / "probe.py").write_text(ENVIRON_PROBE)
+    if fork_server:
+        forkserver.start()
+    try:
+        with Sandbox(tmp_path, Limits(time_limit_s=120)) as box:
+            found, _trace = box.call("probe", "look")
+    finally:
+        if fork_server:
+            forkserver.stop()
+    text = repr(found)
+    assert "grader-only-secret-4711" not in text and "ta-token-0815" not in text
+    assert "PATH" in found["os.environ"]                             # the probe did read an environment
 
 def test_the_grader_answers_what_a_cuda_program_asks_and_refuses_anything_else():
     from autograder.gpu import host

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from autograder.gpu.seed import Secret
 from autograder.gpu.seed import sim_seed as seed_of_sim
 from autograder.sandbox.parent import Sandbox
 
@@ -29,7 +30,7 @@ class GradingContext:
     """
 
     def __init__(self, student: Sandbox, reference: Sandbox, *, seed: int, device: str,
-                 submission_dir: Path, sim_profile: str):
+                 submission_dir: Path, sim_profile: str, secret: Secret | str):
         self._student = student
         self._reference = reference
         self._reference_cache: dict[str, Any] = {}
@@ -38,7 +39,7 @@ class GradingContext:
         self.submission_dir = Path(submission_dir)
         self.time_limit_s = student.limits.time_limit_s
         self.sim_profile = sim_profile
-        self.sim_seed = seed_of_sim(seed)
+        self.sim_seed = seed_of_sim(seed, secret)
         self.gpu_memo: dict = {}
 
     def expect_settings(self, module: str, settings: list[dict]) -> None:

@@ -23,6 +23,7 @@ from autograder.core import reference as kept_reference
 from autograder.core.context import GradingContext
 from autograder.core.errors import StudentError, StudentRaised, UsageError
 from autograder.core.registry import REGISTRY, Check, CheckFailed
+from autograder.gpu import seed
 from autograder.sandbox import calltime, forkserver, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
@@ -180,8 +181,9 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         # other children fork from the server once it is ready.
         first = next((f for _task, cs in order for c in cs for f in c.files), None)
         student.start(first)
+        secret = seed.course_secret(asg.root)
         ctx = GradingContext(student, reference, seed=sub.seed, device=device,
-                             submission_dir=sub.folder, sim_profile=asg.sim_profile)
+                             submission_dir=sub.folder, sim_profile=asg.sim_profile, secret=secret)
         tests = []   # in the order the checks ran (fallback.why_broken reads the results so far)
         shares = points.of_checks(asg, checks_for(asg))
         files_of, stood_in = {}, {}
@@ -209,6 +211,8 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         tests.sort(key=lambda t: position[t["check"]])   # results in course.yml order
         if device == "cuda":   # issue 3 item 6: informational real-GPU checks (autograder/gpu/real.py)
             tests = _real_gpu(tests, plan, asg, sub, limits, notes)
+        if gpu:
+            notes.append(f"The simulated GPU's profile was seeded with the grader's secret ({secret.source}).")
         output = _overview(device, asg, sub, student, notes)
     finally:
         student.close()

@@ -123,15 +123,23 @@ def torch_pin(requirements: Path) -> str:
 
 def scripts(root: Path = ROOT) -> dict[str, str]:
     """The two scripts at the zip's top level, filled in from this project."""
-    secrets = " ".join(['"$SOURCE"/autograder/*'] + [f'"$SOURCE/{name}"' for name in ("solutions", "course.yml")])
+    from autograder.gpu import seed
+
+    hidden = ("solutions", "course.yml", seed.SECRET_FILE)
+    secrets = " ".join(['"$SOURCE"/autograder/*'] + [f'"$SOURCE/{name}"' for name in hidden])
     setup = (SETUP_SH.replace("@TORCH_INDEX@", TORCH_CPU_INDEX)
              .replace("@TORCH_PIN@", torch_pin(root / "requirements.txt")))
     return {"setup.sh": setup, "run_autograder": RUN_AUTOGRADER.replace("@SECRETS@", secrets)}
 
 
 def files(root: Path = ROOT) -> list[Path]:
-    """Every packaged file, relative to ``root``, sorted."""
-    out = []
+    """Every packaged file, relative to ``root``, sorted; with the course's simulated-GPU secret
+    (generated now if the course has none: autograder/gpu/seed.py), which run_autograder makes
+    readable by root only, so the package grades with a secret of its own."""
+    from autograder.gpu import seed
+
+    secret = seed.course_secret(root)
+    out = [Path(seed.SECRET_FILE)] if secret.source == "course file" else []
     for name in PACKAGED:
         path = root / name
         if not path.exists():

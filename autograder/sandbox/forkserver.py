@@ -116,14 +116,33 @@ def stop() -> None:
         _active = None
 
 
+#: What the server's environment keeps of the grader's: what Python, the libraries it preloads and
+#: the grader's own WHY17_* settings read. Every child forks from the server, and a forked
+#: process's /proc/self/environ shows the environment its image was started with, so nothing else
+#: of the grader's shell (the simulated GPU's secret, a TA's tokens) may be in it.
+SERVER_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "MPLBACKEND", "MPLCONFIGDIR",
+              "OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE",
+              "PYTHONHASHSEED")
+
+
+def server_environment(env) -> dict:
+    """The fork server's environment: ``env`` cleared to SERVER_ENV and WHY17_* settings, never
+    the simulated GPU's secret (autograder/gpu/seed.py)."""
+    from autograder.gpu import seed
+
+    out = {k: v for k, v in env.items()
+           if k in SERVER_ENV or (k.startswith("WHY17_") and k != seed.ENV)}
+    out.setdefault("MPLBACKEND", "Agg")
+    return out
+
+
 class ForkServer:
     """Client handle of one fork server process (thread-safe)."""
 
     def __init__(self, preload=PRELOAD, env: dict | None = None, wait: bool = True, later=(),
                  huge_pages: bool = True):
         parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        env = dict(os.environ if env is None else env)
-        env["MPLBACKEND"] = env.get("MPLBACKEND", "Agg")
+        env = server_environment(os.environ if env is None else env)
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "autograder.sandbox.forkserver", str(child_sock.fileno()), ",".join(preload),
