@@ -422,12 +422,16 @@ class Sandbox:
             started = time.monotonic()
             send(child, message)
             limit = timeout_s if timer is None else timer.floor_s
-            reply = self._reply_to(child, message["id"], started + limit)
+            # A call on the simulated GPU that keeps asking the device for work is running, not
+            # hung: each request served moves its deadline to ``limit`` after it, up to the
+            # sandbox's ceiling (a time-based benchmark loop of tiny kernels sends thousands).
+            busy = (limit, started + self.limits.time_limit_s) if device is not None else None
+            reply = self._reply_to(child, message["id"], started + limit, busy)
             if reply is None and timer is not None and timer.floor_s < timer.ceiling_s:   # past the floor
                 asked = time.monotonic()
                 limit = timer.limit_s(timed)
                 paused = time.monotonic() - asked   # timing the reference (a simulated GPU waits meanwhile)
-                reply = self._reply_to(child, message["id"], started + limit + paused)
+                reply = self._reply_to(child, message["id"], started + limit + paused, busy)
             if reply is None:
                 self._discard()
                 how = f" ({timer.describe()})" if timer is not None else ""
@@ -443,12 +447,18 @@ class Sandbox:
             raise error from None
 
     @staticmethod
-    def _reply_to(child: ChildHandle, request_id: int, deadline: float) -> dict | None:
-        """The reply carrying ``request_id``, or None once ``deadline`` (monotonic) passed."""
+    def _reply_to(child: ChildHandle, request_id: int, deadline: float,
+                  busy: tuple[float, float] | None = None) -> dict | None:
+        """The reply carrying ``request_id``, or None once ``deadline`` (monotonic) passed.
+
+        ``busy`` = (seconds, ceiling): each batch of simulated-GPU requests served moves the
+        deadline to ``seconds`` after it, never past ``ceiling`` (monotonic)."""
         while True:
             reply = receive(child, deadline)
             if reply is not None and "dev" in reply and "id" not in reply:   # the simulated GPU's requests
                 host.serve(child, reply, send)
+                if busy is not None:
+                    deadline = min(max(deadline, time.monotonic() + busy[0]), max(deadline, busy[1]))
                 continue
             if reply is None or reply.get("id") == request_id:
                 return reply

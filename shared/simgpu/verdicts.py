@@ -76,6 +76,9 @@ FOLLOW_TOLERANCE = 1.1
 ASYNC_LAUNCH_S = 1e-7
 #: The share of timed kernels' device time that is launch latency, above which they are launch-bound.
 LAUNCH_BOUND_SHARE = 0.5
+#: Bytes filled in a timed region, as a share of the bytes its copies wrote, that slow the copies
+#: it reports (a fill inside the timed loop).
+FILL_SHARE = 0.05
 #: Matrix side of the matmul checks, elements (compute-bound on every profile's bf16 peak).
 MATMUL_N = 4096
 
@@ -255,8 +258,11 @@ class _Session:
         expect = getattr(self.run, "expect", None)
         if expect is not None:
             expect(module, [self.cfgs[setting] for setting in self.cfgs["order"]])
+        functions = [f for f in MODULE if MODULE[f] == module]
         for setting in self.cfgs["order"]:
-            for function in (f for f in MODULE if MODULE[f] == module):
+            # On the seeded device the functions that call another run first: a number measured
+            # once and returned again later in the process (a cache) then times nothing there.
+            for function in reversed(functions) if setting == "ideal" else functions:
                 sizes = (self.small, self.large) if (function, setting) == ("copy_bandwidth", "ideal") else (None,)
                 for size in sizes:
                     try:
@@ -290,13 +296,23 @@ def _unit(function: str) -> str:
     return "GB/s" if MODULE[function] == "bw" else "TFLOP/s"
 
 
+def _work_rate(function: str, trace: dict) -> float:
+    """The timed region's work per second: bytes its copies and transfers wrote (bw) or matmul
+    FLOPs (flops) over the seconds between its first and last clock reading; 0 when it timed none."""
+    timed = trace.get("timed") or {}
+    seconds = timed.get("duration_s") or 0.0
+    work = (timed.get("copy_bytes", 0) + timed.get("transfer_bytes", 0) if MODULE[function] == "bw"
+            else timed.get("matmul_flops", 0.0))
+    return work / seconds if seconds > 0 else 0.0
+
+
 def _follows_device(s: _Session, check: str, function: str) -> Verdict | None:
     """A failing Verdict when ``function``'s number is not a measurement of the work it timed,
     else None.
 
     The probe's device runs the same work at other speeds: the timed region (from the first clock
-    reading to the last, ``trace["timed"]``) lasts a different time there, and a measurement reads
-    the number in inverse proportion. A hard-coded or cached answer reads the same on every
+    reading to the last, ``trace["timed"]``) does its work at another rate there, and a
+    measurement's number moves with that rate. A hard-coded or cached answer reads the same on every
     device; one whose timed work does not depend on the device's speed (launch-bound copies of a
     few bytes, a copy PyTorch skips, no work at all) measures nothing the checks can judge.
     """
@@ -308,21 +324,20 @@ def _follows_device(s: _Session, check: str, function: str) -> Verdict | None:
     what = "memory bandwidth" if MODULE[function] == "bw" else "peak"
     head = (f"{function} read {fmt_ratio(b / a)} the {_unit(function)} on a simulated GPU with "
             f"{scale:.2f}x the {what}")
-    da = (trace_a.get("timed") or {}).get("duration_s") or 0.0
-    db = (trace_b.get("timed") or {}).get("duration_s") or 0.0
-    if da <= 0 or db <= 0 or abs(math.log(da / db)) <= math.log(FOLLOW_TOLERANCE):
+    ra, rb = _work_rate(function, trace_a), _work_rate(function, trace_b)
+    if ra <= 0 or rb <= 0 or abs(math.log(rb / ra)) <= math.log(FOLLOW_TOLERANCE):
         return Verdict(check, False,
-                       f"{head}, and the work between its clock readings took as long on both: the "
+                       f"{head}, and the work between its clock readings ran as fast on both: the "
                        "number does not follow the device, since it times nothing that depends on "
-                       "the device's speed (no clock read around the "
+                       "the device's speed (no copy or matmul in it, no clock read around the "
                        "work, a copy PyTorch skips, or copies so small that launching them is all "
                        "that is timed). Time copies of the size asked. Reread: Build It, and Break "
                        "It, Tiny buffers.", b / a)
-    ratio = (b / a) / (da / db)
+    ratio = (b / a) / (rb / ra)
     if abs(math.log(ratio)) <= math.log(FOLLOW_TOLERANCE):
         return None
     return Verdict(check, False,
-                   f"{head}, while the work it timed ran {da / db:.2f}x as fast: the number does not "
+                   f"{head}, while the work it timed ran {rb / ra:.2f}x as fast: the number does not "
                    "follow the device (hard-coded, cached, or not timing the work). Time the work "
                    "itself. Reread: Build It.", ratio)
 
@@ -339,11 +354,14 @@ class Diagnosis:
     owner: str
     message: str
     rate: float
+    scale: float = 1.0      # the work asked for over the work timed (a capped size reports that much more)
+    work: float = 0.0       # the largest timed kernel's bytes or FLOPs
 
 
 def _owner(function: str, *checks: str) -> str:
-    """The id of the first of ``checks`` that judges ``function``."""
-    return next(check_id(c, function) for c in checks if function in JUDGES[c])
+    """The id of the first of ``checks`` that judges ``function`` (else of the first check that does)."""
+    judging = [c for c in checks if function in JUDGES[c]] or [c for c in JUDGES if function in JUDGES[c]]
+    return check_id(judging[0], function)
 
 
 def diagnose(s: _Session, function: str) -> Diagnosis | None:
@@ -365,11 +383,16 @@ def _diagnose(s: _Session, function: str) -> Diagnosis | None:
     timed = trace.get("timed") or {}
     found = _slip(s, function, timed)
     base = BASE.get(function)
-    if found is not None and base is not None:
-        other = diagnose(s, base)
-        if other is not None and other.kind == found.kind:
-            return Diagnosis(found.kind, other.owner, f"{function} shows the same slip as {base}, "
-                             f"charged once there ([{other.owner}]).", found.rate)
+    other = diagnose(s, base) if base is not None else None
+    if found is None and other is not None and other.kind == "small_matmuls" and timed.get("matmuls"):
+        # measured_peak_tflops calling the capped matmul_tflops: the same matmuls, the same slip
+        if timed["matmul_max_flops"] <= other.work * RATIO_TOLERANCE:
+            seconds = timed["duration_s"] or 1.0
+            rate = timed["matmul_flops"] / seconds / 1e12
+            found = Diagnosis(other.kind, other.owner, "", rate, _cube_scale(s, function, rate), other.work)
+    if found is not None and other is not None and other.kind == found.kind:
+        return Diagnosis(found.kind, other.owner, f"{function} shows the same slip as {base}, "
+                         f"charged once there ([{other.owner}]).", found.rate, found.scale, found.work)
     return found
 
 
@@ -384,7 +407,8 @@ def _slip(s: _Session, function: str, timed: dict) -> Diagnosis | None:
                 f"{function} timed a copy between host and device memory: that measures the link "
                 "(PCIe or NVLink-C2C), not the GPU's memory. Copy between two buffers on the GPU. "
                 "Reread: Build It, bw.py.", timed["transfer_bytes"] / seconds / 1e9)
-        if function == "measured_bandwidth" and timed.get("copies"):
+        if (function == "measured_bandwidth" and timed.get("copies")
+                and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE):
             times = timed.get("copy_extent_bytes", 0) / s.cfgs["ideal"]["l2_bytes"]
             if times < CACHE_MULTIPLE:
                 return Diagnosis(
@@ -401,19 +425,28 @@ def _slip(s: _Session, function: str, timed: dict) -> Diagnosis | None:
                 "short_copies", _owner(function, "buffer_exceeds_cache", "bytes_counted_twice"),
                 f"{function} timed copies over {extent / MIB:.3g} MiB of one buffer when asked for "
                 f"{asked / MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
-                f"buffers of n_bytes. {CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9)
+                f"buffers of n_bytes. {CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9,
+                asked / extent)
+        if timed.get("copies") and timed.get("fill_bytes", 0) >= FILL_SHARE * timed["copy_bytes"]:
+            return Diagnosis(
+                "extra_work", _owner(function, "bytes_counted_twice"),
+                f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
+                "written besides the copies), so the copies look slower than they are: fill before "
+                "the clock starts and time only the copies. Reread: Build It, bw.py step 4.",
+                2 * timed["copy_bytes"] / seconds / 1e9)
         return None
     flops = timed.get("matmul_flops", 0.0)
     asked_flops = 2.0 * MATMUL_N**3
     if (function == "matmul_tflops" and timed.get("matmuls")
-            and timed["matmul_max_flops"] * RATIO_TOLERANCE < asked_flops):
+            and timed["matmul_max_flops"] * RATIO_TOLERANCE < asked_flops
+            and timed.get("matmul_latency_share", 0) < LAUNCH_BOUND_SHARE):
         side = round(timed["matmul_max_flops"] / 2) ** (1 / 3)
         return Diagnosis(
             "small_matmuls", _owner(function, "flops_counted_2n3"),
             f"{function} timed matmuls of at most {timed['matmul_max_flops'] / 1e9:.3g} GFLOP each "
             f"(about n={side:.0f}) when asked for n={MATMUL_N}, and counted the FLOPs of the n "
             "asked: multiply matrices of the size asked. Reread: Build It, matmul_tflops.",
-            flops / seconds / 1e12)
+            flops / seconds / 1e12, asked_flops / timed["matmul_max_flops"], timed["matmul_max_flops"])
     if (function == "measured_peak_tflops" and timed.get("matmuls")
             and timed.get("matmul_latency_share", 0) >= LAUNCH_BOUND_SHARE):
         return Diagnosis(
@@ -425,6 +458,16 @@ def _slip(s: _Session, function: str, timed: dict) -> Diagnosis | None:
     return None
 
 
+def _cube_scale(s: _Session, function: str, rate: float) -> float:
+    """The number over ``rate`` when it is (n / cap)**3 for whole n / cap (an n asked of the
+    capped function that the caller picked), else 1."""
+    _raw, x, _trace = s.measure(function, "ideal")
+    if x is None or rate <= 0:
+        return 1.0
+    side = round((x / rate) ** (1 / 3))
+    return side**3 if side >= 1 and abs(math.log(x / rate / side**3)) <= math.log(RATIO_TOLERANCE) else 1.0
+
+
 def _agrees(s: _Session, function: str, diagnosis: Diagnosis) -> bool:
     """Whether ``function``'s number is the rate its timed work ran at, up to a byte or FLOP
     count and a unit: a diagnosed number must still be a measurement."""
@@ -432,7 +475,8 @@ def _agrees(s: _Session, function: str, diagnosis: Diagnosis) -> bool:
     if x is None or diagnosis.rate <= 0:
         return False
     counts, units = (BYTE_FACTORS, GBS_UNITS) if MODULE[function] == "bw" else (FLOP_FACTORS, TFLOPS_UNITS)
-    return _explain(x / diagnosis.rate, counts, units) is not None
+    return any(_explain(x / (diagnosis.rate * scale), counts, units) is not None
+               for scale in {1.0, diagnosis.scale})
 
 
 # --------------------------------------------------------------- the checks
@@ -510,6 +554,12 @@ def bytes_counted_twice(s: _Session, function: str) -> Verdict:
     if explained is None:
         other_size = abs(math.log(moved)) > math.log(RATIO_TOLERANCE)
         note = f" (your buffers are {moved:.3g}x the n_bytes asked for)" if other_size else ""
+        warmups = [s.verdict(check_id("warmup_present", f)) for f in (function, BASE.get(function))
+                   if f is not None and f in JUDGES["warmup_present"]]
+        cold = next((w for w in warmups if not w.passed), None)
+        if cold is not None:           # the clock started before the warm-up: charged there, once
+            return Verdict(check, True, f"not judged here: {function}'s timed region holds its "
+                                        f"warm-up, charged once in [{cold.check}].", ratio)
         if 0.3 <= ratio <= 3.5 or other_size:
             return Verdict(check, False,
                            f"{head}{note}, which no byte count or unit explains: copy buffers of "

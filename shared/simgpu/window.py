@@ -26,16 +26,17 @@ class Timeline:
     """Kernels and marks of one call, device seconds."""
 
     def __init__(self):
-        self.kernels: list[tuple] = []   # (kind, start, end, write ranges, flops, latency_s)
+        self.kernels: list[tuple] = []   # (kind, start, end, write ranges, flops, launch_s)
         self.first_mark: float | None = None
         self.last_mark: float | None = None
         self.truncated = False
 
-    def kernel(self, kind: str, start: float, end: float, writes, flops: float, latency_s: float) -> None:
+    def kernel(self, kind: str, start: float, end: float, writes, flops: float, launch_s: float) -> None:
+        """One kernel or transfer; ``launch_s``: the part of its time only the launch floor explains."""
         if len(self.kernels) >= MAX_KERNELS:
             self.truncated = True
             return
-        self.kernels.append((kind, start, end, tuple(writes), flops, latency_s))
+        self.kernels.append((kind, start, end, tuple(writes), flops, launch_s))
 
     def mark(self, at: float) -> None:
         """A clock reading (host seconds) or an event's device time used in an elapsed time."""
@@ -46,11 +47,12 @@ class Timeline:
         """What ran in the timed region (all kernels when the call read no clock): plain data.
 
         Keys: window_s ([first mark, last mark] or None), duration_s (seconds between them),
-        copy_bytes (written by the region's copies; each read as many), matmul_flops, kernels,
+        copy_bytes (written by the region's copies; each read as many), bytes_written (by all
+        its kernels and transfers), fill_bytes (by fills and random fills), matmul_flops, kernels,
         copies, copy_extent_bytes (the largest
         number of bytes of one allocation that copies wrote), transfers and transfer_bytes (over
         the host link), matmuls, matmul_max_flops (of one matmul), latency_share (of the device
-        time of the region's kernels, the part that is per-kernel latency), truncated.
+        time of the region's kernels, the part only the launch floor explains: launch-bound work), truncated.
         """
         if self.first_mark is None:
             inside = self.kernels
@@ -67,14 +69,16 @@ class Timeline:
                 by_alloc.setdefault(r[0], []).append(r)
         extent = max((union_bytes(rs) for rs in by_alloc.values()), default=0)
         busy = sum(k[2] - k[1] for k in inside)
-        latency = sum(min(k[5], k[2] - k[1]) for k in inside)
+        latency = sum(k[5] for k in inside)
         matmul_busy = sum(k[2] - k[1] for k in matmuls)
-        matmul_latency = sum(min(k[5], k[2] - k[1]) for k in matmuls)
+        matmul_latency = sum(k[5] for k in matmuls)
         duration = (self.last_mark - self.first_mark) if self.first_mark is not None else 0.0
         return {
             "window_s": None if self.first_mark is None else [self.first_mark, self.last_mark],
             "duration_s": duration,
             "copy_bytes": sum(_written(k) for k in copies),
+            "bytes_written": sum(_written(k) for k in inside),
+            "fill_bytes": sum(_written(k) for k in inside if k[0] in ("fill", "random")),
             "matmul_flops": sum(k[4] for k in matmuls),
             "kernels": len(inside), "copies": len(copies), "copy_extent_bytes": extent,
             "transfers": len(transfers), "transfer_bytes": sum(_written(k) for k in transfers),

@@ -1,0 +1,54 @@
+"""Grade the adversarial GPU-timing set and print each verdict beside what its manifest expects.
+
+    .venv/bin/python bench/adversarial.py [--set DIR] [--only good,wrong,forged] [--names a,b]
+
+The set (autograder/lessons/why17/fixtures/adversarial/, written by a reviewer who read only the
+docs and shared/) holds correct timing styles (good/: every GPU check passes), single mistakes
+(wrong/: exactly the manifest's check fails) and forgeries (forged/: no GPU check passes). Each is
+graded by the real grader on the GPU checks alone. Prints one line per submission and the count
+of verdicts that match; figures only (tests/test_gpu_adversarial.py asserts the same outcomes).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder.core.grade import grade_submission  # noqa: E402
+from autograder.lessons.why17.fixtures import adversarial  # noqa: E402
+from autograder.sandbox import forkserver  # noqa: E402
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--set", type=Path, default=adversarial.HERE, help="the set's folder (with manifest.yml)")
+    p.add_argument("--only", default="good,wrong,forged", help="kinds to grade")
+    p.add_argument("--names", default="", help="grade only these names (comma-separated)")
+    args = p.parse_args(argv)
+    kinds = set(args.only.split(","))
+    names = set(filter(None, args.names.split(",")))
+    entries = [e for e in adversarial.entries(args.set) if e.kind in kinds and (not names or e.name in names)]
+    forkserver.start()
+    right = 0
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for entry in entries:
+                folder = adversarial.build(entry, Path(tmp) / entry.kind / entry.name, args.set)
+                results = grade_submission(folder, only=adversarial.checks(entry, args.set))
+                ok, what = adversarial.judge(entry, results)
+                right += ok
+                print(f"{'ok ' if ok else 'BAD'} {entry.kind}/{entry.name:34} {what}", flush=True)
+    finally:
+        forkserver.stop()
+    print(f"{right} of {len(entries)} verdicts as expected ({time.monotonic() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""The adversarial set (autograder/lessons/why17/fixtures/adversarial/), graded by the real grader.
+
+Written by a reviewer who had read the docs and shared/ but not the grader, before anyone saw
+what passes: every correct timing style keeps every GPU check, every single mistake fails exactly
+its own check, and no forgery earns a GPU check (but those its manifest allows, with the reason:
+a function that behaves exactly as a listed slip, which is charged once).
+"""
+from __future__ import annotations
+
+import pytest
+
+from autograder.core.grade import grade_submission
+from autograder.lessons.why17.fixtures import adversarial
+from autograder.sandbox import forkserver
+
+ENTRIES = adversarial.entries()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fork_server():
+    """Children fork from a process that already imported torch."""
+    forkserver.start()
+    yield
+    forkserver.stop()
+
+
+def test_the_set_is_as_large_as_promised():
+    kinds = [e.kind for e in ENTRIES]
+    assert (kinds.count("good"), kinds.count("wrong"), kinds.count("forged")) >= (25, 20, 10)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[f"{e.kind}/{e.name}" for e in ENTRIES])
+def test_each_submission_gets_what_its_manifest_says(entry, tmp_path):
+    folder = adversarial.build(entry, tmp_path / entry.name)
+    only = adversarial.checks(entry)
+    results = grade_submission(folder, only=only)
+    assert {t["check"] for t in results["tests"]} == only
+    ok, what = adversarial.judge(entry, results)
+    assert ok, f"{entry.kind}/{entry.name} ({entry.what}): {what}\n" + "\n".join(
+        f"{t['check']}: {t['output']}" for t in results["tests"] if t["status"] != "passed")
