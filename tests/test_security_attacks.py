@@ -193,7 +193,7 @@ def test_processes_a_call_leaves_running_are_killed_when_it_returns(tmp_path):
     box = PerFileSandbox(submission("fork_bomb", tmp_path / "sub"), Limits(time_limit_s=60), heavy=("bw", "flops"))
     try:
         forks, _ = box.call("bw", "bomb", (1.0,))
-        launcher = box.current[1].child.proc.pid
+        launcher = box.current[2].child.proc.pid
         assert forks > 0 and isolation.strays(launcher) == []
         value, _ = box.call("bw", "measured_bandwidth")        # the child itself lives on
         assert value == 25.0 and box.starts == 1
@@ -249,7 +249,7 @@ def test_processes_left_by_a_call_die_before_the_next_call(tmp_path):
     try:
         for function, value in (("child", 1), ("orphan", 2), ("clean", 3)):
             assert box.call("m", function)[0] == value
-            assert isolation.strays(box.current[1].child.proc.pid) == [], function
+            assert isolation.strays(box.current[2].child.proc.pid) == [], function
         assert box.starts == 1
     finally:
         box.close()

@@ -194,8 +194,11 @@ def test_first_use_of_each_kind_costs_once():
         b.copy_(a)
         second = dev.clock.host - t0
         a.view(1024, 1024) @ a.view(1024, 1024)
+        a.view(1024, 1024) @ a.view(1024, 1024)
+        h = a.to(torch.bfloat16).view(1024, 1024)     # cuBLAS loads kernels per dtype
+        h @ h
     assert first - second == pytest.approx(H100["first_use_s"])
-    assert simgpu.trace()["first_use_kinds"] == ["copy", "matmul"]
+    assert simgpu.trace()["first_use_kinds"] == ["copy", "matmul:float32", "matmul:bfloat16"]
     with simgpu.active(simgpu.config("h100", first_use=False)):
         b.copy_(a)
     assert simgpu.trace()["first_use_kinds"] == []

@@ -690,7 +690,7 @@ def within_peak(s: _Session, function: str) -> Verdict:
     if x is None:
         return _not_a_number(check, function, raw, "TFLOP/s")
     peak_ratio = x / cfg["peak_tflops"]
-    ratio = x / s.reference("measured_peak_tflops", "ideal")
+    ratio = x / s.reference("matmul_tflops", "ideal", MATMUL_N, iters=ITERS)
     explained = _single(_explain(ratio, FLOP_FACTORS, TFLOPS_UNITS))
     if explained not in (None, (1.0, 1.0)):
         return Verdict(check, True, f"{function}'s gap is a FLOP count or unit (see flops_counted_2n3).", ratio)
