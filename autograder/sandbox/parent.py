@@ -429,8 +429,9 @@ class Sandbox:
             # The first call on a child's simulated GPU may pay one-time imports (torch's own
             # tools load their machinery at first use, as a first CUDA call pays the context's
             # start): it gets at least FIRST_DEVICE_CALL_S.
-            first = device is not None and not child.device_calls
-            child.device_calls += device is not None
+            on_device = device is not None and message["op"] == "call"
+            first = on_device and not child.device_calls
+            child.device_calls += on_device
             grace = FIRST_DEVICE_CALL_S if first else 0.0
             limit = max(limit, grace)
             # A call on the simulated GPU that keeps asking the device for work is running, not
