@@ -8,13 +8,21 @@ that no worker is left with a long module while the others have finished.
 """
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Gradings repeat from run to run and clone to clone: a fixed simulated-GPU secret (the grader
+# would otherwise generate one per course folder, autograder/gpu/seed.py). Tests of the secret
+# itself set or clear it.
+os.environ.setdefault("WHY17_SIM_SECRET", "the test suite's fixed secret")
 
 #: Test modules that share the session's Slurm cluster (tests/slurm/fixtures.py): one work unit.
 SLURM_MODULES = ("tests/test_slurm_grade_all.py", "tests/test_slurm_queue.py")
-#: The longest modules, longest first (seconds in one serial run on 2 cores, Dec 2026: nbgrader 76,
+#: The longest modules, longest first (seconds in one serial run on 2 cores, Dec 2026: the
+#: adversarial set about 250, nbgrader 76,
 #: grade-all 80, Slurm 70, attacks 47, notebook 44, ...): they are handed out before the rest.
-LONGEST_FIRST = ("tests/test_nbgrader.py", "tests/test_batch_grade_all.py", *SLURM_MODULES,
+LONGEST_FIRST = ("tests/test_gpu_adversarial.py", "tests/test_nbgrader.py", "tests/test_batch_grade_all.py", *SLURM_MODULES,
                  "tests/test_security_attacks.py", "tests/test_notebook.py", "tests/test_grade_wrong.py",
                  "tests/test_public_tests.py", "tests/test_decode_bench.py", "tests/test_late.py",
                  "tests/test_gradescope.py", "tests/test_bundle.py", "tests/test_simgpu_command.py",

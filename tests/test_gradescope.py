@@ -54,6 +54,7 @@ def gradescope_root(package: Path, where: Path, files: dict[str, Path]) -> Path:
 def run_autograder(root: Path, python: str = sys.executable) -> dict:
     env = dict(os.environ, AUTOGRADER_ROOT=str(root), WHY17_PYTHON=python)
     env.pop("PYTHONPATH", None)
+    env.pop(seed.ENV, None)        # the package grades with the secret it carries
     done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True,
                           text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]

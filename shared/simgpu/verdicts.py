@@ -488,7 +488,13 @@ def sync_present(s: _Session, function: str) -> Verdict:
     check = check_id("sync_present", function)
     try:
         fast, a, _ = s.measure(function, "async")
-    except Exception as exc:  # noqa: BLE001 - only the events error is this check's verdict
+    except Exception as exc:  # noqa: BLE001 - only the events error and a zero time are this check's
+        if getattr(exc, "exc_type", type(exc).__name__) == "ZeroDivisionError":
+            s.measure(function, "ideal")     # raises in the ideal setting too: that is its own error
+            return Verdict(check, False,
+                           f"{function} divided by a time of zero when launches are asynchronous: "
+                           "the clock stopped before the device started, so it timed nothing. "
+                           f"Synchronize before reading the clock. {SYNC_LESSON}", math.inf)
         if NOT_COMPLETED.split(" before")[0] not in str(exc):
             raise
         return Verdict(check, False,
