@@ -20,9 +20,10 @@ os.environ.setdefault("WHY17_SIM_SECRET", "the test suite's fixed secret")
 #: Test modules that share the session's Slurm cluster (tests/slurm/fixtures.py): one work unit.
 SLURM_MODULES = ("tests/test_slurm_grade_all.py", "tests/test_slurm_queue.py")
 #: The longest modules, longest first (seconds in one serial run on 2 cores, Dec 2026: the
-#: adversarial set about 250, nbgrader 76,
-#: grade-all 80, Slurm 70, attacks 47, notebook 44, ...): they are handed out before the rest.
-LONGEST_FIRST = ("tests/test_gpu_adversarial.py", "tests/test_nbgrader.py", "tests/test_batch_grade_all.py", *SLURM_MODULES,
+#: adversarial set about 250, nbgrader 76, grade-all 80, Slurm 70, attacks 47, notebook 44, ...):
+#: they are handed out before the rest.
+LONGEST_FIRST = ("tests/test_gpu_adversarial.py", "tests/test_nbgrader.py", "tests/test_batch_grade_all.py",
+                 *SLURM_MODULES,
                  "tests/test_security_attacks.py", "tests/test_notebook.py", "tests/test_grade_wrong.py",
                  "tests/test_public_tests.py", "tests/test_decode_bench.py", "tests/test_late.py",
                  "tests/test_gradescope.py", "tests/test_bundle.py", "tests/test_simgpu_command.py",
