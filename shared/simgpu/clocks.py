@@ -22,11 +22,10 @@ import time
 import timeit
 
 from shared.simgpu import state
+from shared.simgpu.device import MAX_SLEEP_S
 
 #: perf_counter() and monotonic() of the virtual clock when a simulation starts, in seconds.
 PERF_BASE_S = 1000.0
-#: Longest virtual sleep one call may ask for, in seconds (a longer one is cut to this).
-MAX_SLEEP_S = 3600.0
 
 #: time's functions that read a clock, and what each reads: 'mono' (seconds), 'mono_ns'
 #: (nanoseconds), 'wall', 'wall_ns', 'id' / 'id_ns' (clock_gettime(clock id)), 'struct'

@@ -28,7 +28,7 @@ NOT_RECORDED = "Both events must be recorded before calculating elapsed time."
 MAX_RANGES = 64
 MAX_ID = 2**62
 MAX_BYTES = 2**62
-#: Longest host sleep one request may ask for, in seconds (clocks.MAX_SLEEP_S cuts longer ones).
+#: Longest host sleep one request may ask for, in seconds (time.sleep cuts longer ones to it).
 MAX_SLEEP_S = 3600.0
 
 
@@ -182,12 +182,12 @@ class SimDevice:
 
     def transfer(self, kind: str, n_bytes: int, stream: int = DEFAULT_STREAM) -> None:
         """A host<->device copy ('h2d' or 'd2h') of ``n_bytes``; the host waits for it."""
-        seconds = max(n_bytes / (self.cfg["h2d_gbs"] * 1e9), self.cfg["min_kernel_s"])
+        busy = n_bytes / (self.cfg["h2d_gbs"] * 1e9)
+        seconds = max(busy, self.cfg["min_kernel_s"])
         self.clock.wait(self.clock.tail(stream))
         start, end = self._run(kind, seconds, stream)
         self.clock.wait(self.clock.tail(stream))
-        self.timeline.kernel(kind, start, end, [(0, 0, n_bytes)], 0.0,
-                             max(0.0, seconds - n_bytes / (self.cfg["h2d_gbs"] * 1e9)))
+        self.timeline.kernel(kind, start, end, [(0, 0, n_bytes)], 0.0, seconds - busy)
         self.record.op(kind, n_bytes if kind == "d2h" else 0, n_bytes if kind == "h2d" else 0,
                        n_bytes, False, 0.0, seconds)
 

@@ -18,8 +18,6 @@ from shared.simgpu.cache import union_bytes
 
 #: Most kernels one call's timeline keeps (a longer call keeps its first ones and says so).
 MAX_KERNELS = 20_000
-#: Most marks kept (the first and the last always are).
-MAX_MARKS = 20_000
 
 
 class Timeline:
@@ -47,12 +45,12 @@ class Timeline:
         """What ran in the timed region (all kernels when the call read no clock): plain data.
 
         Keys: window_s ([first mark, last mark] or None), duration_s (seconds between them),
-        copy_bytes (written by the region's copies; each read as many), bytes_written (by all
-        its kernels and transfers), fill_bytes (by fills and random fills), matmul_flops, kernels,
-        copies, copy_extent_bytes (the largest
-        number of bytes of one allocation that copies wrote), transfers and transfer_bytes (over
-        the host link), matmuls, matmul_max_flops (of one matmul), latency_share (of the device
-        time of the region's kernels, the part only the launch floor explains: launch-bound work), truncated.
+        kernels, copies, copy_bytes (written by the region's copies; each read as many),
+        copy_extent_bytes (the most bytes of one allocation that copies wrote), fill_bytes (by
+        fills and random fills), transfers and transfer_bytes (over the host link), matmuls,
+        matmul_flops, matmul_max_flops (of one matmul), latency_share and matmul_latency_share (of
+        the device time of the region's kernels, or its matmuls, the part only the launch floor
+        explains: launch-bound work), truncated.
         """
         if self.first_mark is None:
             inside = self.kernels
@@ -77,7 +75,6 @@ class Timeline:
             "window_s": None if self.first_mark is None else [self.first_mark, self.last_mark],
             "duration_s": duration,
             "copy_bytes": sum(_written(k) for k in copies),
-            "bytes_written": sum(_written(k) for k in inside),
             "fill_bytes": sum(_written(k) for k in inside if k[0] in ("fill", "random")),
             "matmul_flops": sum(k[4] for k in matmuls),
             "kernels": len(inside), "copies": len(copies), "copy_extent_bytes": extent,
