@@ -14,9 +14,11 @@ import pytest
 import torch
 
 from autograder.gpu import calibrate
-from shared.simgpu.verdicts import CHECKS, Verdict
+from shared.lessons.why17.gpu import RUBRIC
+from shared.simgpu.judging import Verdict
 from tests.test_gpu_checks import WRONG
 
+CHECKS = RUBRIC.checks
 ROOT = Path(__file__).resolve().parent.parent
 #: The table's columns: one per check, over every function it judges.
 COLUMNS = tuple(CHECKS)

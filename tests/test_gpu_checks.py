@@ -15,15 +15,16 @@ import pytest
 from autograder.core.grade import grade_submission
 from autograder.core.registry import CheckFailed
 from autograder.lessons.why17.checks import bw_cpu
+from autograder.lessons.why17.checks.gpu_common import VERDICTS
 from autograder.lessons.why17.fixtures import build
 from autograder.sandbox import forkserver
-from shared.simgpu.verdicts import MODULE, VERDICTS
-from shared.simgpu.verdicts import ids as verdict_ids
+from shared.lessons.why17.gpu import RUBRIC
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = Path(__file__).resolve().parents[1] / "autograder" / "lessons" / "why17" / "fixtures" / "gpu"
 IDS = set(VERDICTS)
-VERDICT_IDS = verdict_ids()
+VERDICT_IDS = RUBRIC.ids()
+MODULE = RUBRIC.module
 
 #: wrong submission -> (the one check it must fail, words its message must contain)
 WRONG = {

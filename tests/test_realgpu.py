@@ -21,8 +21,8 @@ from autograder.gpu import real as realgpu
 from autograder.lessons.why17.fixtures import build
 from autograder.runtime import realgpu_pair
 from autograder.sandbox.parent import Limits
-from shared.simgpu import verdicts
-from shared.simgpu.verdicts import CHECK_IDS
+from shared.lessons.why17.gpu import rubric
+from shared.lessons.why17.gpu.rubric import CHECK_IDS
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Run-to-run spread of the three interleaved rounds (a busy GPU: a few percent).
@@ -87,7 +87,7 @@ def test_a_call_that_raised_fails_with_its_one_line():
 def test_copy_sizes_are_the_simulated_checks_sizes(l2):
     """An eighth of the L2 and eight times it, whole MiB: the simulated checks' rule."""
     small, large = realgpu_pair.sizes(l2)
-    assert (small, large) == verdicts.sizes({"l2_bytes": l2})
+    assert (small, large) == rubric.sizes({"l2_bytes": l2})
     assert small <= l2 and large >= 8 * l2 and small % 2**20 == large % 2**20 == 0
 
 

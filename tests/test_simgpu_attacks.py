@@ -20,14 +20,17 @@ from pathlib import Path
 import pytest
 
 from autograder.core.grade import grade_submission
+from autograder.lessons.why17.checks.gpu_common import VERDICTS
 from autograder.sandbox import forkserver
 from shared import simgpu
-from shared.simgpu import local, verdicts
+from shared.lessons.why17.gpu import RUBRIC, model_reference
+from shared.simgpu import local
+from shared.simgpu import settings as simsettings
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKS = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "attacks"
 REFERENCE = ROOT / "solutions" / "why17"
-GPU_IDS = set(verdicts.VERDICTS)
+GPU_IDS = set(VERDICTS)
 NAMES = sorted(p.name for p in ATTACKS.glob("gpu_*") if p.is_dir())
 
 
@@ -55,8 +58,8 @@ def test_attack_earns_no_gpu_check_and_the_honest_file_keeps_its_own(attack, tmp
     res = grade_submission(submission(attack, tmp_path / "sub"), only=GPU_IDS)
     tests = {t["check"]: t for t in res["tests"]}
     assert set(tests) == GPU_IDS
-    bw = {c: t["score"] for c, t in tests.items() if verdicts.MODULE[verdicts.ids()[c][1]] == "bw"}
-    flops = {c: t for c, t in tests.items() if verdicts.MODULE[verdicts.ids()[c][1]] == "flops"}
+    bw = {c: t["score"] for c, t in tests.items() if RUBRIC.module[RUBRIC.ids()[c][1]] == "bw"}
+    flops = {c: t for c, t in tests.items() if RUBRIC.module[RUBRIC.ids()[c][1]] == "flops"}
     assert bw and all(score == 0 for score in bw.values()), {c: s for c, s in bw.items() if s}
     assert all(t["status"] == "passed" and t["score"] == t["max_score"] > 0 for t in flops.values())
 
@@ -70,14 +73,14 @@ def test_the_profile_reading_attack_reads_an_in_process_device_yet_times_nothing
     spec = importlib.util.spec_from_file_location("attack_gpu_read_profile", ATTACKS / "gpu_read_profile" / "bw.py")
     attack = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(attack)
-    run = local.LocalRunner({"bw": attack})
-    cfg = verdicts.configs("h100-sxm", 7)["ideal"]
+    run = local.LocalRunner({"bw": attack}, model_reference)
+    cfg = simsettings.ideal("h100-sxm", 7)
     value = run.student("bw", "copy_bandwidth", 8 * cfg["l2_bytes"], iters=10, sim=cfg)
     assert value == pytest.approx(cfg["bw_gbs"] * cfg["copy_efficiency"])   # the profile was read
-    bw_checks = [vid for vid, (_c, f) in verdicts.ids().items() if verdicts.MODULE[f] == "bw"]
-    verdict = verdicts.VERDICTS["sync_present"](run, "h100-sxm", 7)
+    bw_checks = [vid for vid, (_c, f) in RUBRIC.ids().items() if RUBRIC.module[f] == "bw"]
+    verdict = VERDICTS["sync_present"](run, "h100-sxm", 7)
     assert "times nothing that depends on the device's speed" in verdict.message
-    assert not any(verdicts.VERDICTS[vid](run, "h100-sxm", 7).passed for vid in bw_checks)
+    assert not any(VERDICTS[vid](run, "h100-sxm", 7).passed for vid in bw_checks)
 
 
 PROBE = '''

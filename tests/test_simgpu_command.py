@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from autograder.lessons.why17.fixtures import build
-from shared.simgpu import verdicts
+from shared.lessons.why17.gpu import VERDICTS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,7 +25,7 @@ def test_reference_shows_the_cliff_the_matmul_and_passes_every_check():
     cliff = [line for line in lines if "<- cache cliff" in line]
     assert len(cliff) == 1 and cliff[0].split()[0] == "32"     # 8 MiB fits in 50 MiB, 32 MiB does not
     assert any(line.startswith("matmul_tflops(8192)") for line in lines)
-    assert sum(line.strip().startswith("pass ") for line in lines) == len(verdicts.VERDICTS)
+    assert sum(line.strip().startswith("pass ") for line in lines) == len(VERDICTS)
 
 
 def test_a_mistake_is_named_and_the_exit_code_says_so(tmp_path):

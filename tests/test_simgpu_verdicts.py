@@ -12,9 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from autograder.lessons.why17.checks.gpu_common import VERDICTS
 from autograder.lessons.why17.fixtures import build
 from shared import simgpu
-from shared.simgpu import expected, verdicts
+from shared.lessons.why17.gpu import RUBRIC, factors, model_reference, rubric
+from shared.simgpu import expected, ratios
+from shared.simgpu import settings as simsettings
 
 ROOT = Path(__file__).resolve().parent.parent
 simgpu.install()
@@ -34,19 +37,19 @@ bw = _reference("bw")
 flops = _reference("flops")
 
 
-@pytest.mark.parametrize("counts,units", [(verdicts.BYTE_FACTORS, verdicts.GBS_UNITS),
-                                          (verdicts.FLOP_FACTORS, verdicts.TFLOPS_UNITS)])
+@pytest.mark.parametrize("counts,units", [(factors.BYTE_FACTORS, factors.GBS_UNITS),
+                                          (factors.FLOP_FACTORS, factors.TFLOPS_UNITS)])
 def test_no_two_explanations_are_within_twice_the_tolerance(counts, units):
     products = sorted(c * u for c, u in itertools.product(counts, units))
     gaps = [math.log(b / a) for a, b in zip(products, products[1:], strict=False)]
-    assert min(gaps) > 2 * math.log(verdicts.RATIO_TOLERANCE)
+    assert min(gaps) > 2 * math.log(ratios.RATIO_TOLERANCE)
 
 
 @pytest.mark.parametrize("ratio,explained", [
     (0.5, (0.5, 1.0)), (1.0, (1.0, 1.0)), (1.01, (1.0, 1.0)), (1e9, (1.0, 1e9)),
     (0.5e3, (0.5, 1e3)), (1e9 / 2**30, (1.0, 1e9 / 2**30)), (0.7, None), (1.05, None)])
 def test_ratios_are_explained_or_not(ratio, explained):
-    assert verdicts._explain(ratio, verdicts.BYTE_FACTORS, verdicts.GBS_UNITS) == explained
+    assert ratios.explain(ratio, factors.BYTE_FACTORS, factors.GBS_UNITS) == explained
 
 
 def test_numbers_the_checks_accept():
@@ -55,20 +58,20 @@ def test_numbers_the_checks_accept():
 
     from autograder.runtime.runner import Array
     ok = [2.5, 3, np.float32(2.5), torch.tensor(2.5), Array("torch.Tensor", "float32", [2.5])]
-    assert all(verdicts._number(v) == pytest.approx(2.5) or v == 3 for v in ok)
+    assert all(ratios.number(v) == pytest.approx(2.5) or v == 3 for v in ok)
     bad = [None, True, "2.5", float("nan"), -1.0, 0.0, float("inf"), [2.5], Array("numpy", "f8", [1.0, 2.0])]
-    assert [verdicts._number(v) for v in bad] == [None] * len(bad)
+    assert [ratios.number(v) for v in bad] == [None] * len(bad)
 
 
 def test_ratio_formatting():
-    assert [verdicts.fmt_ratio(r) for r in (0.5, 1.004, 232.4, 1e9, 0.001)] == \
+    assert [ratios.fmt_ratio(r) for r in (0.5, 1.004, 232.4, 1e9, 0.001)] == \
         ["0.50x", "1.00x", "232x", "1e+09x", "0.001x"]
 
 
 def test_check_sizes_bracket_the_cache():
     for seed in range(10):
-        cfg = verdicts.configs("h100", seed)["ideal"]
-        small, large = verdicts.sizes(cfg)
+        cfg = simsettings.ideal("h100", seed)
+        small, large = rubric.sizes(cfg)
         assert 2 * small <= cfg["l2_bytes"] / 2 and large >= 8 * cfg["l2_bytes"]
         assert small % 2**20 == 0 and large % 2**20 == 0
 
@@ -77,7 +80,7 @@ def test_check_sizes_bracket_the_cache():
 @given(profile=st.sampled_from(simgpu.gpu_keys()), seed=st.integers(0, 2**31),
        mib=st.integers(8, 2048))        # the checks copy at least L2/8; clock reads cost 1 ns
 def test_reference_copy_on_the_ideal_device_reads_what_the_model_says(profile, seed, mib):
-    cfg = verdicts.configs(profile, seed)["ideal"]
+    cfg = simsettings.ideal(profile, seed)
     with simgpu.active(cfg):
         measured = bw.copy_bandwidth(mib * 2**20, iters=5)
     assert measured == pytest.approx(expected.copy_gbs(cfg, mib * 2**20), rel=1e-3)
@@ -87,7 +90,7 @@ def test_reference_copy_on_the_ideal_device_reads_what_the_model_says(profile, s
 @given(profile=st.sampled_from([k for k in simgpu.gpu_keys() if k != "t4"]),
        n=st.sampled_from([256, 1024, 4096, 8192]))
 def test_reference_matmul_on_the_ideal_device_reads_what_the_model_says(profile, n):
-    cfg = verdicts.configs(profile, None)["ideal"]
+    cfg = simsettings.ideal(profile, None)
     with simgpu.active(cfg):
         measured = flops.matmul_tflops(n, iters=3)
     assert measured == pytest.approx(expected.matmul_tflops(cfg, n), rel=1e-3)
@@ -168,15 +171,15 @@ def test_a_mistake_in_a_calling_function_alone_fails_its_own_check(vid):
         "peak": lambda device=None: wrong(8192, iters=20),
     }[shape])
     modules = {"bw": _fixture("good_events", "bw"), "flops": _fixture("good_events", "flops"), module: fake}
-    run = LocalRunner(modules)
-    failed = {v for v, judge in verdicts.VERDICTS.items() if not judge(run, "h100-sxm", 7).passed}
+    run = LocalRunner(modules, model_reference)
+    failed = {v for v, judge in VERDICTS.items() if not judge(run, "h100-sxm", 7).passed}
     assert failed == {vid}
 
 
-@pytest.mark.parametrize("check", [vid for vid, (_c, f) in verdicts.ids().items() if f == "copy_bandwidth"])
+@pytest.mark.parametrize("check", [vid for vid, (_c, f) in RUBRIC.ids().items() if f == "copy_bandwidth"])
 def test_a_number_that_does_not_follow_the_device_fails_every_check(check):
     from shared.simgpu.local import LocalRunner
-    hard = verdicts.VERDICTS[check](LocalRunner({"bw": _HardCoded}), "h100-sxm", 7)
+    hard = VERDICTS[check](LocalRunner({"bw": _HardCoded}, model_reference), "h100-sxm", 7)
     assert not hard.passed and "does not follow the device" in hard.message
-    honest = verdicts.VERDICTS[check](LocalRunner({"bw": bw}), "h100-sxm", 7)
+    honest = VERDICTS[check](LocalRunner({"bw": bw}, model_reference), "h100-sxm", 7)
     assert honest.passed, honest.message

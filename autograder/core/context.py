@@ -26,7 +26,7 @@ class GradingContext:
         sim_profile: course.yml's base profile key of the simulated GPU (e.g. 'h100-sxm').
         sim_seed: the seed of the simulated GPU's profile: ``seed`` with the grader's secret
             (autograder/gpu/seed.py), so that a student cannot rebuild the profile.
-        gpu_memo: the GPU checks' shared calls and verdicts (shared.simgpu.verdicts).
+        gpu_memo: the GPU checks' shared calls and verdicts (shared.simgpu.judging).
     """
 
     def __init__(self, student: Sandbox, reference: Sandbox, *, seed: int, device: str,

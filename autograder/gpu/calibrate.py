@@ -25,8 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.core import course, lesson
+from autograder.lessons.why17.checks.gpu_common import VERDICTS
 from shared import tables, yamlfile
-from shared.simgpu import verdicts
+from shared.lessons.why17.gpu import RUBRIC
+from shared.simgpu.judging import Verdict
+from shared.simgpu.ratios import fmt_ratio
 
 #: The assignment calibrated: course.yml's first (its reference and its fixtures/gpu submissions).
 ASSIGNMENT = course.load().assignment()
@@ -114,11 +117,11 @@ def _load(path: Path, name: str, cfg: dict | None):
 
 
 class SimRunner:
-    """verdicts.Runner over a submission and the reference imported in this process."""
+    """judging.Runner over a submission and the reference imported in this process."""
 
     def __init__(self, student: dict, reference: dict):
         self.modules = {"student": student, "reference": reference}
-        self.memo: dict = {}      # the verdicts' shared calls (shared.simgpu.verdicts._Session)
+        self.memo: dict = {}      # the verdicts' shared calls (shared.simgpu.judging.Session)
 
     def _run(self, who, module, function, args, sim, kwargs):
         from shared import simgpu
@@ -154,11 +157,11 @@ def calibrate_sim(profile: str, seed: int = SEED) -> tuple[str, list[SpecRow], l
             student = {m: _load(p, f"calibrate_{name}_{m}", cfg) for m, p in files.items()}
             row = SubmissionRow(name)
             runner = SimRunner(student, reference)
-            for check, verdict in verdicts.VERDICTS.items():
+            for check, verdict in VERDICTS.items():
                 try:
                     row.verdicts[check] = verdict(runner, profile, seed)
                 except Exception as exc:  # noqa: BLE001 - a submission that raises fails the check
-                    row.verdicts[check] = verdicts.Verdict(check, False, f"raised {type(exc).__name__}: {exc}")
+                    row.verdicts[check] = Verdict(check, False, f"raised {type(exc).__name__}: {exc}")
             rows.append(row)
     return f"simulated {dev.name} (profile {profile}, checks on seed {seed})", spec, rows
 
@@ -226,10 +229,10 @@ def calibrate_cuda(budget_s: float = BUDGET_S) -> tuple[str, list[SpecRow], list
 
 
 # --------------------------------------------------------------------------- the table
-def _cell(v: verdicts.Verdict | None, expected: bool) -> str:
+def _cell(v: Verdict | None, expected: bool) -> str:
     if v is None:
         return "-"
-    ratio = verdicts.fmt_ratio(v.ratio) if v.ratio is not None else "?"
+    ratio = fmt_ratio(v.ratio) if v.ratio is not None else "?"
     return f"{ratio} {'ok' if v.passed else 'FAIL'}{'*' if expected else ''}"
 
 
@@ -238,7 +241,7 @@ def _base(vid: str) -> str:
     return vid.split(".", 1)[0]
 
 
-def _shown(row: SubmissionRow, check: str) -> tuple[str | None, verdicts.Verdict | None]:
+def _shown(row: SubmissionRow, check: str) -> tuple[str | None, Verdict | None]:
     """The instance shown in ``check``'s column: the expected one, else a failing one, else the first."""
     mine = [vid for vid in row.verdicts if _base(vid) == check]
     if row.expected in mine:
@@ -254,7 +257,7 @@ def format_table(device_line: str, spec: list[SpecRow], rows: list[SubmissionRow
     A column holds one check over every function it judges (``sync_present.matmul_tflops`` shows
     under sync_present): the instance the submission must fail, else a failing one, else the first.
     """
-    checks = list(verdicts.CHECKS)
+    checks = list(RUBRIC.checks)
     lines = [f"Calibration on the {device_line}", ""]
     head = ["reference", "measured", "spec", "ratio"]
     body = [[s.what, f"{s.measured:.4g} {s.unit}" if s.measured else "-", f"{s.spec:g} {s.unit}" if s.spec else "-",

@@ -29,8 +29,9 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from shared.simgpu import verdicts
-from shared.simgpu.verdicts import Verdict, fmt_ratio
+from shared.lessons.why17.gpu import factors, rubric
+from shared.simgpu.judging import Verdict
+from shared.simgpu.ratios import fmt_ratio
 
 #: Real-GPU ratios within this factor of an explained ratio count as that ratio (medians of
 #: interleaved pairs on a busy GPU agree to a few percent; the factors are >= 2 apart).
@@ -38,9 +39,9 @@ TOLERANCE = 1.15
 #: Student / reference GB/s above this that no factor explains: the clock stopped early.
 SYNC_MAX = 1.5
 #: First copy over later copies must be at least this (as the simulator's WARMUP_MIN).
-WARMUP_MIN = verdicts.WARMUP_MIN
+WARMUP_MIN = rubric.WARMUP_MIN
 #: The cache cliff: student's small/large over the reference's must be at least this.
-CLIFF_MIN = verdicts.CLIFF_MIN
+CLIFF_MIN = rubric.CLIFF_MIN
 #: CUDA reserves tens of GiB of virtual address space: the course's address-space limit would
 #: stop the context from starting, so the real-GPU child gets this one (MiB).
 ADDRESS_SPACE_MB = 2**20
@@ -94,7 +95,7 @@ def judge(m: dict) -> dict[str, Verdict]:
             out[check] = _no_value(check, m, "copy", "copy_bandwidth")
     else:
         head = f"on the {dev}, copy_bandwidth reads {fmt_ratio(r)} the reference GB/s (medians, interleaved)"
-        explained = _explain(r, verdicts.BYTE_FACTORS, verdicts.GBS_UNITS)
+        explained = _explain(r, factors.BYTE_FACTORS, factors.GBS_UNITS)
         no_sync = explained is None and r > SYNC_MAX
         out["sync_present"] = Verdict("sync_present", not no_sync, (
             f"{head}, more than any byte count or unit explains: the clock stopped before the GPU "
@@ -103,14 +104,14 @@ def judge(m: dict) -> dict[str, Verdict]:
         count, unit = explained or (None, None)
         bad_count = count not in (None, 1.0) or (explained is None and 0.3 <= r <= SYNC_MAX)
         out["bytes_counted_twice"] = Verdict("bytes_counted_twice", not bad_count, (
-            f"{head}: {verdicts.BYTE_FACTORS[count]}. Reread: Break It, Count bytes once."
+            f"{head}: {factors.BYTE_FACTORS[count]}. Reread: Break It, Count bytes once."
             if count not in (None, 1.0) else
             f"{head}, which no byte count or unit explains. Reread: Build It, bw.py step 4.")
             if bad_count else f"{head}: the gap is the clock, not the byte count (see sync_present)."
             if no_sync else f"{head}: each copy counted as read + write.", r)
         bad_unit = unit not in (None, 1.0) or (explained is None and r < 0.3)
         out["units_gb_per_s"] = Verdict("units_gb_per_s", not bad_unit, (
-            f"{head}: {verdicts.GBS_UNITS[unit]}. Reread: Build It, bw.py (units: GB = 1e9 bytes)."
+            f"{head}: {factors.GBS_UNITS[unit]}. Reread: Build It, bw.py (units: GB = 1e9 bytes)."
             if unit not in (None, 1.0) else f"{head}: orders of magnitude low; check the units.")
             if bad_unit else f"{head}: the gap is the clock, not the unit (see sync_present)."
             if no_sync else f"{head}: in GB/s.", r)
@@ -130,9 +131,9 @@ def judge(m: dict) -> dict[str, Verdict]:
         out["flops_counted_2n3"] = _no_value("flops_counted_2n3", m, "matmul", "matmul_tflops")
     else:
         head = f"on the {dev}, matmul_tflops reads {fmt_ratio(f)} the reference TFLOP/s"
-        explained = _explain(f, verdicts.FLOP_FACTORS, verdicts.TFLOPS_UNITS)
+        explained = _explain(f, factors.FLOP_FACTORS, factors.TFLOPS_UNITS)
         why = ("no FLOP count or unit explains it" if explained is None else
-               "; ".join(x for x in (verdicts.FLOP_FACTORS[explained[0]], verdicts.TFLOPS_UNITS[explained[1]]) if x))
+               "; ".join(x for x in (factors.FLOP_FACTORS[explained[0]], factors.TFLOPS_UNITS[explained[1]]) if x))
         ok = explained == (1.0, 1.0)
         out["flops_counted_2n3"] = Verdict("flops_counted_2n3", ok, f"{head}." if ok else
                                            f"{head}: {why}. Reread: The Idea, Arithmetic intensity.", f)
@@ -143,10 +144,10 @@ def _cache_verdict(m: dict, dev: str) -> Verdict:
     if m["measured_bytes"] is None:
         return _no_value("buffer_exceeds_cache", m, "measured", "measured_bandwidth")
     times = m["measured_bytes"] / m["l2_bytes"]
-    if times < verdicts.CACHE_MULTIPLE:
+    if times < rubric.CACHE_MULTIPLE:
         return Verdict("buffer_exceeds_cache", False,
                        f"on the {dev}, measured_bandwidth's largest buffer is {fmt_ratio(times)} the L2 "
-                       f"(needs at least {verdicts.CACHE_MULTIPLE}x). Reread: Break It, Tiny buffers.", times)
+                       f"(needs at least {rubric.CACHE_MULTIPLE}x). Reread: Break It, Tiny buffers.", times)
     small, large = _median_ratio(m["small_pairs"]), _median_ratio(m["large_pairs"])
     if small is None or large is None:
         return _no_value("buffer_exceeds_cache", m, "copy", "copy_bandwidth")

@@ -1,7 +1,7 @@
 """The seed of a submission's simulated GPU: the grader's secret together with the submission.
 
 The seeded profile scales bandwidth, peak and L2 (shared/simgpu/profile.py) and draws the probes'
-settings and order (shared/simgpu/verdicts.py). Students hold the simulator's source and their
+settings and order (autograder/gpu/probe.py). Students hold the simulator's source and their
 own files, so a seed computed from the files alone would let them rebuild the profile and return
 its numbers without measuring. A secret therefore always exists:
 

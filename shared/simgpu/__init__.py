@@ -29,7 +29,7 @@ from shared.simgpu import state
 from shared.simgpu import trace as _trace_module  # noqa: F401 (bound before def trace below)
 from shared.simgpu.profile import config, gpu_keys, validate
 
-#: Names that need torch, imported on first use: the grader imports shared.simgpu.verdicts (pure
+#: Names that need torch, imported on first use: the grader imports shared.simgpu.judging (pure
 #: arithmetic) without paying torch's import, which its sandboxed children pay once instead.
 _LAZY = {"install": "patches", "installed": "patches", "uninstall": "patches",
          "SimDevice": "device", "SimMode": "mode"}

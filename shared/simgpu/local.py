@@ -1,28 +1,25 @@
-"""Running a student's own bw.py / flops.py in this process on the simulated GPU.
+"""Running a student's own timing modules in this process on the simulated GPU.
 
-The student command uses this Runner: the student's code on the student's machine needs no
-sandbox, and there is no reference solution to run, so ``reference`` answers from the device
-model (expected.py).
+The student command and the public tests use this Runner: the student's code on the student's
+machine needs no sandbox, and there is no reference solution to run, so ``reference`` answers
+from the device model (the lesson's ``model_reference``).
 """
 from __future__ import annotations
 
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Callable
 
 from shared import simgpu
-from shared.simgpu import expected
-
-#: The student modules the verdicts call.
-MODULES = ("bw", "flops")
 
 
 class UsageError(Exception):
     """A path that is not a student module: one line for the command to print."""
 
 
-def load(path: Path, cfg: dict | None = None):
-    """Import the student's module at ``path`` under its own name ('bw', 'flops').
+def load(path: Path, cfg: dict | None = None, modules: tuple[str, ...] = ("bw", "flops")):
+    """Import the student's module at ``path`` under its own name (one of ``modules``).
 
     The import runs on the simulated device ``cfg`` (default: the H100 profile), as on a GPU
     machine, so a device picked at import time (``torch.cuda.is_available()``) is CUDA.
@@ -31,8 +28,9 @@ def load(path: Path, cfg: dict | None = None):
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
     name = path.stem
-    if name not in MODULES:
-        raise UsageError(f"{path}: expected bw.py or flops.py, got {path.name}")
+    if name not in modules:
+        expected = " or ".join(f"{m}.py" for m in modules)
+        raise UsageError(f"{path}: expected {expected}, got {path.name}")
     simgpu.install()                     # before the import: `from time import perf_counter` binds it
     folder = str(path.resolve().parent)
     if folder not in sys.path:
@@ -46,11 +44,13 @@ def load(path: Path, cfg: dict | None = None):
 
 
 class LocalRunner:
-    """verdicts.Runner over modules imported in this process."""
+    """judging.Runner over modules imported in this process; ``reference(module, function, args,
+    kwargs, sim)`` answers for a correct function (the lesson's model)."""
 
-    def __init__(self, modules: dict):
+    def __init__(self, modules: dict, reference: Callable):
         self.modules = modules
-        self.memo: dict = {}      # the verdicts' shared calls (shared.simgpu.verdicts._Session)
+        self._reference = reference
+        self.memo: dict = {}      # the verdicts' shared calls (shared.simgpu.judging.Session)
 
     def _fn(self, module: str, function: str):
         if module not in self.modules:
@@ -66,8 +66,4 @@ class LocalRunner:
         return value, simgpu.trace()
 
     def reference(self, module, function, *args, sim, **kwargs):
-        if (module, function) == ("bw", "copy_bandwidth"):
-            return expected.copy_gbs(sim, args[0])
-        if (module, function) == ("flops", "matmul_tflops"):
-            return expected.matmul_tflops(sim, args[0], kwargs.get("dtype", "bfloat16"))
-        raise LookupError(f"no model answer for {module}.{function}")
+        return self._reference(module, function, args, kwargs, sim)

@@ -1,7 +1,7 @@
 """GPU sanity check warmup_present: the timing function warms up before the clock starts.
 
-One registered check per timing function it judges (shared.simgpu.verdicts.JUDGES); runs on the
-simulated GPU whatever the grading device; the logic is shared.simgpu.verdicts.warmup_present.
+One registered check per timing function it judges (shared.lessons.why17.gpu's table); runs on the
+simulated GPU whatever the grading device; the logic is shared.lessons.why17.gpu.checks.warmup_present.
 """
 from __future__ import annotations
 

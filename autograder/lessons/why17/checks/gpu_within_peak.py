@@ -1,7 +1,7 @@
 """GPU sanity check within_peak: measured_peak_tflops is compute-bound and never above the device's peak.
 
-One registered check per timing function it judges (shared.simgpu.verdicts.JUDGES); runs on the
-simulated GPU whatever the grading device; the logic is shared.simgpu.verdicts.within_peak.
+One registered check per timing function it judges (shared.lessons.why17.gpu's table); runs on the
+simulated GPU whatever the grading device; the logic is shared.lessons.why17.gpu.checks.within_peak.
 """
 from __future__ import annotations
 

@@ -1,0 +1,74 @@
+"""The hidden grader's probe: devices no submission can predict, and the gate that uses them.
+
+A measurement's number moves with the speed of the device it ran on; a hard-coded, cached or
+counted answer does not. ``settings`` adds to the student-visible settings
+(shared/simgpu/settings.py) a ``probe`` device whose bandwidth and peak are the seeded device's
+scaled by factors drawn with the secret seed, and draws the order the settings' processes run in
+from the seed too. ``follows`` is the gate every GPU check asks first: the number must move from
+the seeded device to the probe's as the work between its own clock readings moved. Nothing here
+ships to students.
+"""
+from __future__ import annotations
+
+import math
+import random
+
+from shared.simgpu import settings as simsettings
+from shared.simgpu.judging import Session, Verdict
+
+#: The probe's device is the seeded one with bandwidth and peak each scaled by a factor drawn
+#: with the seed from one of these ranges (a faster device or a slower one): both factors on the
+#: same side of 1, so that a matmul compute-bound on the seeded device stays compute-bound.
+SCALES = ((1.5, 2.5), (0.4, 0.7))
+#: A number follows the device when it moved as its timed work's rate did, within this factor.
+FOLLOW_TOLERANCE = 1.1
+
+
+def settings(profile: str, seed: int | None) -> dict:
+    """The student-visible settings plus ``probe``, with its factors, in an order drawn from ``seed``."""
+    out = simsettings.base(profile, seed)
+    ideal = out["ideal"]
+    rng = random.Random(f"simgpu-settings\0{seed}")
+    low, high = SCALES[rng.randrange(len(SCALES))]
+    drawn = {"bw": round(rng.uniform(low, high), 3), "peak": round(rng.uniform(low, high), 3)}
+    out["probe"] = dict(ideal, bw_gbs=round(ideal["bw_gbs"] * drawn["bw"], 1),
+                        peak_tflops=round(ideal["peak_tflops"] * drawn["peak"], 1))
+    out["factors"] = {"probe": {"bw": out["probe"]["bw_gbs"] / ideal["bw_gbs"],
+                                "peak": out["probe"]["peak_tflops"] / ideal["peak_tflops"]}}
+    order = ["ideal", "probe", "async", "cold"]
+    rng.shuffle(order)
+    out["order"] = order
+    return out
+
+
+def _work_rate(s: Session, function: str, trace: dict) -> float:
+    """The timed region's work per second (the rubric's measure of work, ``Rubric.work``) over
+    the seconds between its first and last clock reading; 0 when it timed none."""
+    timed = trace.get("timed") or {}
+    seconds = timed.get("duration_s") or 0.0
+    return s.rubric.work(function, timed) / seconds if seconds > 0 else 0.0
+
+
+def follows(s: Session, check: str, function: str) -> Verdict | None:
+    """A failing Verdict when ``function``'s number is not a measurement of the work it timed,
+    else None.
+
+    The probe's device runs the same work at other speeds: the timed region (from the first clock
+    reading to the last, ``trace["timed"]``) does its work at another rate there, and a
+    measurement's number moves with that rate. A hard-coded or cached answer reads the same on every
+    device; one whose timed work does not depend on the device's speed measures nothing the checks
+    can judge. The messages are the rubric's (``Rubric.not_following``).
+    """
+    rubric = s.rubric
+    first, a, trace_a = s.measure(function, "ideal")
+    second, b, trace_b = s.measure(function, "probe")
+    if a is None or b is None:
+        return rubric.not_a_number(check, function, first if a is None else second)
+    scale = s.cfgs["factors"]["probe"][rubric.speed(function)]
+    ra, rb = _work_rate(s, function, trace_a), _work_rate(s, function, trace_b)
+    if ra <= 0 or rb <= 0 or abs(math.log(rb / ra)) <= math.log(FOLLOW_TOLERANCE):
+        return Verdict(check, False, rubric.not_following(function, b / a, scale, None), b / a)
+    ratio = (b / a) / (rb / ra)
+    if abs(math.log(ratio)) <= math.log(FOLLOW_TOLERANCE):
+        return None
+    return Verdict(check, False, rubric.not_following(function, b / a, scale, rb / ra), ratio)

@@ -1,0 +1,1 @@
+"""The why17 lesson's student-visible checking code (see ``gpu``)."""

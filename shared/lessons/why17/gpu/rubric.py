@@ -1,0 +1,181 @@
+"""The why17 GPU sanity checks: which check judges which timing function, how each is called, and
+the messages, in the lesson's words. The checks' logic is in checks.py, the slips a timed region
+shows in slips.py; shared/simgpu/judging.py runs them.
+
+Each check compares a student's number, as a ratio, with the same code under another simulator
+setting (shared/simgpu/settings.py) or with the reference on the same device, so that each
+mistake fails only its own check:
+
+    sync_present          asynchronous vs waiting launches: the ratio is ~1 only when the code
+                          waits for the device
+    warmup_present        one-time first-use cost on vs off: the ratio is 1 only with a warm-up
+    bytes_counted_twice   student / reference GB/s with launches waiting: 0.5 means bytes once
+    units_gb_per_s        ... and a units factor (1e9 bytes/s, 1e3 MB/s, GiB/s, ms as s, ...)
+    buffer_exceeds_cache  measured_bandwidth: a buffer >= 4x L2, and a returned value no faster
+                          than the device's memory; copy_bandwidth: the reference's cache cliff
+    flops_counted_2n3     student / reference TFLOP/s: 0.5 means n**3 was counted
+    within_peak           measured_peak_tflops: compute-bound, and never above the device's peak
+
+A check judges every timing function where its mistake can happen (``JUDGES``); its id is the
+bare check name for the function the lesson's Break It names (listed first) and
+``<check>.<function>`` for the others. A function that calls another one (bandwidth_sweep and
+measured_bandwidth call copy_bandwidth in the reference) is charged once: its check passes,
+pointing at the other's, when that one fails with the same mistake (``BASE``).
+
+Messages name the mistake, the ratio seen and the lesson section to reread; never an expected
+value beyond the ratio.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from shared.lessons.why17.gpu.factors import BYTE_FACTORS, FLOP_FACTORS, GBS_UNITS, TFLOPS_UNITS
+from shared.simgpu import ratios
+from shared.simgpu.judging import Diagnosis, Rubric, Session, Verdict
+
+MIB = 2**20
+#: Asynchronous over waiting GB/s must lie within these bounds: correct code reads ~1 (the first
+#: launch's latency); above, the clock stopped early; below, queued work (the warm-up) was timed.
+SYNC_BOUNDS = (0.97, 1.1)
+#: GB/s with the one-time cost over GB/s without it must be at least this.
+WARMUP_MIN = 0.9
+#: measured_bandwidth's buffer must be at least this many times the L2 (STREAM's rule).
+CACHE_MULTIPLE = 4
+#: The student's cache cliff (small/large GB/s) over the reference's must be at least this.
+CLIFF_MIN = 0.75
+#: A returned bandwidth or peak above this fraction of the device's spec cannot be measured.
+SPEED_OF_LIGHT = 1.0
+#: measured_peak_tflops below this fraction of the reference's: the n picked is not compute-bound.
+PEAK_MIN = 0.5
+#: Timed iterations the checks ask for: few, since the simulator is deterministic.
+ITERS = 10
+#: The share of timed kernels' device time that is launch latency, above which they are launch-bound.
+LAUNCH_BOUND_SHARE = 0.5
+#: Bytes filled in a timed region, as a share of the bytes its copies wrote, that slow the copies
+#: it reports (a fill inside the timed loop).
+FILL_SHARE = 0.05
+#: Matrix side of the matmul checks, elements (compute-bound on every profile's bf16 peak).
+MATMUL_N = 4096
+
+#: The six checks of the design (the real-GPU tier judges these, on copy_bandwidth and matmul).
+CHECK_IDS = ("sync_present", "bytes_counted_twice", "buffer_exceeds_cache", "warmup_present",
+             "flops_counted_2n3", "units_gb_per_s")
+#: The student's timing functions, by module.
+BW = ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth")
+FLOPS = ("matmul_tflops", "measured_peak_tflops")
+MODULE = {**{f: "bw" for f in BW}, **{f: "flops" for f in FLOPS}}
+#: Every check and the functions it judges, the lesson's own first.
+JUDGES = {
+    "sync_present": ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth", "matmul_tflops",
+                     "measured_peak_tflops"),
+    "warmup_present": ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth", "matmul_tflops",
+                       "measured_peak_tflops"),
+    "bytes_counted_twice": ("copy_bandwidth", "bandwidth_sweep"),
+    "units_gb_per_s": ("copy_bandwidth", "bandwidth_sweep"),
+    "buffer_exceeds_cache": ("measured_bandwidth", "copy_bandwidth"),
+    "flops_counted_2n3": ("matmul_tflops",),
+    "within_peak": ("measured_peak_tflops",),
+}
+#: A function that usually calls another: one mistake there is charged once, on the other.
+BASE = {"bandwidth_sweep": "copy_bandwidth", "measured_bandwidth": "copy_bandwidth",
+        "measured_peak_tflops": "matmul_tflops"}
+#: Lesson sections named in messages.
+SYNC_LESSON = "Reread: Break It, Forget to synchronize."
+CACHE_LESSON = "Reread: Break It, Tiny buffers."
+
+
+def sizes(cfg: dict) -> tuple[int, int]:
+    """(small, large) copy sizes in bytes: an eighth of the L2 and eight times it, whole MiB."""
+    l2 = cfg["l2_bytes"]
+    return max(MIB, l2 // 8 // MIB * MIB), -(-8 * l2 // MIB) * MIB
+
+
+def unit(function: str) -> str:
+    """The unit ``function`` returns."""
+    return "GB/s" if MODULE[function] == "bw" else "TFLOP/s"
+
+
+def factors(function: str) -> tuple[dict, dict]:
+    """(count factors, unit factors) that may explain ``function``'s ratio to the reference."""
+    return (BYTE_FACTORS, GBS_UNITS) if MODULE[function] == "bw" else (FLOP_FACTORS, TFLOPS_UNITS)
+
+
+def _sweep_entry(sweep, mib: int):
+    """bandwidth_sweep's value at ``mib`` (an int key, or the only entry), else the dict itself."""
+    if isinstance(sweep, dict):
+        if mib in sweep:
+            return sweep[mib]
+        if len(sweep) == 1:
+            return next(iter(sweep.values()))
+    return sweep
+
+
+class Why17(Rubric):
+    """The lesson's GPU checks, for shared/simgpu/judging.py."""
+
+    judges = JUDGES
+    module = MODULE
+    base = BASE
+
+    def __init__(self, checks: dict, diagnose, agrees):
+        self.checks, self._diagnose, self._agrees = checks, diagnose, agrees
+
+    def call(self, s: Session, function: str, variant: Any) -> tuple[tuple, dict]:
+        size = variant or sizes(s.cfgs["ideal"])[1]
+        if function == "copy_bandwidth":
+            return (size,), {"iters": ITERS}
+        if function == "bandwidth_sweep":
+            return ((size // MIB,),), {"iters": ITERS}
+        if function == "matmul_tflops":
+            return (MATMUL_N,), {"iters": ITERS}
+        return (), {}
+
+    def variants(self, s: Session, function: str, setting: str) -> tuple:
+        if (function, setting) == ("copy_bandwidth", "ideal"):
+            return sizes(s.cfgs["ideal"])          # the cache cliff compares a small copy with a large one
+        return (None,)
+
+    def pick(self, function: str, value: Any, args: tuple) -> Any:
+        return _sweep_entry(value, args[0][0]) if function == "bandwidth_sweep" else value
+
+    def number(self, value: Any) -> float | None:
+        return ratios.number(value)
+
+    def diagnose(self, s: Session, function: str) -> Diagnosis | None:
+        return self._diagnose(s, function)
+
+    def agrees(self, s: Session, function: str, slip: Diagnosis) -> bool:
+        return self._agrees(s, function, slip)
+
+    # ---------------------------------------------------------- for the hidden grader's probe
+    def work(self, function: str, timed: dict) -> float:
+        """The timed region's work: bytes its copies and transfers wrote (bw), or matmul FLOPs."""
+        if MODULE[function] == "bw":
+            return timed.get("copy_bytes", 0) + timed.get("transfer_bytes", 0)
+        return timed.get("matmul_flops", 0.0)
+
+    def speed(self, function: str) -> str:
+        """Which of the device's speeds ``function``'s number follows: 'bw' or 'peak'."""
+        return "bw" if MODULE[function] == "bw" else "peak"
+
+    def not_a_number(self, check: str, function: str, value) -> Verdict:
+        return Verdict(check, False, f"{function} returned {value!r:.60}, not a positive number of "
+                                     f"{unit(function)}. Reread: Build It.")
+
+    def not_following(self, function: str, moved: float, scale: float, work_moved: float | None) -> str:
+        """Why ``function``'s number (``moved`` times the seeded device's on a device ``scale``
+        times as fast) is not a measurement; ``work_moved`` None: its timed work did not move."""
+        what = "memory bandwidth" if MODULE[function] == "bw" else "peak"
+        head = (f"{function} read {ratios.fmt_ratio(moved)} the {unit(function)} on a simulated GPU "
+                f"with {scale:.2f}x the {what}")
+        if work_moved is None:
+            return (f"{head}, and the work between its clock readings ran as fast on both: the "
+                    "number does not follow the device, since it times nothing that depends on "
+                    "the device's speed (no copy or matmul in it, no clock read around the "
+                    "work, a copy PyTorch skips, or copies so small that launching them is all "
+                    "that is timed). Time copies of the size asked. Reread: Build It, and Break "
+                    "It, Tiny buffers.")
+        return (f"{head}, while the work it timed ran {work_moved:.2f}x as fast: the number does not "
+                "follow the device (hard-coded, cached, or not timing the work). Time the work "
+                "itself. Reread: Build It.")
+

@@ -1,0 +1,143 @@
+"""Slips the timed region shows directly (``diagnose``), each charged once on the check that names it.
+
+What ran between the function's first and last clock reading (``trace["timed"]``, from
+shared/simgpu/window.py) shows: host-link copies (a CPU tensor copied to or from the device),
+copies over fewer bytes of one buffer than the n_bytes asked (not launch-bound: a launch-bound
+copy measures nothing and the grader's probe fails every check for it), fills in the timed
+region, matmuls smaller than the n asked, and launch-bound matmuls in measured_peak_tflops. A
+function that calls another with the same slip is charged there.
+"""
+from __future__ import annotations
+
+import math
+
+from shared.lessons.why17.gpu.rubric import (
+    BASE,
+    CACHE_LESSON,
+    CACHE_MULTIPLE,
+    FILL_SHARE,
+    JUDGES,
+    LAUNCH_BOUND_SHARE,
+    MATMUL_N,
+    MIB,
+    MODULE,
+    factors,
+    sizes,
+)
+from shared.simgpu.judging import Diagnosis, Session
+from shared.simgpu.ratios import RATIO_TOLERANCE, explain, fmt_ratio
+
+
+def _owner(s: Session, function: str, *checks: str) -> str:
+    """The id of the first of ``checks`` that judges ``function`` (else of the first check that does)."""
+    judging = [c for c in checks if function in JUDGES[c]] or [c for c in JUDGES if function in JUDGES[c]]
+    return s.rubric.check_id(judging[0], function)
+
+
+def diagnose(s: Session, function: str) -> Diagnosis | None:
+    """The slip ``function``'s timed region shows on the seeded device, or None."""
+    try:
+        _raw, _x, trace = s.measure(function, "ideal")
+    except Exception:  # noqa: BLE001 - the call's own failure is every check's verdict
+        return None
+    timed = trace.get("timed") or {}
+    found = _slip(s, function, timed)
+    base = BASE.get(function)
+    other = s.diagnosis(base) if base is not None else None
+    if found is None and other is not None and other.kind == "small_matmuls" and timed.get("matmuls"):
+        # measured_peak_tflops calling the capped matmul_tflops: the same matmuls, the same slip
+        if timed["matmul_max_flops"] <= other.work * RATIO_TOLERANCE:
+            seconds = timed["duration_s"] or 1.0
+            rate = timed["matmul_flops"] / seconds / 1e12
+            found = Diagnosis(other.kind, other.owner, "", rate, _cube_scale(s, function, rate), other.work)
+    if found is not None and other is not None and other.kind == found.kind:
+        return Diagnosis(found.kind, other.owner, f"{function} shows the same slip as {base}, "
+                         f"charged once there ([{other.owner}]).", found.rate, found.scale, found.work)
+    return found
+
+
+def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
+    seconds = timed.get("duration_s") or 0.0
+    if seconds <= 0:
+        return None
+    if MODULE[function] == "bw":
+        return _copy_slip(s, function, timed, seconds)
+    flops = timed.get("matmul_flops", 0.0)
+    asked_flops = 2.0 * MATMUL_N**3
+    if (function == "matmul_tflops" and timed.get("matmuls")
+            and timed["matmul_max_flops"] * RATIO_TOLERANCE < asked_flops
+            and timed.get("matmul_latency_share", 0) < LAUNCH_BOUND_SHARE):
+        side = round(timed["matmul_max_flops"] / 2) ** (1 / 3)
+        return Diagnosis(
+            "small_matmuls", _owner(s, function, "flops_counted_2n3"),
+            f"{function} timed matmuls of at most {timed['matmul_max_flops'] / 1e9:.3g} GFLOP each "
+            f"(about n={side:.0f}) when asked for n={MATMUL_N}, and counted the FLOPs of the n "
+            "asked: multiply matrices of the size asked. Reread: Build It, matmul_tflops.",
+            flops / seconds / 1e12, asked_flops / timed["matmul_max_flops"], timed["matmul_max_flops"])
+    if (function == "measured_peak_tflops" and timed.get("matmuls")
+            and timed.get("matmul_latency_share", 0) >= LAUNCH_BOUND_SHARE):
+        return Diagnosis(
+            "launch_bound", _owner(s, function, "within_peak"),
+            f"{function} times matmuls so small that launch latency is "
+            f"{timed['matmul_latency_share']:.0%} of their time: too small to be compute-bound. "
+            "Pick n in the thousands, past the ridge point. Reread: The roofline, the ridge point.",
+            flops / seconds / 1e12)
+    return None
+
+
+def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagnosis | None:
+    if timed.get("transfers") and not timed.get("copies"):
+        return Diagnosis(
+            "host_link", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
+            f"{function} timed a copy between host and device memory: that measures the link "
+            "(PCIe or NVLink-C2C), not the GPU's memory. Copy between two buffers on the GPU. "
+            "Reread: Build It, bw.py.", timed["transfer_bytes"] / seconds / 1e9)
+    if (function == "measured_bandwidth" and timed.get("copies")
+            and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE):
+        times = timed.get("copy_extent_bytes", 0) / s.cfgs["ideal"]["l2_bytes"]
+        if times < CACHE_MULTIPLE:
+            return Diagnosis(
+                "cache_sized", _owner(s, function, "buffer_exceeds_cache"),
+                f"{function} times copies over at most {fmt_ratio(times)} the L2 cache of one "
+                f"buffer (it needs at least {CACHE_MULTIPLE}x, read from torch.cuda."
+                "get_device_properties(...).L2_cache_size): the copy runs from the cache, not "
+                f"from main memory. {CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9)
+    asked = None if function == "measured_bandwidth" else sizes(s.cfgs["ideal"])[1]
+    extent = timed.get("copy_extent_bytes", 0)
+    if (asked and timed.get("copies") and extent * RATIO_TOLERANCE < asked
+            and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE):
+        return Diagnosis(
+            "short_copies", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
+            f"{function} timed copies over {extent / MIB:.3g} MiB of one buffer when asked for "
+            f"{asked / MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
+            f"buffers of n_bytes. {CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9,
+            asked / extent)
+    if timed.get("copies") and timed.get("fill_bytes", 0) >= FILL_SHARE * timed["copy_bytes"]:
+        return Diagnosis(
+            "extra_work", _owner(s, function, "bytes_counted_twice"),
+            f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
+            "written besides the copies), so the copies look slower than they are: fill before "
+            "the clock starts and time only the copies. Reread: Build It, bw.py step 4.",
+            2 * timed["copy_bytes"] / seconds / 1e9)
+    return None
+
+
+def _cube_scale(s: Session, function: str, rate: float) -> float:
+    """The number over ``rate`` when it is (n / cap)**3 for whole n / cap (an n asked of the
+    capped function that the caller picked), else 1."""
+    _raw, x, _trace = s.measure(function, "ideal")
+    if x is None or rate <= 0:
+        return 1.0
+    side = round((x / rate) ** (1 / 3))
+    return side**3 if side >= 1 and abs(math.log(x / rate / side**3)) <= math.log(RATIO_TOLERANCE) else 1.0
+
+
+def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
+    """Whether ``function``'s number is the rate its timed work ran at, up to a byte or FLOP
+    count and a unit: a diagnosed number must still be a measurement."""
+    _raw, x, _trace = s.measure(function, "ideal")
+    if x is None or diagnosis.rate <= 0:
+        return False
+    counts, units = factors(function)
+    return any(explain(x / (diagnosis.rate * scale), counts, units) is not None
+               for scale in {1.0, diagnosis.scale})
