@@ -200,6 +200,16 @@ def test_no_autograder_code_is_inside(released):
         assert not [n for n in zf.namelist() if zf.read(n) in grader_files]
 
 
+def test_the_probe_and_its_settings_stay_with_the_grader(released):
+    # The rubric ships (students run it); the probe's scales, order and gate do not.
+    probe = ROOT / "autograder" / "gpu" / "probe.py"
+    hidden = _lines(_texts(probe.read_bytes(), probe.name)) & grader_lines()
+    assert any(line.startswith("SCALES = ") for line in hidden)
+    assert leaks(released, hidden) == []
+    with zipfile.ZipFile(released) as zf:
+        assert f"{TOP}/shared/lessons/why17/gpu/rubric.py" in zf.namelist()
+
+
 def test_the_scans_find_a_planted_leak(released, tmp_path):
     # Prove the scans can fail: one solution line, one grader file, one solutions/ path.
     solution_line = sorted(secret_lines())[0]
