@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograder.gpu import calibrate
+from autograder.lessons.why17 import calibrate
 from shared.lessons.why17.gpu import RUBRIC
 from shared.simgpu.judging import Verdict
 from tests.test_gpu_checks import WRONG

@@ -46,7 +46,7 @@ def test_the_nearest_course_upward_is_found_skipping_files_without_assignments(n
     assert course.find(start=deep) == tiny / "course.yml"
     monkeypatch.chdir(deep)
     assert course.current_file() == tiny / "course.yml"
-    assert list(course.load().assignments) == ["tiny"]
+    assert list(course.load().assignments) == ["tiny", "tinygpu"]
 
 
 def test_a_broken_course_upward_is_reported_not_skipped(nowhere, monkeypatch):
@@ -64,7 +64,7 @@ def test_without_any_course_upward_the_checkout_is_used(nowhere):
 def test_the_selected_course_wins_over_the_current_folder(nowhere, tiny, monkeypatch):
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv(course.COURSE_ENV, str(tiny / "course.yml"))
-    assert list(course.load().assignments) == ["tiny"]
+    assert list(course.load().assignments) == ["tiny", "tinygpu"]
 
 
 def test_an_unknown_course_path_is_one_line_and_exit_2(tmp_path):

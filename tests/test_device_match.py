@@ -44,7 +44,7 @@ def test_each_row_is_found_by_its_own_name_and_the_simulators(key):
 
 
 def test_calibration_matches_through_the_shared_matcher():
-    from autograder.gpu import calibrate
+    from autograder.lessons.why17 import calibrate
 
     assert calibrate.match_device("NVIDIA H100 PCIe").key == "h100-pcie"
     assert calibrate.match_device("NVIDIA L40S") is None

@@ -17,9 +17,9 @@ import pytest
 import torch
 
 from autograder.core.grade import grade_submission
-from autograder.gpu import real as realgpu
+from autograder.gpu import real as realgpu_engine
+from autograder.lessons.why17 import realgpu, realgpu_pair
 from autograder.lessons.why17.fixtures import build
-from autograder.runtime import realgpu_pair
 from autograder.sandbox.parent import Limits
 from shared.lessons.why17.gpu import rubric
 from shared.lessons.why17.gpu.rubric import CHECK_IDS
@@ -99,7 +99,7 @@ def test_the_measuring_child_runs_on_this_machine(tmp_path):
     folder.mkdir()
     for module in ("bw", "flops"):
         shutil.copy(ROOT / "solutions" / "why17" / f"{module}.py", folder / f"{module}.py")
-    done = subprocess.run([sys.executable, "-m", "autograder.runtime.realgpu_pair", str(folder),
+    done = subprocess.run([sys.executable, "-m", "autograder.lessons.why17.realgpu_pair", str(folder),
                            str(ROOT / "solutions" / "why17"), str(2**20), "128"],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -115,7 +115,7 @@ def test_the_measuring_child_runs_on_this_machine(tmp_path):
 def test_prepare_puts_the_reference_beside_the_student_files_only(tmp_path):
     sub = build.gpu_submission("good_events", tmp_path / "sub")
     (sub / "predict.py").write_text("x = 1\n")
-    folder = realgpu.prepare(sub, ROOT / "solutions" / "why17")
+    folder = realgpu_engine.prepare(realgpu, sub, ROOT / "solutions" / "why17")
     try:
         assert sorted(p.name for p in folder.iterdir()) == [
             "bw.py", "flops.py", "grader_realgpu_pair.py", "grader_ref_bw.py", "grader_ref_flops.py"]
@@ -131,7 +131,7 @@ def test_the_sandboxed_measurement_runs_here_and_hides_the_reference(tmp_path):
     sub.mkdir()
     for module in ("bw", "flops"):
         shutil.copy(ROOT / "solutions" / "why17" / f"{module}.py", sub / f"{module}.py")
-    m = realgpu.measure_in_sandbox(sub, ROOT / "solutions" / "why17", Limits(time_limit_s=300),
+    m = realgpu_engine.measure_in_sandbox(realgpu, sub, ROOT / "solutions" / "why17", Limits(time_limit_s=300),
                                    l2_bytes=2**20, rounds=1, matmul_n=64)
     assert m["reference_left"] == [] and m["errors"] == {}
     assert m["device"] == ("cpu" if not torch.cuda.is_available() else m["device"])
@@ -148,7 +148,7 @@ def test_grade_device_cuda_without_a_gpu_says_so_and_scores_as_sim(tmp_path):
     assert [(t["name"], t["score"], t["status"]) for t in cuda["tests"]] == \
         [(t["name"], t["score"], t["status"]) for t in sim["tests"]]
     lines = [ln for ln in cuda["output"].splitlines() if "no CUDA GPU" in ln]
-    assert lines == [realgpu.NO_GPU]
+    assert lines == [realgpu_engine.NO_GPU]
     assert "no CUDA GPU" not in sim["output"]
 
 

@@ -76,3 +76,19 @@ def test_release_bundles_the_tiny_course_and_none_of_its_grader(tiny, tmp_path):
     assert "raise NotImplementedError('double.1: double')" in stub and "return 2 * x" not in stub
     assert "tiny-student/README.md" in names and "tiny-student/shared/course_file.py" in names
     assert not [n for n in names if "tiny_grader" in n or "solutions" in n or "submissions" in n]
+
+
+@pytest.mark.parametrize("name,status,words", [
+    ("gpu_good_events", "passed", "waits for the device"),
+    ("gpu_wrong_no_sync", "failed", "synchronize before reading the clock"),
+    ("gpu_forged_constant", "failed", "does not follow the device"),
+])
+def test_a_second_assignment_brings_its_own_gpu_rubric(tiny, tmp_path, name, status, words):
+    # tinygpu's rubric lives in its grader package alone (tiny_gpu_grader/checks/gpu_fill.py); the
+    # engine runs it on the simulated GPU behind its probe, as it runs why17's.
+    proc = cli("grade", tiny / "submissions" / name, "--assignment", "tinygpu", "--course", tiny,
+               "--out", tmp_path / "r.json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    tests = {t["check"]: t for t in json.loads((tmp_path / "r.json").read_text())["tests"]}
+    assert set(tests) == {"fill_waits"}
+    assert tests["fill_waits"]["status"] == status and words in tests["fill_waits"]["output"]

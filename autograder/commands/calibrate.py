@@ -1,5 +1,6 @@
 """``calibrate [--device cuda|sim]``: the reference against the spec and every GPU-check
-submission through every check, as one table of ratios and verdicts (autograder/gpu/calibrate.py)."""
+submission through every check, as one table of ratios and verdicts (the assignment's grader
+package's calibrate.py: autograder/core/lesson.py)."""
 from __future__ import annotations
 
 from autograder.core import course
@@ -16,16 +17,20 @@ def add_arguments(p) -> None:
                    help="cuda: this machine's GPU, at most 5 minutes (default); sim: the simulated GPU")
     p.add_argument("--profile", default=None,
                    help="simulated profile with --device sim (default: course.yml's sim_profile)")
-    p.add_argument("--assignment", default=None, help="whose sim_profile to use (default: the first in course.yml)")
+    p.add_argument("--assignment", default=None, help="the assignment to calibrate (default: the first in course.yml)")
 
 
 def run(args) -> int:
     # Imported here: the simulator pulls in torch, which no other command's start-up should pay.
-    from autograder.gpu import calibrate
+    from autograder.core import lesson
     from autograder.gpu import real as realgpu
 
+    asg = course.load().assignment(args.assignment)
+    calibrate = lesson.calibration_of(asg)
+    if calibrate is None:
+        raise UsageError(f"calibrate: assignment {asg.name} has no calibration (no calibrate.py in {asg.grader})")
     if args.device == "sim":
-        profile = args.profile or course.load().assignment(args.assignment).sim_profile
+        profile = args.profile or asg.sim_profile
         try:
             calibrate.tables.device(profile)
         except (KeyError, ValueError) as exc:

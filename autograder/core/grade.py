@@ -289,7 +289,7 @@ def _real_gpu(tests: list[dict], plan, asg: course.Assignment, sub: submission.S
         e["outcome"] = "passed" if passed else "failed"
         return e
 
-    extra, line = realgpu.tests_for(sub.folder, asg.solutions_dir, limits, entry)
+    extra, line = realgpu.tests_for(asg, sub.folder, limits, entry)
     notes.insert(0, line)
     return tests + [e for e in extra if e["check"].split("/")[0] in gpu_checks]
 

@@ -9,6 +9,12 @@
     <grader>/plotdata.py   optional: ``collect(submission_path) -> dict | None``, stored in
                            results.json under PLOTS_KEY
     <grader>/charts.py     optional: ``render(data: dict | None) -> str``, HTML of the feedback plots
+    <grader>/realgpu.py    optional: the real-GPU tier (autograder/gpu/real.py): PAIR (a script
+                           whose ``run(**options)`` measures in the sandboxed child), MODULES (the
+                           student modules it needs), REFERENCE_NAMES (module -> the reference's
+                           private name there), ``judge(figures) -> {check: Verdict}``
+    <grader>/calibrate.py  optional: ``calibrate --device sim|cuda`` (``calibrate_sim(profile)``,
+                           ``calibrate_cuda()``, ``format_table(...)``; rows with ``problems()``)
 
 Nothing here names an assignment; a new one needs a package and a course.yml entry, no engine change.
 """
@@ -52,3 +58,13 @@ def charts_html(asg, data: dict | None) -> str:
     """The feedback page's plots of ``data``; empty when the assignment draws none."""
     module = _optional(asg, "charts")
     return module.render(data) if module else ""
+
+
+def realgpu_of(asg):
+    """The assignment's real-GPU tier module, or None when it has none."""
+    return _optional(asg, "realgpu")
+
+
+def calibration_of(asg):
+    """The assignment's calibration module, or None when it has none."""
+    return _optional(asg, "calibrate")

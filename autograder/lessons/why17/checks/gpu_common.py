@@ -1,5 +1,4 @@
-"""The grader's side of the GPU sanity checks: the lesson's rubric, behind the hidden probe,
-run through the sandboxed Context.
+"""The grader's side of the why17 GPU sanity checks: the lesson's rubric, behind the hidden probe.
 
 The logic of each check lives in shared/lessons/why17/gpu/ (students run it too, without the
 probe); here every verdict first passes the probe's gate on settings drawn from the secret seed
@@ -12,12 +11,10 @@ from __future__ import annotations
 
 import sys
 
-from autograder.core.registry import CheckFailed, check
+from autograder.gpu import checks as gpu_checks
 from autograder.gpu import probe
 from shared.lessons.why17.gpu import RUBRIC
 
-#: Base profile when the context carries none (course.yml's sim_profile normally).
-DEFAULT_PROFILE = "h100-sxm"
 #: The task of each student module.
 TASKS = {"bw": "task1", "flops": "task2"}
 #: Weight of a check on a function that usually calls another timing function (bandwidth_sweep,
@@ -38,53 +35,8 @@ TITLES = {
 VERDICTS = RUBRIC.verdicts(probe.settings, probe.follows)
 
 
-class ContextRunner:
-    """judging.Runner: student calls through ctx.call_traced, reference calls through ctx.reference.
-
-    ``memo`` lives on the context, so the checks of one submission share their calls.
-    """
-
-    def __init__(self, ctx):
-        self.ctx = ctx
-        self.memo = ctx.__dict__.setdefault("gpu_memo", {})   # GradingContext has one
-
-    def student(self, module, function, *args, sim, **kwargs):
-        return self.ctx.call(module, function, *args, sim=sim, **kwargs)
-
-    def student_traced(self, module, function, *args, sim, **kwargs):
-        return self.ctx.call_traced(module, function, *args, sim=sim, **kwargs)
-
-    def reference(self, module, function, *args, sim, **kwargs):
-        return self.ctx.reference(module, function, *args, sim=sim, **kwargs)
-
-    def expect(self, module, settings):
-        expect = getattr(self.ctx, "expect_settings", None)
-        if expect is not None:
-            expect(module, settings)
-
-
-def judge(ctx, check_id: str) -> str:
-    """Run verdict ``check_id`` on the simulated GPU seeded for the submission; message or CheckFailed."""
-    profile = getattr(ctx, "sim_profile", None) or DEFAULT_PROFILE
-    seed = getattr(ctx, "sim_seed", None)
-    verdict = VERDICTS[check_id](ContextRunner(ctx), profile, ctx.seed if seed is None else seed)
-    if not verdict.passed:
-        raise CheckFailed(verdict.message)
-    return verdict.message
-
-
 def register(name: str) -> None:
     """Register check ``name`` once per function it judges, in the calling gpu_<name> module."""
-    module = sys._getframe(1).f_globals["__name__"]
-    for function in RUBRIC.judges[name]:
-        vid = RUBRIC.check_id(name, function)
-        student_module = RUBRIC.module[function]
-
-        def run(ctx, vid=vid) -> str:
-            return judge(ctx, vid)
-
-        run.__module__ = module          # the registry files a check under its module's package
-        run.__name__ = run.__qualname__ = vid.replace(".", "_")
-        weight = OTHER_FUNCTION_WEIGHT if function in RUBRIC.base else 1.0
-        check(vid, task=TASKS[student_module], name=TITLES[name].format(f=function),
-              files=(student_module,), weight=weight)(run)
+    gpu_checks.register(RUBRIC, VERDICTS, name, sys._getframe(1).f_globals["__name__"],
+                        task=TASKS.__getitem__, title=TITLES[name],
+                        weight=lambda f: OTHER_FUNCTION_WEIGHT if f in RUBRIC.base else 1.0)

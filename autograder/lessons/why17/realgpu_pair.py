@@ -2,14 +2,14 @@
 one process on one device, interleaved (reference, student, reference, student, ...).
 
 Timings on a real GPU drift with clocks, temperature and other tenants; measuring both codes in
-the same process, alternately, lets the parent (autograder/gpu/real.py) compare them as ratios of
+the same process, alternately, lets the parent (realgpu.py's judge) compare them as ratios of
 medians. Everything returned is plain data: numbers in the functions' own units (GB/s, TFLOP/s),
 bytes, and one-line error texts.
 
 Runs wherever torch runs: on CUDA when available, else on the CPU (so the tests exercise it).
-The grader copies this file into the student's sandbox as ``grader_realgpu_pair.py`` beside the
+The engine (autograder/gpu/real.py) copies this file into the student's sandbox as ``grader_realgpu_pair.py`` beside the
 reference copied as ``grader_ref_bw.py`` / ``grader_ref_flops.py`` and calls ``run``; the
-calibration command runs ``python -m autograder.runtime.realgpu_pair STUDENT_DIR REFERENCE_DIR`` (trusted
+calibration command runs ``python -m autograder.lessons.why17.realgpu_pair STUDENT_DIR REFERENCE_DIR`` (trusted
 submissions) and reads one JSON line.
 """
 from __future__ import annotations

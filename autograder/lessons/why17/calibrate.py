@@ -4,7 +4,7 @@ every check, as one table of ratios and verdicts.
 ``python -m autograder calibrate --device cuda`` measures on this machine's GPU (at most
 BUDGET_S seconds): the reference's copy bandwidth from 256 MiB to 4 GiB and matmul at 4096 and
 8192 over the hardware table's spec (device matched by name), then each submission in
-the assignment's fixtures/gpu submissions through the real-GPU verdicts (autograder/gpu/real.py), one fresh process per
+the assignment's fixtures/gpu submissions through the real-GPU verdicts (realgpu.py), one fresh process per
 submission so that its first copy is cold. ``--device sim`` prints the same table on the
 simulated device (course.yml's profile), in this process, so CI runs the command.
 
@@ -24,16 +24,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.core import course, lesson
+from autograder.core import course
 from autograder.lessons.why17.checks.gpu_common import VERDICTS
 from shared import tables, yamlfile
 from shared.lessons.why17.gpu import RUBRIC
 from shared.simgpu.judging import Verdict
 from shared.simgpu.ratios import fmt_ratio
 
-#: The assignment calibrated: course.yml's first (its reference and its fixtures/gpu submissions).
-ASSIGNMENT = course.load().assignment()
-SUBMISSIONS = lesson.package_dir(ASSIGNMENT) / "fixtures" / "gpu"
+#: The assignment calibrated: course.yml's first graded by this package (its reference).
+ASSIGNMENT = next((a for a in course.load().assignments.values() if a.grader == __package__),
+                  course.load().assignment())
+#: The GPU-check submissions: this package's fixtures/gpu.
+SUBMISSIONS = Path(__file__).resolve().parent / "fixtures" / "gpu"
 REFERENCE = ASSIGNMENT.solutions_dir
 #: The check each mistake submission must fail (and only that one on the simulated device).
 EXPECTED = yamlfile.safe_load((SUBMISSIONS / "expected.yml").read_text(encoding="utf-8"))
@@ -196,7 +198,7 @@ def calibrate_cuda(budget_s: float = BUDGET_S) -> tuple[str, list[SpecRow], list
     """The table's content measured on this machine's GPU within ``budget_s`` seconds."""
     import torch
 
-    from autograder.gpu import real as realgpu
+    from autograder.lessons.why17 import realgpu
 
     started = time.monotonic()
     gpu = torch.cuda.get_device_name(0)
@@ -212,7 +214,7 @@ def calibrate_cuda(budget_s: float = BUDGET_S) -> tuple[str, list[SpecRow], list
                 rows.append(SubmissionRow(name, note="not measured: the time budget ran out"))
                 continue
             try:
-                done = subprocess.run([sys.executable, "-m", "autograder.runtime.realgpu_pair",
+                done = subprocess.run([sys.executable, "-m", "autograder.lessons.why17.realgpu_pair",
                                        str(files["bw"].parent), str(REFERENCE)],
                                       capture_output=True, text=True, timeout=left, cwd=course.ROOT)
             except subprocess.TimeoutExpired:
