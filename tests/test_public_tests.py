@@ -100,3 +100,31 @@ def test_an_unmarked_ridge_point_fails_only_that_test(tmp_path):
     failed = _failed(run)
     assert list(failed) == ["test_roofline_marks_the_ridge_point"], failed
     assert "mark the ridge point at 458 FLOPs/byte" in failed["test_roofline_marks_the_ridge_point"]
+
+
+# --- The lesson's GPU mistakes are caught on a laptop, with the grader's message ------------------
+
+#: gpu fixture -> the one simulated-GPU public test it fails, and words of the grader's message:
+#: the lesson's headline mistakes (Break It), and a correct style that passes.
+LAPTOP_MISTAKES = {
+    "wrong_no_sync": ("sync_present", "Synchronize before reading the clock"),
+    "wrong_bytes_once": ("bytes_counted_twice", "you counted the bytes once"),
+    "wrong_tiny_measured": ("buffer_exceeds_cache", "the copy runs from the cache"),
+    "wrong_no_warmup": ("warmup_present", "Run a few untimed iterations first"),
+    "wrong_flops_n3": ("flops_counted_2n3", "you counted n**3 FLOPs"),
+    "good_timeit": (None, ""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAPTOP_MISTAKES))
+def test_a_laptop_student_sees_the_gpu_mistakes_in_pytest(tmp_path, name):
+    from autograder.lessons.why17.fixtures import build
+
+    root = student_tree(tmp_path)
+    build.gpu_submission(name, root / "assignments" / "why17")
+    run = run_pytest("assignments/why17/tests/test_simulated_gpu.py", cwd=root, scratch=tmp_path / "run", env=NO_GPU)
+    failed = {n.split("[", 1)[1].rstrip("]"): msg for n, msg in _failed(run).items()}
+    check, words = LAPTOP_MISTAKES[name]
+    assert set(failed) == ({check} if check else set()), failed
+    if check:
+        assert run.returncode == 1 and words in failed[check], failed[check]
