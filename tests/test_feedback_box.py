@@ -152,3 +152,15 @@ def test_the_box_rows_show_cost_fix_and_lesson_in_order(page, results):
 def test_no_green_row_on_the_page_says_mistake(page):
     assert page["green"], "the page lists the passed checks"
     assert [row for row in page["green"] if "mistake" in row.lower()] == []
+
+
+def test_every_classic_mistake_has_a_one_line_fix():
+    assert [m.id for m in mistakes.of(ASSIGNMENT) if not m.fix.strip() or "\n" in m.fix] == []
+
+
+def test_a_fix_that_is_not_text_is_refused_in_one_line(tmp_path):
+    from autograder.core.errors import UsageError
+    path = tmp_path / "mistakes.yml"
+    path.write_text("mistakes:\n  - {id: a, title: A, explain: E, lesson: L, checks: [x], fix: [1]}\n")
+    with pytest.raises(UsageError, match=r"mistakes\[0\]\.fix must be a str"):
+        mistakes.load(path)

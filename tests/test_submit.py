@@ -110,7 +110,7 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path, args, says):
 
 def test_a_folder_outside_any_course_is_named(tmp_path):
     (tmp_path / "lab").mkdir()
-    run = submit(str(tmp_path / "lab"), cwd=tmp_path)
+    run = submit(str(tmp_path / "lab"), cwd=finished(tmp_path))
     assert run.returncode == 2 and "no course.yml" in run.stderr and len(run.stderr.splitlines()) == 1
 
 
@@ -129,7 +129,7 @@ def test_a_measure_table_older_than_the_code_is_warned_about(tmp_path):
 @pytest.fixture(scope="module")
 def submitted(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     top = finished(tmp_path_factory.mktemp("finished"))
-    return top, submit(cwd=top / "assignments" / "why17")   # from inside the lab folder: it is the default
+    return top, submit("assignments/why17", cwd=top)
 
 
 def test_a_finished_lab_runs_its_public_tests_and_lists_each_task(submitted):
@@ -162,9 +162,11 @@ def test_the_grader_accepts_the_zip_and_grades_every_file(submitted, tmp_path):
 
 
 def test_failing_public_tests_are_reported_under_their_task_but_do_not_refuse(tmp_path):
-    top = finished(tmp_path, fixture="public_wrong/wrong_units")
+    top = finished(tmp_path, fixture="public_wrong/wrong_units")   # predict.py reads GB/s as GiB/s
     run = submit(cwd=top)
     assert run.returncode == 0, run.stdout + run.stderr
-    task1 = next(b for b in run.stdout.split("\n\n") if b.startswith("task1 "))
-    assert "failed" in task1 and "  - " in task1, task1
+    blocks = {b.split(" ", 1)[0]: b for b in run.stdout.split("\n\n") if b.startswith("task")}
+    assert "failed" in blocks["task3"] and "\n    - assert" in blocks["task3"], blocks["task3"]
+    # bw.py and flops.py are right: their tasks say so (roofline.py draws with this predict.py, so task4 may fail)
+    assert "failed" not in blocks["task1"] + blocks["task2"]
     assert "public test(s) failed" in run.stdout
