@@ -6,8 +6,9 @@ added up. Each row names its checks, the points they cost, the one-line fix and 
 
 - the fix is the classic mistake's ``fix`` (mistakes.yml) when one of the row's checks failed by a
   verdict and reveals a mistake whose ``requires`` checks passed (so a missing file is not blamed
-  on the numbers in it); for code that never ran, "make it run first" with what it raised; else
-  empty, and the row shows what the check saw (its message);
+  on the numbers in it); for code that never ran (an "error" outcome, or a stub's
+  NotImplementedError, which some checks report as a failed verdict), "make it run first" with what
+  it raised; else empty, and the row shows what the check saw (its message);
 - the row says the first line of the check's message (later lines are notes, such as a stand-in
   file's); the section is that line's ``Reread: ...``, else the mistake's ``lesson``, else the task's.
 
@@ -56,6 +57,15 @@ def _name(test: dict) -> str:
     return re.sub(r"\s*\[[^\]]*\]$", "", name) or str(test.get("check", ""))
 
 
+#: What an untouched stub raises (the release's stubs: NotImplementedError("task1.1: copy_bandwidth")).
+STUB = "NotImplementedError"
+
+
+def _saw_the_code_run(test: dict) -> bool:
+    """A failed verdict on code that ran: not an error outcome, and not a stub's NotImplementedError."""
+    return mistakes.outcome(test) == "failed" and STUB not in str(test.get("output", ""))
+
+
 def _mistake_for(checks: list[str], passed: set[str], catalogue) -> mistakes.Mistake | None:
     for m in catalogue:
         if set(checks) & set(m.checks) and all(c in passed for c in m.requires):
@@ -79,7 +89,7 @@ def ranked(results: dict, assignment, catalogue=None) -> list[Failure]:
         checks = [str(t.get("check", "")) for t in members]
         lost = sum(max(0.0, float(t.get("max_score") or 0) - float(t.get("score") or 0)) for t in members)
         said, section = split_reread(message.splitlines()[0] if message else "")
-        verdicts = [str(t.get("check", "")) for t in members if mistakes.outcome(t) == "failed"]
+        verdicts = [str(t.get("check", "")) for t in members if _saw_the_code_run(t)]
         mistake = _mistake_for(verdicts, passed, catalogue)
         ran = bool(verdicts)
         if mistake and mistake.fix:
