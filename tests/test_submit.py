@@ -170,3 +170,16 @@ def test_failing_public_tests_are_reported_under_their_task_but_do_not_refuse(tm
     # bw.py and flops.py are right: their tasks say so (roofline.py draws with this predict.py, so task4 may fail)
     assert "failed" not in blocks["task1"] + blocks["task2"]
     assert "public test(s) failed" in run.stdout
+
+
+def test_a_module_that_does_not_import_is_named_and_the_other_tasks_still_run(tmp_path):
+    top = finished(tmp_path)
+    bw = top / "assignments" / "why17" / "bw.py"
+    lines = bw.read_text(encoding="utf-8").count("\n")
+    bw.write_text(bw.read_text(encoding="utf-8") + "def broken(:\n", encoding="utf-8")
+    run = submit(cwd=top)
+    assert run.returncode == 0, run.stdout + run.stderr
+    blocks = {b.split(" ", 1)[0]: b for b in run.stdout.split("\n\n") if b.startswith("task")}
+    assert "none ran" in blocks["task1"] and "passed" in blocks["task2"] and "passed" in blocks["task3"]
+    assert (f"test_bw.py could not be loaded, so none of them ran: bw.py line {lines + 1}: SyntaxError"
+            in run.stdout)

@@ -47,10 +47,12 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def _tests_line(counts: public.TaskTests) -> list[str]:
+def _tests_line(counts: public.TaskTests, unloaded: bool) -> list[str]:
+    """How a task's public tests went; ``unloaded``: some test file could not be loaded."""
     total = counts.passed + counts.failed + counts.skipped
     if not total:
-        return ["public tests: none for this task"]
+        return ["public tests: none ran (a test file could not be loaded, see below)" if unloaded
+                else "public tests: none for this task"]
     parts = [f"{counts.passed} passed"] + ([f"{counts.failed} failed"] if counts.failed else []) \
         + ([f"{counts.skipped} skipped"] if counts.skipped else [])
     lines = [f"public tests: {', '.join(parts)}"]
@@ -86,11 +88,14 @@ def main(argv=None) -> int:
             elif name in unreadable:
                 print(f"  UNREADABLE: {name} ({unreadable[name]})")
         if outcome is not None:
-            for line in _tests_line(outcome.tasks[task.id]):
+            unloaded = bool(outcome.uncollected) and any(n.endswith(".py") for n in task.files)
+            for line in _tests_line(outcome.tasks[task.id], unloaded):
                 print(f"  {line}")
     print()
     if outcome is not None and outcome.problem:
         print(f"warning: the public tests did not run: {outcome.problem}")
+    for where, why in (outcome.uncollected.items() if outcome is not None else ()):
+        print(f"warning: the public tests in {where} could not be loaded, so none of them ran: {why}")
     for name in the_plan.data_files:
         stale = the_plan.older_than_code(name)
         if stale:

@@ -33,10 +33,12 @@ class TaskTests:
 
 @dataclass(frozen=True)
 class Outcome:
-    """A run of the public tests: per task id, and a one-line ``problem`` when the run itself broke
-    (pytest could not collect or start; its exit status and last line)."""
+    """A run of the public tests: per task id; the test files that could not be loaded (file -> the
+    first line of why: a module of yours that does not import); and a one-line ``problem`` when the
+    run itself broke (its exit status and last line)."""
 
     tasks: dict[str, TaskTests]
+    uncollected: dict[str, str] = field(default_factory=dict)
     problem: str = ""
 
 
@@ -58,12 +60,14 @@ def run(folder: Path, task_ids: list[str]) -> Outcome:
                "PYTHONDONTWRITEBYTECODE": "1",
                "PYTHONPATH": os.pathsep.join(filter(None, [str(top), os.environ.get("PYTHONPATH", "")]))}
         command = [sys.executable, "-m", "pytest", str(folder), "-q", "-p", "no:cacheprovider",
-                   "-p", "shared.submit.report_plugin"]
+                   "--continue-on-collection-errors", "-p", "shared.submit.report_plugin"]
         try:
             proc = subprocess.run(command, cwd=top, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            return Outcome(tasks, f"the public tests ran longer than {TIMEOUT_S} s and were stopped")
-        tests = json.loads(report.read_text(encoding="utf-8")) if report.is_file() else []
+            return Outcome(tasks, problem=f"the public tests ran longer than {TIMEOUT_S} s and were stopped")
+        entries = json.loads(report.read_text(encoding="utf-8")) if report.is_file() else []
+    uncollected = {e["uncollected"]: e["message"] for e in entries if "uncollected" in e}
+    tests = [e for e in entries if "uncollected" not in e]
     for test in tests:
         for mark in test["marks"]:
             if mark in tasks:
@@ -72,8 +76,8 @@ def run(folder: Path, task_ids: list[str]) -> Outcome:
                 if test["outcome"] == "failed" and test["message"] not in counts.failures:
                     counts.failures.append(test["message"])
     # pytest: 0 all passed, 1 some failed; anything else means the run itself did not work
-    if proc.returncode not in (0, 1) or not tests:
+    if proc.returncode not in (0, 1) or not (tests or uncollected):
         lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
         last = lines[-1].strip() if lines else "no output"
-        return Outcome(tasks, f"pytest exited {proc.returncode}: {last}")
-    return Outcome(tasks)
+        return Outcome(tasks, uncollected, f"pytest exited {proc.returncode}: {last}")
+    return Outcome(tasks, uncollected)
