@@ -1,9 +1,12 @@
-"""Every command shown in README.md and docs/*.md exists as written, and the cheap ones run.
+"""Every command shown in README.md, docs/*.md and the student README exists as written, and the
+cheap ones run.
 
 The convention (docs/maintaining.md, "Commands in the docs"):
 
 - a command is a line of a fenced block tagged ``sh``; a trailing ``\\`` continues it on the next
-  line, ``#`` starts a comment; every command runs from the checkout root;
+  line, ``#`` starts a comment; every command runs from the checkout root (for the student README,
+  the top folder of the student bundle, which holds the same course.yml, shared/ and assignments/:
+  tests/test_student_readme.py also runs its commands in the unpacked bundle);
 - every other fence carries a tag saying what it holds (``text``, ``yaml``, ``json``, ``python``)
   and holds no line that starts like a command, so nothing escapes the check by its fence;
 - a command that ends in ``--help``, a ``python -c`` one-liner, or a command listed in
@@ -32,6 +35,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+#: The student README: its commands are checked too (from the top folder, which the checkout root is).
+STUDENT_README = ROOT / "solutions" / "why17" / "README.md"
+COMMAND_PAGES = [*PAGES, STUDENT_README]
+#: Shell builtins a page may use; they change the shell, there is nothing of ours to check.
+BUILTINS = ("cd", ".", "source")
+#: Programs a page names that this machine need not have, and why.
+NOT_INSTALLED_HERE = {"docker": "the student README's Intel-Mac route (a Linux container); not a test dependency"}
 #: Fence tags whose lines are commands.
 COMMAND_TAGS = ("sh",)
 #: How a line outside a command fence may not start (it would escape the check).
@@ -262,7 +272,7 @@ def command_problems(command: Command, earlier: list[str] = ()) -> list[str]:
     if program == "make":
         return [f"no make target {t!r} in the Makefile" for t in rest
                 if not t.startswith("-") and "=" not in t and t not in _make_targets()]
-    if program == "cd":
+    if program in BUILTINS or program in NOT_INSTALLED_HERE:
         return []
     if program in TOOLS_WITH_SUBCOMMANDS:
         path = _program(program)
@@ -296,7 +306,8 @@ def run_problems(command: Command) -> list[str]:
 
 
 def all_commands() -> list[Command]:
-    return [c for page in PAGES for c in extract(page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix())]
+    return [c for page in COMMAND_PAGES
+            for c in extract(page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix())]
 
 
 def _earlier(command: Command, commands: list[Command]) -> list[str]:
@@ -396,11 +407,11 @@ COMMANDS = all_commands()
 def test_the_pages_show_commands():
     assert (ROOT / "docs").is_dir()
     assert len(COMMANDS) >= 20
-    assert {c.page for c in COMMANDS} >= {"README.md"}
+    assert {c.page for c in COMMANDS} >= {"README.md", "solutions/why17/README.md"}
     assert sum(is_cheap(c) for c in COMMANDS) >= 4
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+@pytest.mark.parametrize("page", COMMAND_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_no_command_hides_outside_a_sh_fence(page):
     assert fence_problems(page.read_text(encoding="utf-8"), page.name) == []
 

@@ -77,15 +77,9 @@ class Layout:
 
 
 def gradable_names(assignment) -> tuple[str, ...]:
-    """The file names a submission of ``assignment`` may hold: its modules, measurements.json and
-    the lab notebook."""
-    modules = []
-    for task in assignment.tasks:
-        for function in task.functions:
-            module = function.split(".", 1)[0] + ".py"
-            if module not in modules:
-                modules.append(module)
-    return tuple(modules) + ("measurements.json", f"{assignment.folder}.ipynb")
+    """The file names a submission of ``assignment`` may hold, from course.yml: each task's
+    modules and ``files`` (the Measure table, the lab notebook)."""
+    return assignment.handed_in
 
 
 def discover(root: Path | str, assignment, exclude: Path | None = None) -> Layout:

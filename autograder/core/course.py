@@ -40,6 +40,15 @@ class Task:
     #: (check id, points) of each check of the task, from the task's ``checks`` mapping (they sum to
     #: ``points``); empty: the points are split across the task's checks by their weights.
     check_points: tuple[tuple[str, float], ...] = ()
+    #: files the task grades besides its functions' modules (course.yml's optional ``files``),
+    #: plain names in the student's folder such as 'measurements.json'
+    files: tuple[str, ...] = ()
+
+    @property
+    def handed_in(self) -> tuple[str, ...]:
+        """The files this task grades: its functions' modules, then its ``files``."""
+        modules = [f"{f.split('.', 1)[0]}.py" for f in self.functions]
+        return tuple(dict.fromkeys([*modules, *self.files]))
 
     def points_of(self, check_id: str) -> float | None:
         """The points course.yml gives ``check_id``, or None when it names no such check."""
@@ -76,6 +85,11 @@ class Assignment:
     @property
     def max_score(self) -> float:
         return sum(t.points for t in self.tasks)
+
+    @property
+    def handed_in(self) -> tuple[str, ...]:
+        """Every file a submission holds, in course order: each task's ``handed_in``."""
+        return tuple(dict.fromkeys(name for t in self.tasks for name in t.handed_in))
 
     def task(self, task_id: str) -> Task:
         for t in self.tasks:
@@ -190,6 +204,7 @@ def _build(path: Path, data: dict) -> Course:
             tprefix = f"{prefix}.tasks[{i}]"
             t = dict(t)
             check_points = t.pop("checks", None)    # optional: points per check
+            files = _task_files(t.pop("files", []), where, tprefix)   # optional: graded files
             _expect_keys(t, _TASK_KEYS, where, tprefix)
             _positive(t["points"], where, f"{tprefix}.points", allow_zero=True)
             check_points = _check_points(check_points, t["points"], where, tprefix)
@@ -197,7 +212,8 @@ def _build(path: Path, data: dict) -> Course:
                 if not isinstance(f, str) or f.count(".") != 1:
                     raise UsageError(f"{where}: {tprefix}.functions entries must be 'module.function', got {f!r}")
             tasks.append(Task(id=t["id"], title=t["title"], points=float(t["points"]),
-                              lesson=t["lesson"], functions=tuple(t["functions"]), check_points=check_points))
+                              lesson=t["lesson"], functions=tuple(t["functions"]), check_points=check_points,
+                              files=files))
         fields = {k: raw[k] for k in _ASSIGNMENT_KEYS if k != "tasks"}
         assignments[name] = Assignment(name=name, tasks=tuple(tasks), root=path.resolve().parent,
                                        late=late, **time_keys, **fields)
@@ -228,6 +244,18 @@ def _time_limit_keys(raw, where, prefix) -> dict:
                              f"{'>=' if key == 'time_limit_multiple' else '>'} {least} ({what}), got {value!r}")
         found[key] = float(value)
     return found
+
+
+def _task_files(raw, where, tprefix) -> tuple[str, ...]:
+    """A task's ``files``: plain file names (no folder), each once."""
+    if not isinstance(raw, list) or not all(isinstance(name, str) for name in raw):
+        raise UsageError(f"{where}: key '{tprefix}.files' must be a list of file names, got {raw!r}")
+    for name in raw:
+        if not name or "/" in name or "\\" in name or name in (".", ".."):
+            raise UsageError(f"{where}: {tprefix}.files: {name!r} is not a plain file name")
+    if len(set(raw)) != len(raw):
+        raise UsageError(f"{where}: {tprefix}.files names a file twice")
+    return tuple(raw)
 
 
 def _check_points(raw, points, where, tprefix) -> tuple[tuple[str, float], ...]:

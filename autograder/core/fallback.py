@@ -56,4 +56,4 @@ def stand_in(submission_dir: Path, module: str, reference_dir: Path, dest: Path)
 def note(dependent: str, module: str, reason: str) -> str:
     """The line every check of ``dependent`` carries when it ran with the reference's ``module``."""
     return (f"Your {dependent}.py was graded with the reference's {module}.py because {reason}; "
-            f"a mistake in {module}.py is charged in its own checks only.")
+            f"this check judges your {dependent}.py alone.")

@@ -249,11 +249,10 @@ def _run_order(plan, preloading: set[str], needs: dict[str, tuple[str, ...]]):
 
 
 def _handed_in(asg: course.Assignment) -> tuple[str, ...]:
-    """The file names a submission of ``asg`` holds: each module course.yml names, plus the
-    grader's ``checks.HANDED_IN``."""
-    modules = {f"{f.split('.', 1)[0]}.py" for t in asg.tasks for f in t.functions}
+    """The file names a submission of ``asg`` holds: each task's modules and ``files`` (course.yml),
+    plus the grader's ``checks.HANDED_IN`` when it declares any."""
     extra = getattr(importlib.import_module(f"{asg.grader}.checks"), "HANDED_IN", ())
-    return tuple(sorted(modules | set(extra)))
+    return tuple(sorted(set(asg.handed_in) | set(extra)))
 
 
 def _stand_in(ctx, student: PerFileSandbox, sub: submission.Submission, asg: course.Assignment,

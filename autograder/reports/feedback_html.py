@@ -1,8 +1,10 @@
 """OUT/<student>/feedback.html: one student's feedback as a self-contained page (no network).
 
-Score per task, the two pictures that say it faster (the student's bandwidth sweep against the
-device's curve with the cache cliff marked; their roofline with their Measure-table points), then
-every check with its message. Built from results.json alone (plot numbers under "plots", drawn by
+First what went wrong (autograder/reports/failures.py: each failed check with the points it cost,
+the one-line fix and the lesson section, most costly first), then the score per task, the two
+pictures that say it faster (the student's bandwidth sweep against the device's curve with the
+cache cliff marked; their roofline with their Measure-table points), then every check with its
+message. Built from results.json alone (plot numbers under "plots", drawn by
 the assignment's charts module, see autograder/core/lesson.py); everything the student wrote is escaped.
 """
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from html import escape
 
 from autograder.core import late, lesson
-from autograder.reports import gradebook
+from autograder.reports import failures, gradebook
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
@@ -25,6 +27,9 @@ text-align:left;vertical-align:top} .bar{background:#e6eaf0;border-radius:4px;he
 .error{color:#8a5a00;font-weight:600}
 pre{white-space:pre-wrap;margin:4px 0 0;font-family:ui-monospace,monospace;font-size:13px}
 .plots{display:flex;flex-wrap:wrap;gap:12px} .plots svg{max-width:100%;height:auto}
+.wrong{border:2px solid #b3261e;background:#fff7f6} .wrong h2{margin:0 0 8px;color:#b3261e}
+.lost{font-weight:700;white-space:nowrap;color:#b3261e} .fix{margin:2px 0} code{font-size:12px}
+.allgood{border:2px solid #0b7a3e} .allgood h2{margin:0;color:#0b7a3e}
 """
 
 STATUS_WORDS = {"passed": "passed", "failed": "failed", "error": "did not run"}
@@ -50,6 +55,29 @@ def _task_rows(results: dict, assignment) -> str:
                     f"<div style=\"width:{max(0.0, min(frac, 1.0)) * 100:.1f}%\"></div></div></td>"
                     f"<td class=\"muted\">reread: {escape(task.lesson)}</td></tr>")
     return "<table><tr><th>task</th><th>points</th><th></th><th>lesson</th></tr>" + "".join(rows) + "</table>"
+
+
+def _what_went_wrong(results: dict, assignment) -> str:
+    """The top box: one row per failure (failures.ranked), most points lost first."""
+    rows = failures.ranked(results, assignment)
+    if not rows:
+        if not results.get("tests"):
+            return ""
+        return "<div class=\"card allgood\" id=\"what-went-wrong\"><h2>Every check passed</h2></div>"
+    lost = sum(r.points for r in rows)
+    body = []
+    for r in rows:
+        kind = "" if r.ran else " <span class=\"error\">(did not run)</span>"
+        advice = f"<b>Fix:</b> {escape(r.fix)}" if r.fix else f"<b>Seen:</b> {escape(r.saw)}"
+        body.append(f"<tr><td class=\"lost\">&minus;{r.points:.3g} pts</td>"
+                    f"<td><b>{escape(r.task)}</b> {escape(r.what)}{kind}"
+                    f"<div class=\"muted\"><code>{escape(', '.join(r.checks))}</code></div></td>"
+                    f"<td><p class=\"fix\">{advice}</p></td>"
+                    f"<td class=\"muted\">reread: {escape(r.lesson)}</td></tr>")
+    return (f"<div class=\"card wrong\" id=\"what-went-wrong\"><h2>What went wrong: "
+            f"{len(rows)} {'thing' if len(rows) == 1 else 'things'}, {lost:.3g} points</h2>"
+            "<table><tr><th>cost</th><th>check</th><th>fix</th><th>lesson</th></tr>"
+            + "".join(body) + "</table></div>")
 
 
 def _checks(results: dict, assignment) -> str:
@@ -105,6 +133,7 @@ def render(student: str, results: dict, assignment) -> str:
     note = gradebook.note_of(results)
     body = [f"<h1>{escape(assignment.name)} feedback: {escape(student)}</h1>",
             f"<p class=\"muted\">{escape(assignment.title)}</p>",
+            _what_went_wrong(results, assignment),
             f"<div class=\"card\"><div class=\"score\">{total:.4g} / {assignment.max_score:g}</div>",
             f"<p class=\"failed\">{escape(note)}</p>" if note else "",
             _late(results),

@@ -32,6 +32,8 @@ class Mistake:
     checks: tuple[str, ...]
     requires: tuple[str, ...] = ()
     also_failed: tuple[str, ...] = ()
+    #: optional: the one-line fix the feedback page's "What went wrong" box gives
+    fix: str = ""
 
 
 @lru_cache(maxsize=4)
@@ -53,7 +55,7 @@ def load(path: Path | str) -> tuple[Mistake, ...]:
         for key, kind in _KEYS.items():
             if not isinstance(raw.get(key), kind):
                 raise UsageError(f"{where}.{key} must be a {kind.__name__}")
-        unknown = set(raw) - set(_KEYS) - {"requires", "also_failed"}
+        unknown = set(raw) - set(_KEYS) - {"requires", "also_failed", "fix"}
         if unknown:
             raise UsageError(f"{where}: unknown key {sorted(unknown)[0]!r}")
         if raw["id"] in seen or raw["id"] == NOT_RUN:
@@ -62,9 +64,12 @@ def load(path: Path | str) -> tuple[Mistake, ...]:
         requires, also = raw.get("requires", []), raw.get("also_failed", [])
         if not isinstance(requires, list) or not isinstance(also, list):
             raise UsageError(f"{where}.requires and .also_failed must be lists")
+        if not isinstance(raw.get("fix", ""), str):
+            raise UsageError(f"{where}.fix must be a str")
         out.append(Mistake(id=raw["id"], title=raw["title"], explain=raw["explain"],
                            lesson=raw["lesson"], checks=tuple(map(str, raw["checks"])),
-                           requires=tuple(map(str, requires)), also_failed=tuple(map(str, also))))
+                           requires=tuple(map(str, requires)), also_failed=tuple(map(str, also)),
+                           fix=raw.get("fix", "")))
     return tuple(out)
 
 

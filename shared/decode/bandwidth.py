@@ -52,13 +52,21 @@ def buffer_bytes(device: torch.device, working_set: float) -> int:
     return int(min(working_set, main_memory)) // 4 * 4
 
 
-def _best_gbs(fn, device, bytes_per_call: float, repeats: int) -> float:
+#: Untimed warm-up calls of each kernel before its timed repeats.
+WARMUP_CALLS = 2
+#: Kernels ``Meter.full`` times: two reads and a copy.
+KERNELS = 3
+
+
+def _best_gbs(fn, device, bytes_per_call: float, repeats: int, tick) -> float:
     calls = max(1, round(BYTES_PER_REPEAT / bytes_per_call))
-    for _ in range(2):
+    for _ in range(WARMUP_CALLS):
         fn()
+        tick()
     best = 0.0
     for _ in range(repeats):
         best = max(best, _timed_gbs(fn, device, bytes_per_call, calls))
+        tick()
     return best
 
 
@@ -92,12 +100,19 @@ class Meter:
     def _reads(self):
         return (self._src.sum, lambda: torch.mv(self._matrix, self._vector))
 
-    def full(self, repeats: int = 5) -> None:
-        """Best-of-``repeats`` read and copy bandwidth, folded into the running best."""
+    @staticmethod
+    def full_units(repeats: int = 5) -> int:
+        """How many times ``full`` calls its ``tick``: each kernel's warm-up calls and repeats."""
+        return KERNELS * (WARMUP_CALLS + repeats)
+
+    def full(self, repeats: int = 5, tick=None) -> None:
+        """Best-of-``repeats`` read and copy bandwidth, folded into the running best. ``tick``
+        (optional) is called after each warm-up call and each repeat (see ``full_units``)."""
+        tick = tick or (lambda: None)
         for read in self._reads():
-            self.read_gbs = max(self.read_gbs, _best_gbs(read, self.device, self.n_bytes, repeats))
+            self.read_gbs = max(self.read_gbs, _best_gbs(read, self.device, self.n_bytes, repeats, tick))
         self.copy_gbs = max(self.copy_gbs, _best_gbs(lambda: self._dst.copy_(self._src), self.device,
-                                                     2 * self.n_bytes, repeats))
+                                                     2 * self.n_bytes, repeats, tick))
 
     def sample(self) -> None:
         """One timed pass of each read kernel over the buffer, folded into the running best."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from shared import devices
-from shared.decode import bandwidth, tensor_bytes
+from shared.decode import bandwidth, progress, tensor_bytes
 from shared.decode import bytes as formula
 from shared.decode.config import DecoderConfig
 from shared.decode.model import Decoder
@@ -95,11 +95,14 @@ def check_fits(cfg: DecoderConfig, dtype: str, device: torch.device, *, batch: i
 
 
 def run(cfg: DecoderConfig, *, dtype: str = "bf16", device=None, batch: int = 1, context: int = 512,
-        tokens: int = 64, bw_gbs: float | None = None, seed: int = 0, threads: int | None = None) -> Result:
+        tokens: int = 64, bw_gbs: float | None = None, seed: int = 0, threads: int | None = None,
+        report_to: progress.Progress | None = None) -> Result:
     """Benchmark greedy decode of ``tokens`` tokens per stream after ``context`` cached ones.
 
     ``threads`` sets torch's CPU threads for the whole process (bandwidth and decode alike).
+    ``report_to`` shows each phase's progress (shared/decode/progress.py); None: silent.
     """
+    shown = report_to if report_to is not None else progress.Silent()
     device = devices.resolve(device)
     if threads is not None:
         torch.set_num_threads(threads)
@@ -108,19 +111,29 @@ def run(cfg: DecoderConfig, *, dtype: str = "bf16", device=None, batch: int = 1,
     working_set = formula.step_bytes(cfg, size, batch=batch, positions=context + tokens // 2 + 1).total
     buffer = 0 if bw_gbs is not None else bandwidth.buffer_bytes(device, working_set)
     check_fits(cfg, dtype, device, batch=batch, positions=positions, extra=2 * buffer)
+    shown.note(f"{cfg.key} in {dtype} on {device.type}, batch {batch}: "
+               + ("measure the bandwidth, " if bw_gbs is None else "")
+               + f"fill {formula.resident_params(cfg) * size / 1e9:.2f} GB of weights, decode "
+               f"{min(WARMUP_STEPS, tokens)} warm-up + {tokens} timed steps"
+               + (", measure the bandwidth again" if bw_gbs is None else "")
+               + " (progress on stderr, results on stdout)")
     meter = None
     if bw_gbs is None:
         meter = bandwidth.Meter(device, buffer)
-        meter.full()
+        _measure(meter, shown, "bandwidth before the decode")
 
     torch.manual_seed(seed)
     model = Decoder(cfg, batch=batch, max_positions=positions, dtype=DTYPES[dtype], device=device)
-    model.randomize(seed, context=context)
-    seconds = _timed_decode(model, device, context=context, tokens=tokens, meter=meter)
+    phase = shown.phase("weights", model.randomize_units(context), "tensors")
+    model.randomize(seed, context=context, tick=phase.advance)
+    phase.finish()
+    phase = shown.phase("decode", min(WARMUP_STEPS, tokens) + tokens, "steps")
+    seconds = _timed_decode(model, device, context=context, tokens=tokens, meter=meter, tick=phase.advance)
+    phase.finish()
     counted, by_formula, experts = _bytes_per_step(model, size, context=context, tokens=tokens)
     del model
     if meter is not None:
-        meter.full()
+        _measure(meter, shown, "bandwidth after the decode")
         meter.close()
     return Result(
         cfg=cfg, dtype=dtype, device=str(device), batch=batch, context=context, tokens=tokens,
@@ -131,18 +144,27 @@ def run(cfg: DecoderConfig, *, dtype: str = "bf16", device=None, batch: int = 1,
         bw_gbs=bw_gbs if bw_gbs is not None else meter.result().best_gbs)
 
 
+def _measure(meter: bandwidth.Meter, shown, name: str) -> None:
+    phase = shown.phase(name, meter.full_units(), "runs")
+    meter.full(tick=phase.advance)
+    phase.finish()
+
+
 def _timed_decode(model: Decoder, device: torch.device, *, context: int, tokens: int,
-                  meter: bandwidth.Meter | None) -> float:
+                  meter: bandwidth.Meter | None, tick=None) -> float:
     """Seconds for ``tokens`` greedy steps from position ``context``, after WARMUP_STEPS untimed ones.
 
     Each step is timed on its own (the device synchronized around it); between steps, outside the
-    clock, ``meter`` samples the bandwidth under the same load.
+    clock, ``meter`` samples the bandwidth under the same load. ``tick`` (optional) is called after
+    every step, warm-up steps included, outside the clock.
     """
+    tick = tick or (lambda: None)
     seconds = 0.0
     with torch.inference_mode():
         tok = torch.randint(0, model.cfg.vocab, (model.batch,), device=device)
         for i in range(min(WARMUP_STEPS, tokens)):
             tok = model.step(tok, context + i)
+            tick()
         for moe in model.moe_layers():
             moe.experts_read.clear()
         for i in range(tokens):
@@ -153,6 +175,7 @@ def _timed_decode(model: Decoder, device: torch.device, *, context: int, tokens:
             seconds += time.perf_counter() - start
             if meter is not None:
                 meter.sample()
+            tick()
     return seconds
 
 

@@ -196,23 +196,31 @@ class Decoder(nn.Module):
         """The (vocab, hidden) matrix the logits come from: the embedding table when tied."""
         return self.embedding if self.lm_head is None else self.lm_head
 
-    def randomize(self, seed: int = 0, *, context: int = 0) -> None:
+    def randomize_units(self, context: int = 0) -> int:
+        """How many times ``randomize`` calls its ``tick``: once per weight tensor and per cache layer."""
+        return len(list(self.parameters())) + (2 * self.cfg.layers if context else 0)
+
+    def randomize(self, seed: int = 0, *, context: int = 0, tick=None) -> None:
         """Fill the weights with random values (std INIT_STD; norms stay 1) and the first ``context``
         cache positions with random K/V (std 1), as if a prompt of ``context`` tokens had been read.
 
         Drawing a billion normals takes seconds on a CPU, so each tensor is tiled from a pool of
         POOL random values (a prime count) at a different offset: values repeat, speed is the same.
+        ``tick`` (optional) is called after each tensor and cache layer (see ``randomize_units``).
         """
+        tick = tick or (lambda: None)
         gen = torch.Generator(device="cpu").manual_seed(seed)
         pool = torch.randn(2 * POOL, generator=gen).to(device=self.embedding.device)
         with torch.no_grad():
             for index, (name, p) in enumerate(self.named_parameters()):
                 if not name.endswith("norm.weight"):
                     _tile(p, pool * INIT_STD, offset=index * 7919)
+                tick()
             if context:
                 for cache in (self.cache_k, self.cache_v):
                     for layer in range(self.cfg.layers):
                         _tile(cache[layer, :, :, :context], pool, offset=layer * 104729)
+                        tick()
 
     def moe_layers(self) -> list[MixtureOfExperts]:
         """The mixture-of-experts MLPs, one per layer (empty for a dense model)."""

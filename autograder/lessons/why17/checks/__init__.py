@@ -1,14 +1,14 @@
 """The hidden checks, one module per concept; importing this package registers them all.
 
-Two declarations the engine reads (autograder/core/grade.py):
+One declaration the engine reads (autograder/core/grade.py):
 
 - ``DEPENDS``: student module -> the student modules its checks also run. roofline.py imports
   predict.py, so when the student's predict.py is missing, does not import or failed its own
   checks, roofline.py is graded with the reference's (autograder/core/fallback.py): a slip in
   predict.py is charged in task3 only.
-- ``HANDED_IN``: files the student hands in besides the modules course.yml names; with them the
-  grader finds the student's folder inside a submission zipped one or more folders too deep.
+
+The files a submission holds besides the modules (measurements.json, why17.ipynb) are course.yml's
+task ``files``, read by the grader and by ``python -m shared.submit`` alike.
 """
 
 DEPENDS = {"roofline": ("predict",)}
-HANDED_IN = ("measurements.json", "why17.ipynb")

@@ -1,0 +1,126 @@
+"""``python -m shared.submit [FOLDER]``: check the lab folder, run the public tests, write the zip.
+
+Prints, per task, the files that will be graded and those that are missing, and how the task's
+public tests went. Exit status: 0 when the zip was written (failing public tests are reported, not
+refused: any subset of the work may be handed in); 1 when a graded file is missing or unreadable and
+``--allow-missing`` was not given (one line on stderr says which; no zip is written); 2 on a bad
+argument or a folder that is not a lab folder.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from shared.submit import archive, plan, public
+
+PROG = "python -m shared.submit"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2, without the usage block
+        print(f"{PROG}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=PROG, description="Check a lab folder against course.yml (every graded file present), "
+                                       "run its public tests, and write the zip to hand in.")
+    p.add_argument("folder", nargs="?", default=None,
+                   help="the lab folder (default: this folder when it is one, else assignments/<folder> "
+                        "beside the nearest course.yml)")
+    p.add_argument("--out", default=None,
+                   help="where to write the zip (default: <assignment>-submission.zip in the top folder, "
+                        "the one holding course.yml)")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="write the zip even when a graded file is missing or unreadable (it costs that task's points)")
+    p.add_argument("--no-tests", action="store_true", help="do not run the public tests")
+    return p
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the current folder when it lies below it."""
+    try:
+        return os.path.relpath(path) if path.resolve().is_relative_to(Path.cwd().resolve()) else str(path)
+    except ValueError:
+        return str(path)
+
+
+def _tests_line(counts: public.TaskTests, unloaded: bool) -> list[str]:
+    """How a task's public tests went; ``unloaded``: some test file could not be loaded."""
+    total = counts.passed + counts.failed + counts.skipped
+    if not total:
+        return ["public tests: none ran (a test file could not be loaded, see below)" if unloaded
+                else "public tests: none for this task"]
+    parts = [f"{counts.passed} passed"] + ([f"{counts.failed} failed"] if counts.failed else []) \
+        + ([f"{counts.skipped} skipped"] if counts.skipped else [])
+    lines = [f"public tests: {', '.join(parts)}"]
+    lines += [f"  - {message}" for message in counts.failures[:3]]
+    if len(counts.failures) > 3:
+        lines.append(f"  - ... and {len(counts.failures) - 3} more kinds of failure (run pytest to see them)")
+    return lines
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        folder = Path(args.folder) if args.folder else plan.default_folder(Path.cwd().resolve())
+        the_plan = plan.load(folder)
+    except plan.PlanError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    missing, unreadable = the_plan.missing(), the_plan.unreadable()
+    print(f"{the_plan.assignment}: {_shown(the_plan.folder)} (what is graded: {_shown(the_plan.course)})")
+    outcome = None
+    if args.no_tests:
+        print("public tests: not run (--no-tests)")
+    else:
+        print("running the public tests ...", flush=True)
+        outcome = public.run(the_plan.folder, [t.id for t in the_plan.tasks])
+    for task in the_plan.tasks:
+        print(f"\n{task.id}  {task.points:g} points  {task.title}")
+        here = [n for n in task.files if n not in missing and n not in unreadable]
+        print(f"  graded: {', '.join(here) if here else 'nothing (no file of this task is here)'}")
+        for name in task.files:
+            if name in missing:
+                print(f"  MISSING: {name} (every check that needs it fails)")
+            elif name in unreadable:
+                print(f"  UNREADABLE: {name} ({unreadable[name]})")
+        if outcome is not None:
+            unloaded = bool(outcome.uncollected) and any(n.endswith(".py") for n in task.files)
+            for line in _tests_line(outcome.tasks[task.id], unloaded):
+                print(f"  {line}")
+    print()
+    if outcome is not None and outcome.problem:
+        print(f"warning: the public tests did not run: {outcome.problem}")
+    for where, why in (outcome.uncollected.items() if outcome is not None else ()):
+        print(f"warning: the public tests in {where} could not be loaded, so none of them ran: {why}")
+    for name in the_plan.data_files:
+        stale = the_plan.older_than_code(name)
+        if stale:
+            print(f"warning: {name} is older than {', '.join(stale)}: if your numbers changed, "
+                  f"run {the_plan.notebook or 'the notebook'} again so that {name} holds your code's numbers")
+    problems = [*missing, *unreadable]
+    if problems:
+        cost = sum(t.points for t in the_plan.tasks if set(t.files) & set(problems))
+        which = ", ".join(f"{n} ({'missing' if n in missing else unreadable[n]})" for n in problems)
+        tasks = ", ".join(t.id for t in the_plan.tasks if set(t.files) & set(problems))
+        if not args.allow_missing:
+            written = [n for n in problems if n in the_plan.data_files]
+            how = (f"run {the_plan.notebook} to the end (it writes {', '.join(written)})"
+                   if written and the_plan.notebook else "add it")
+            print(f"{PROG}: refused: {_shown(the_plan.folder)}: {which}, graded in {tasks} "
+                  f"({cost:g} points); {how}, or pass --allow-missing to hand in without it", file=sys.stderr)
+            return 1
+        print(f"warning: handing in without {which}: {tasks} ({cost:g} points) lose what needs it")
+    top = the_plan.course.parent
+    target = Path(args.out) if args.out else top / f"{the_plan.assignment}-submission.zip"
+    names = [n for n in the_plan.files if n not in missing]
+    written = archive.write(the_plan.folder, names, target)
+    failed = sum(c.failed for c in outcome.tasks.values()) if outcome is not None else 0
+    print(f"wrote {_shown(written)}: {', '.join(names)}")
+    if failed:
+        print(f"note: {failed} public test(s) failed; the grader runs them and hidden checks too")
+    print("hand in that zip where your course asks for it (Gradescope: upload the zip or the files)")
+    return 0
