@@ -87,8 +87,6 @@ def test_a_page_with_every_check_passed_says_so_and_lists_nothing(results):
     assert "Every check passed" in html and "What went wrong" not in html
 
 
-@pytest.mark.xfail(strict=True, reason="shared/simgpu/verdicts.py (_charged_once) words a pass as 'shows the same "
-                   "mistake as ...'; its owner rewords it, then this marker goes")
 def test_no_passing_message_of_the_grader_speaks_of_a_mistake(results):
     green = [t["output"] for t in results["tests"] if t["status"] == "passed"
              and "mistake" in str(t.get("output", "")).lower()]
@@ -148,8 +146,6 @@ def test_the_box_rows_show_cost_fix_and_lesson_in_order(page, results):
         assert cells[3] == f"reread: {row.lesson}"
 
 
-@pytest.mark.xfail(strict=True, reason="shared/simgpu/verdicts.py (_charged_once) words a pass as 'shows the same "
-                   "mistake as ...'; its owner rewords it, then this marker goes")
 def test_no_green_row_on_the_page_says_mistake(page):
     assert page["green"], "the page lists the passed checks"
     assert [row for row in page["green"] if "mistake" in row.lower()] == []

@@ -229,8 +229,7 @@ class _Instance:
         if slip is not None and rubric.agrees(s, function, slip):
             if slip.owner == vid:
                 return Verdict(vid, False, slip.message)
-            return Verdict(vid, True, f"not judged here: {function}'s timing is charged once, in "
-                                      f"[{slip.owner}].")
+            return Verdict(vid, True, f"not judged here: {function}'s timing is judged in [{slip.owner}].")
         if self.gate is not None:
             stale = self.gate(s, vid, function)
             if stale is not None:      # nothing measured: no check can pass, none is charged elsewhere
@@ -250,6 +249,6 @@ class _Instance:
         if other.passed:
             return verdict
         return Verdict(verdict.check, True,
-                       f"{self.function} shows the same mistake as {base}, charged once there ([{base_id}]).",
+                       f"not judged here: {self.function} relies on {base}, judged in [{base_id}].",
                        verdict.ratio)
 

@@ -123,8 +123,8 @@ def bytes_counted_twice(s: Session, function: str) -> Verdict:
                    if f is not None and f in JUDGES["warmup_present"]]
         cold = next((w for w in warmups if not w.passed), None)
         if cold is not None:           # the clock started before the warm-up: charged there, once
-            return Verdict(check, True, f"not judged here: {function}'s timed region holds its "
-                                        f"warm-up, charged once in [{cold.check}].", ratio)
+            return Verdict(check, True, f"not judged here: {function}'s timed region is judged in "
+                                        f"[{cold.check}].", ratio)
         if 0.3 <= ratio <= 3.5 or other_size:
             return Verdict(check, False,
                            f"{head}{note}, which no byte count or unit explains: copy buffers of "
