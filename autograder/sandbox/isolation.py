@@ -52,6 +52,9 @@ UID_BASE = 2**31 - 2**24
 SECRETS = ("solutions", "tests", ".git", ".notes", "course.yml", "bench")
 #: The one part of the grader package the child sees: the code that runs inside the sandbox.
 RUNTIME = "runtime"
+#: The grader package's marker (a one-line docstring): with Landlock (plain mode) the child reads
+#: it to import ``autograder.runtime``; with namespaces the private root does not show it.
+MARKER = "__init__.py"
 #: Paths of the system every Python program needs (read-only in the child's view).
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys")
 #: Device nodes passed through when present (the GPU: NVIDIA's driver nodes).
@@ -139,7 +142,10 @@ class Protection:
                          " userfaultfd, perf, kexec, mount and namespaces")
         if self.landlock:
             extra.append(f"Landlock (ABI {self.landlock}) kept it to the files it needs")
-        missing = "; ".join(f"no {bound} ({why})" for bound, why in self.why_not)
+        held = {"total memory cap": f": what holds is {limits.address_space_bytes // 2**20} MiB per process"
+                                    f" x {limits.processes} processes",
+                "disk quota": f": what holds is {limits.file_size_bytes // 2**20} MiB per file"}
+        missing = "; ".join(f"no {bound} ({why}){held.get(bound, '')}" for bound, why in self.why_not)
         return (f"Sandbox ({self.mode}): " + ", ".join(parts) + f"; limits: {caps}"
                 + ("; " + "; ".join(extra) if extra else "") + ("; " + missing if missing else "") + ".")
 
@@ -152,7 +158,8 @@ def secret_paths() -> list[str]:
     roots = dict.fromkeys([ROOT, course.current_file().resolve().parent])
     paths = [str(root / name) for root in roots for name in SECRETS]
     for package in dict.fromkeys([ROOT / "autograder", Path(__file__).resolve().parents[1]]):
-        paths += [str(p) for p in sorted(package.iterdir()) if p.name != RUNTIME and str(p) not in paths]
+        paths += [str(p) for p in sorted(package.iterdir())
+                  if p.name not in (RUNTIME, MARKER) and str(p) not in paths]
     return paths
 
 
@@ -184,7 +191,7 @@ def landlock_rules(workdir: str) -> dict:
     the working folder. The checkout's root may be listed (the child imports ``shared`` and
     ``autograder.runtime`` from it) but none of its files read besides those two packages and
     ``autograder/__init__.py``."""
-    read = [*view_paths(), "/proc", str(ROOT / "autograder" / "__init__.py"),
+    read = [*view_paths(), "/proc", str(ROOT / "autograder" / MARKER),
             *(d for d in PLAIN_DEVICES), *(f"/dev/{d}" for d in GPU_DEVICES if os.path.exists(f"/dev/{d}"))]
     return {"read": read, "list": [str(ROOT)], "write": [workdir, *PLAIN_DEVICES]}
 
@@ -474,15 +481,21 @@ def _mode_wanted() -> str:
 _PROBE = """
 import errno, json, os, socket, sys
 secrets = json.loads(sys.argv[1])
-def readable(p):
+def opens(p):
     try:
-        if os.path.isdir(p):
-            os.listdir(p)
-        else:
-            open(p, "rb").close()
+        open(p, "rb").close()
         return True
     except OSError:
         return False
+def readable(p):   # a file that opens, or a folder holding one (a list of names alone is not enough)
+    if not os.path.isdir(p):
+        return opens(p)
+    for seen, (top, dirs, files) in enumerate(os.walk(p)):
+        if any(opens(os.path.join(top, f)) for f in files[:20]):
+            return True
+        if seen >= 50:
+            break
+    return False
 readable = [p for p in secrets if os.path.exists(p) and readable(p)]
 try:
     socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close(); seccomp = False
