@@ -175,10 +175,24 @@ SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1, 2
 
 
 def landlock_abi() -> int:
-    """The kernel's Landlock ABI version; 0 when it has none (too old, or switched off)."""
-    version = _libc.syscall(ctypes.c_long(SYS_CREATE_RULESET), None, ctypes.c_size_t(0),
-                            ctypes.c_uint32(CREATE_RULESET_VERSION))
-    return max(0, int(version))
+    """The kernel's Landlock ABI version; 0 when it has none (``landlock_missing`` says why)."""
+    return max(0, _ask_version())
+
+
+def _ask_version() -> int:
+    return int(_libc.syscall(ctypes.c_long(SYS_CREATE_RULESET), None, ctypes.c_size_t(0),
+                             ctypes.c_uint32(CREATE_RULESET_VERSION)))
+
+
+def landlock_missing() -> str:
+    """Why this process cannot use Landlock, in words ('' when it can)."""
+    if _ask_version() > 0:
+        return ""
+    err = ctypes.get_errno()
+    return {errno.ENOSYS: "this kernel has no Landlock (5.13 and later)",
+            errno.EOPNOTSUPP: "Landlock is switched off at boot (lsm=)",
+            errno.EPERM: "landlock_create_ruleset is refused (a seccomp profile)"}.get(
+        err, f"landlock_create_ruleset: {os.strerror(err)}")
 
 
 def _handled_fs(abi: int) -> int:

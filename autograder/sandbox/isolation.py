@@ -582,7 +582,7 @@ def _found(mode: str, root: bool, seen: dict, reason: str = "") -> Protection:
         why_not.append(("seccomp filter", f"no system call table for {os.uname().machine}"
                         if confine.seccomp_table() is None else "the probe's UDP socket was not refused"))
     if mode == "plain" and not abi:
-        why_not.append(("Landlock", "this kernel has no Landlock"))
+        why_not.append(("Landlock", confine.landlock_missing() or "the ruleset was not applied"))
     return Protection(mode, root, seen["uid"], tuple(seen["readable"]), seen["network"], reason,
                       seccomp=bool(seen["seccomp"]), landlock=abi, quota=quota,
                       memory_cgroup=group[0] if in_group else "", why_not=tuple(why_not))
