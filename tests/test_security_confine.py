@@ -124,7 +124,7 @@ def test_several_memory_hungry_processes_are_bounded_in_total(tmp_path):
     assert got["requested_mib"] > 2 * cap_mib, "the attack asks for more than the cap: it proves something"
     assert got["killed"] + got["refused"] >= 1, got
     assert got["reported_mib"] <= cap_mib, got
-    assert peak is not None and peak <= cap_mib * 2**20
+    assert peak is None or peak <= cap_mib * 2**20      # None: a v2 kernel before 5.19 (no memory.peak)
 
 
 def test_without_a_cgroup_the_bound_that_holds_is_stated():

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import confine, isolation
+from autograder.sandbox import cgroup, confine, isolation
 
 PROT = isolation.protection()
 needs_namespaces = pytest.mark.skipif(
@@ -238,6 +238,7 @@ def test_a_sandbox_that_cannot_be_built_stops_with_one_line():
     shutil.rmtree(workdir)                      # the private folder is gone: the jail must refuse
     argv = isolation.wrap([sys.executable, "-c", "print('student code ran')"], workdir)
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    cgroup.remove(isolation.group_name(workdir))   # the memory cgroup wrap made for it, if any
     assert done.returncode == 125
     assert "student code ran" not in done.stdout
     lines = done.stderr.strip().splitlines()
