@@ -503,7 +503,10 @@ except OSError as exc:
     seccomp = exc.errno == errno.EPERM
 network = False
 for family, address in ((socket.AF_INET, ("192.0.2.1", 9)), (socket.AF_INET6, ("2001:db8::1", 9))):
-    s = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        s = socket.socket(family, socket.SOCK_STREAM)
+    except OSError:                             # no such family here (a kernel without IPv6)
+        continue
     s.setblocking(False)
     try:
         s.connect(address); network = True      # TEST-NET / documentation prefix: nothing answers
