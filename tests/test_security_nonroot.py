@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import isolation
+from autograder.sandbox import confine, isolation
 
 NOBODY = 65534
 ROOT = isolation.ROOT
@@ -112,3 +112,23 @@ def test_quota_and_confinement_tests_pass_in_plain_mode_for_an_unprivileged_grad
     tail = (done.stdout + done.stderr)[-3000:]
     assert done.returncode == 0, tail
     assert " passed" in done.stdout and " failed" not in done.stdout, tail
+
+
+def test_the_reference_grades_in_full_under_the_filter_and_landlock_in_plain_mode():
+    """torch imports and runs under the seccomp filter and the Landlock ruleset: the reference
+    earns every point of tasks 1-4 (task 5's measurements.json is the student's notebook's)."""
+    out = Path(tempfile.mkdtemp(prefix="why17-nobody-out-"))
+    os.chmod(out, 0o777)
+    try:
+        done = as_nobody([sys.executable, "-m", "autograder", "grade", "solutions/why17", "--out",
+                          str(out / "results.json")], cwd=ROOT, extra_env=["WHY17_SANDBOX=plain"])
+        assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+        results = json.loads((out / "results.json").read_text())
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    line = next(x for x in results["output"].splitlines() if x.startswith("Sandbox (plain):"))
+    short = {t["check"]: (t["score"], t["max_score"]) for t in results["tests"]
+             if t["task"] != "task5" and t["score"] != t["max_score"]}
+    assert short == {}, line
+    assert ("a seccomp filter refused" in line) == (confine.seccomp_table() is not None), line
+    assert ("Landlock (ABI" in line) == (confine.landlock_abi() > 0), line
