@@ -130,7 +130,7 @@ def test_results_written_by_the_child_stay_in_its_private_folders(tmp_path):
     (outside / "results.json").write_text('{"score": 1}')
     with Sandbox(submission("write_results", tmp_path / "sub"), Limits(time_limit_s=120)) as box:
         written, _ = box.call("bw", "attack")
-        workdir = box.child.workdir
+        workdir = box.child.host_dir
     assert written, "the attack wrote nothing at all: it would prove nothing"
     assert all(p.startswith((str(workdir), "/tmp/")) for p in written), written
     assert (outside / "results.json").read_text() == '{"score": 1}'

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import isolation
+from autograder.sandbox import cgroup, confine, isolation
 
 PROT = isolation.protection()
 needs_namespaces = pytest.mark.skipif(
@@ -238,6 +238,7 @@ def test_a_sandbox_that_cannot_be_built_stops_with_one_line():
     shutil.rmtree(workdir)                      # the private folder is gone: the jail must refuse
     argv = isolation.wrap([sys.executable, "-c", "print('student code ran')"], workdir)
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    cgroup.remove(isolation.group_name(workdir))   # the memory cgroup wrap made for it, if any
     assert done.returncode == 125
     assert "student code ran" not in done.stdout
     lines = done.stderr.strip().splitlines()
@@ -268,7 +269,15 @@ def test_plain_mode_says_what_it_cannot_protect():
     text = done.stdout
     assert text.startswith("Sandbox (plain):")
     assert "WITHOUT namespaces (WHY17_SANDBOX=plain)" in text
-    assert "WITH network access (not isolated)" in text
+    abi = confine.landlock_abi()
+    if abi >= 4:     # Landlock refuses TCP; the seccomp filter UDP
+        assert "with no network" in text and f"Landlock (ABI {abi})" in text
+    else:
+        assert "WITH network access (not isolated)" in text
+    if abi:          # Landlock keeps the child to what the private root would show
+        assert "unable to read the grader, its hidden tests or the reference solutions" in text
+        return
+    assert f"no Landlock ({confine.landlock_missing()})" in text
     readable = [p for p in isolation.secret_paths() if os.path.exists(p) and os.stat(p).st_mode & 0o004]
     if readable:
         assert "COULD read grader files" in text and readable[0] in text

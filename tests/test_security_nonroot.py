@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import isolation
+from autograder.sandbox import confine, isolation
 
 NOBODY = 65534
 ROOT = isolation.ROOT
@@ -57,12 +57,13 @@ def _reach_script(path: Path) -> str:
             f"mount --rbind {blocked}/{inner} {stage}/{inner} && mount --rbind {stage} {blocked} && ")
 
 
-def as_nobody(argv: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    """Run ``argv`` as uid/gid 65534 with a clean environment, the interpreter made reachable."""
+def as_nobody(argv: list[str], cwd: Path, timeout: float = 600, extra_env=()) -> subprocess.CompletedProcess:
+    """Run ``argv`` as uid/gid 65534 with a clean environment (plus ``extra_env``, NAME=VALUE
+    strings), the interpreter made reachable."""
     home = Path(tempfile.mkdtemp(prefix="why17-nobody-"))
     os.chmod(home, 0o777)
     env = ["env", "-i", f"PATH={os.environ.get('PATH', '/usr/bin:/bin')}", f"HOME={home}",
-           "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", f"TMPDIR={tempfile.gettempdir()}"]
+           "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", f"TMPDIR={tempfile.gettempdir()}", *extra_env]
     drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
     command = " ".join(_quote(a) for a in drop + env + argv)
     reach = _reach_script(Path(sys.base_prefix))
@@ -100,3 +101,34 @@ def test_unprivileged_grader_reports_a_user_namespace_sandbox():
     assert got["uid"] == NOBODY
     assert "the grader's own (unprivileged) user" in got["text"]
     assert "unable to read the grader" in got["text"] and "with no network" in got["text"]
+
+
+def test_quota_and_confinement_tests_pass_in_plain_mode_for_an_unprivileged_grader():
+    """Plain mode as an unprivileged grader (namespaces refused, e.g. Docker's default seccomp
+    profile): what tests/test_security_confine.py proves there (the seccomp filter, Landlock)
+    holds, and each bound that does not exist is stated with its reason."""
+    done = as_nobody([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+                      "tests/test_security_confine.py"], cwd=ROOT, extra_env=["WHY17_SANDBOX=plain"])
+    tail = (done.stdout + done.stderr)[-3000:]
+    assert done.returncode == 0, tail
+    assert " passed" in done.stdout and " failed" not in done.stdout, tail
+
+
+def test_the_reference_grades_in_full_under_the_filter_and_landlock_in_plain_mode():
+    """torch imports and runs under the seccomp filter and the Landlock ruleset: the reference
+    earns every point of tasks 1-4 (task 5's measurements.json is the student's notebook's)."""
+    out = Path(tempfile.mkdtemp(prefix="why17-nobody-out-"))
+    os.chmod(out, 0o777)
+    try:
+        done = as_nobody([sys.executable, "-m", "autograder", "grade", "solutions/why17", "--out",
+                          str(out / "results.json")], cwd=ROOT, extra_env=["WHY17_SANDBOX=plain"])
+        assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+        results = json.loads((out / "results.json").read_text())
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    line = next(x for x in results["output"].splitlines() if x.startswith("Sandbox (plain):"))
+    short = {t["check"]: (t["score"], t["max_score"]) for t in results["tests"]
+             if t["task"] != "task5" and t["score"] != t["max_score"]}
+    assert short == {}, line
+    assert ("a seccomp filter refused" in line) == (confine.seccomp_table() is not None), line
+    assert ("Landlock (ABI" in line) == (confine.landlock_abi() > 0), line

@@ -10,8 +10,15 @@ asking it what it sees (its uid, whether the grader's files and the network are 
   namespaces; a private root holding only the system, Python, the venv, the project's
   ``shared/`` and the working folder; no network at all; every capability dropped;
 - **plain** (namespaces refused, e.g. a container whose seccomp profile blocks them, or
-  ``WHY17_SANDBOX=plain``): rlimits and, as root, an unprivileged uid; the grader's files are
+  ``WHY17_SANDBOX=plain``): rlimits and, as root, an unprivileged uid; where the kernel has
+  Landlock, a ruleset that lets the child read only what the private root would show and write
+  only its working folder (and, from Landlock ABI 4, no TCP); otherwise the grader's files are
   protected only by their permissions, and the network is not isolated.
+
+In both, a seccomp filter refuses what graded code never needs (autograder/sandbox/confine.py),
+and, where the grader may make one, a memory cgroup bounds the child's memory in total
+(autograder/sandbox/cgroup.py). With namespaces the working folder, /tmp and /dev/shm are tmpfs
+mounts of their own with a size and an inode limit (``JailLimits.disk_bytes``, ``disk_inodes``).
 
 In both, when the grader runs as root the child gets a uid of its own (``UID_BASE`` + the
 launcher's pid, unique among live children), so the per-uid process limit (RLIMIT_NPROC) counts
@@ -33,6 +40,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.sandbox import cgroup
+
 ROOT = Path(__file__).resolve().parents[2]
 JAIL = Path(__file__).with_name("jail.py")
 
@@ -43,6 +52,9 @@ UID_BASE = 2**31 - 2**24
 SECRETS = ("solutions", "tests", ".git", ".notes", "course.yml", "bench")
 #: The one part of the grader package the child sees: the code that runs inside the sandbox.
 RUNTIME = "runtime"
+#: The grader package's marker (a one-line docstring): with Landlock (plain mode) the child reads
+#: it to import ``autograder.runtime``; with namespaces the private root does not show it.
+MARKER = "__init__.py"
 #: Paths of the system every Python program needs (read-only in the child's view).
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys")
 #: Device nodes passed through when present (the GPU: NVIDIA's driver nodes).
@@ -64,14 +76,20 @@ class JailLimits:
     file_size_bytes: int = 64 * 2**20
     cpu_seconds: int = 1200
     tmp_bytes: int = 128 * 2**20   # private /tmp and /dev/shm (memory-backed), each
+    tmp_inodes: int = 4096         # files and folders in each of /tmp and /dev/shm
+    disk_bytes: int = 256 * 2**20  # the working folder's quota (a tmpfs of its own, namespaces mode)
+    disk_inodes: int = 4096        # files and folders the working folder may hold
+    memory_bytes: int = 4096 * 2**20   # all the child's processes together (memory cgroup)
 
     @classmethod
     def from_sandbox(cls, limits) -> "JailLimits":
-        """From autograder.sandbox.parent.Limits (memory_limit_mb, file_size_bytes, cpu_seconds)."""
+        """From autograder.sandbox.parent.Limits (memory_limit_mb, file_size_bytes, cpu_seconds):
+        the total memory is the per-process address space (the course's memory_limit_mb)."""
         return cls(address_space_bytes=int(limits.memory_limit_mb) * 2**20,
                    processes=64 + 4 * (os.cpu_count() or 1),
                    file_size_bytes=int(limits.file_size_bytes),
-                   cpu_seconds=int(limits.cpu_seconds))
+                   cpu_seconds=int(limits.cpu_seconds),
+                   memory_bytes=int(limits.memory_limit_mb) * 2**20)
 
     def rlimits(self, processes: int) -> dict:
         return {"as": self.address_space_bytes, "nproc": processes, "nofile": self.open_files,
@@ -88,6 +106,11 @@ class Protection:
     secrets_readable: tuple[str, ...]
     network: bool                  # a route out exists
     reason: str = ""               # why namespaces were not used
+    seccomp: bool = False          # the probe's UDP socket was refused by the filter
+    landlock: int = 0              # Landlock ABI of the plain-mode ruleset (0: none)
+    quota: bool = False            # the working folder was a size- and inode-limited tmpfs
+    memory_cgroup: str = ""        # cgroup version bounding the child's memory in total ('' none)
+    why_not: tuple = ()            # (bound, reason) for each bound that does not hold here
 
     def describe(self, limits: JailLimits | None = None) -> str:
         """One paragraph for the results' output: what protected the grading of this submission."""
@@ -108,7 +131,23 @@ class Protection:
         caps = (f"{limits.address_space_bytes // 2**20} MiB address space, "
                 f"{limits.processes} processes+threads, {limits.open_files} open files, "
                 f"{limits.file_size_bytes // 2**20} MiB per file, {limits.cpu_seconds} CPU s")
-        return f"Sandbox ({self.mode}): " + ", ".join(parts) + f"; limits: {caps}."
+        if self.memory_cgroup:
+            caps += f", {limits.memory_bytes // 2**20} MiB of memory in all (cgroup {self.memory_cgroup})"
+        if self.quota:
+            caps += (f", a working folder of {limits.disk_bytes // 2**20} MiB and {limits.disk_inodes} files"
+                     f" (tmpfs)")
+        extra = []
+        if self.seccomp:
+            extra.append("a seccomp filter refused UDP/raw/packet sockets, ptrace, keys, bpf, io_uring,"
+                         " userfaultfd, perf, kexec, mount and namespaces")
+        if self.landlock:
+            extra.append(f"Landlock (ABI {self.landlock}) kept it to the files it needs")
+        held = {"total memory cap": f": what holds is {limits.address_space_bytes // 2**20} MiB per process"
+                                    f" x {limits.processes} processes",
+                "disk quota": f": what holds is {limits.file_size_bytes // 2**20} MiB per file"}
+        missing = "; ".join(f"no {bound} ({why}){held.get(bound, '')}" for bound, why in self.why_not)
+        return (f"Sandbox ({self.mode}): " + ", ".join(parts) + f"; limits: {caps}"
+                + ("; " + "; ".join(extra) if extra else "") + ("; " + missing if missing else "") + ".")
 
 
 def secret_paths() -> list[str]:
@@ -119,7 +158,8 @@ def secret_paths() -> list[str]:
     roots = dict.fromkeys([ROOT, course.current_file().resolve().parent])
     paths = [str(root / name) for root in roots for name in SECRETS]
     for package in dict.fromkeys([ROOT / "autograder", Path(__file__).resolve().parents[1]]):
-        paths += [str(p) for p in sorted(package.iterdir()) if p.name != RUNTIME and str(p) not in paths]
+        paths += [str(p) for p in sorted(package.iterdir())
+                  if p.name not in (RUNTIME, MARKER) and str(p) not in paths]
     return paths
 
 
@@ -142,8 +182,28 @@ def view_paths() -> list[str]:
     return paths
 
 
+#: Device nodes a plain-mode child may read and write under Landlock.
+PLAIN_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+
+
+def landlock_rules(workdir: str) -> dict:
+    """Plain mode's Landlock ruleset: read (and execute) what the private root would show, write
+    the working folder. The checkout's root may be listed (the child imports ``shared`` and
+    ``autograder.runtime`` from it) but none of its files read besides those two packages and
+    ``autograder/__init__.py``."""
+    read = [*view_paths(), "/proc", str(ROOT / "autograder" / MARKER),
+            *(d for d in PLAIN_DEVICES), *(f"/dev/{d}" for d in GPU_DEVICES if os.path.exists(f"/dev/{d}"))]
+    return {"read": read, "list": [str(ROOT)], "write": [workdir, *PLAIN_DEVICES]}
+
+
+def _seccomp_wanted() -> bool:
+    """The seccomp filter goes in wherever this machine's system call table is known."""
+    from autograder.sandbox import confine
+    return confine.seccomp_table() is not None
+
+
 def policy(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *,
-           namespaces: bool = True, processes: int | None = None) -> dict:
+           namespaces: bool = True, processes: int | None = None, cgroup_procs: str | None = None) -> dict:
     """The jail's instructions for one child (plain data; see jail.py)."""
     limits = limits or JailLimits()
     workdir = os.path.realpath(workdir)
@@ -163,6 +223,11 @@ def policy(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *,
         "uid": "auto" if os.getuid() == 0 else None,
         "uid_base": UID_BASE,
         "tmp_bytes": limits.tmp_bytes,
+        "tmp_inodes": limits.tmp_inodes,
+        "workdir_quota": {"bytes": limits.disk_bytes, "inodes": limits.disk_inodes} if namespaces else None,
+        "cgroup": cgroup_procs,
+        "seccomp": _seccomp_wanted(),
+        "landlock": None if namespaces else landlock_rules(workdir),
         "limits": limits.rlimits(processes or _process_cap(limits)),
         "env": env,
     }
@@ -194,15 +259,38 @@ def _threads_of_uid(uid: int) -> int:
 def wrap(argv: list[str], workdir: Path, keep_fds=(), limits: JailLimits | None = None) -> list[str]:
     """The command that runs ``argv`` in the sandbox, with ``workdir`` as its private folder."""
     prot = protection()
-    spec = policy(workdir, keep_fds, limits, namespaces=prot.mode == "namespaces")
+    limits = limits or JailLimits()
+    procs = cgroup.create(group_name(workdir), limits.memory_bytes) if prot.memory_cgroup else None
+    spec = policy(workdir, keep_fds, limits, namespaces=prot.mode == "namespaces", cgroup_procs=procs)
     return [sys.executable, "-I", "-S", "-B", str(JAIL), json.dumps(spec), "--", *argv]
+
+
+def group_name(workdir: Path) -> str:
+    """The memory cgroup of the child working in ``workdir`` (its folder's name: unique)."""
+    return os.path.basename(os.path.realpath(workdir).rstrip("/"))
+
+
+def live_view(launcher_pid: int, workdir: Path) -> Path:
+    """``workdir`` as the child sees it while it runs: in namespaces mode its own tmpfs, reached
+    through its init's root (/proc/PID/root); else (or once it is gone) ``workdir`` itself."""
+    if protection().mode == "namespaces":
+        for init in _children(launcher_pid):
+            view = Path(f"/proc/{init}/root{os.path.realpath(workdir)}")
+            try:
+                if view.is_dir():
+                    return view
+            except OSError:
+                pass
+    return Path(workdir)
 
 
 def reap(launcher_pid: int, workdir: Path) -> None:
     """After a child is gone: kill whatever its uid still runs (plain mode as root: a grandchild
-    that left the process group), and remove the jail's empty mount point."""
+    that left the process group), remove its memory cgroup and the jail's empty mount point."""
     if os.getuid() == 0 and protection().mode == "plain":
         _kill_uid(UID_BASE + launcher_pid)
+    if protection().memory_cgroup:
+        cgroup.remove(group_name(workdir))
     try:
         os.rmdir(os.path.realpath(workdir).rstrip("/") + ".root")
     except OSError:
@@ -391,22 +479,56 @@ def _mode_wanted() -> str:
 
 
 _PROBE = """
-import json, os, socket, sys
+import errno, json, os, socket, sys
 secrets = json.loads(sys.argv[1])
-readable = [p for p in secrets if os.path.exists(p) and os.access(p, os.R_OK)]
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+def opens(p):
+    try:
+        open(p, "rb").close()
+        return True
+    except OSError:
+        return False
+def readable(p):   # a file that opens, or a folder holding one (a list of names alone is not enough)
+    if not os.path.isdir(p):
+        return opens(p)
+    for seen, (top, dirs, files) in enumerate(os.walk(p)):
+        if any(opens(os.path.join(top, f)) for f in files[:20]):
+            return True
+        if seen >= 50:
+            break
+    return False
+readable = [p for p in secrets if os.path.exists(p) and readable(p)]
 try:
-    s.connect(("192.0.2.1", 9)); network = True        # TEST-NET-1: a route, no packet sent
-except OSError:
-    network = False
-print(json.dumps({"uid": os.getuid(), "readable": readable, "network": network}))
+    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close(); seccomp = False
+except OSError as exc:
+    seccomp = exc.errno == errno.EPERM
+network = False
+for family, address in ((socket.AF_INET, ("192.0.2.1", 9)), (socket.AF_INET6, ("2001:db8::1", 9))):
+    try:
+        s = socket.socket(family, socket.SOCK_STREAM)
+    except OSError:                             # no such family here (a kernel without IPv6)
+        continue
+    s.setblocking(False)
+    try:
+        s.connect(address); network = True      # TEST-NET / documentation prefix: nothing answers
+    except BlockingIOError:
+        network = True                          # a route: the connection is on its way
+    except OSError:
+        pass
+    s.close()
+fs = os.statvfs(".")
+with open("/proc/self/cgroup") as f:
+    groups = f.read()
+print(json.dumps({"uid": os.getuid(), "readable": readable, "network": network, "seccomp": seccomp,
+                  "workdir_bytes": fs.f_blocks * fs.f_frsize, "workdir_inodes": fs.f_files,
+                  "cgroup": groups}))
 """
 
 
 def _probe(namespaces: bool) -> tuple[dict | None, str]:
     workdir = Path(tempfile.mkdtemp(prefix="grader-probe-"))
+    procs = cgroup.create(group_name(workdir), JailLimits().memory_bytes)
     try:
-        spec = policy(workdir, (), JailLimits(), namespaces=namespaces, processes=4096)
+        spec = policy(workdir, (), JailLimits(), namespaces=namespaces, processes=4096, cgroup_procs=procs)
         argv = [sys.executable, "-I", "-S", "-B", str(JAIL), json.dumps(spec), "--",
                 sys.executable, "-I", "-S", "-c", _PROBE, json.dumps(secret_paths())]
         done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=workdir)
@@ -417,6 +539,8 @@ def _probe(namespaces: bool) -> tuple[dict | None, str]:
             os.rmdir(str(workdir) + ".root")
         except OSError:
             pass
+        if procs:
+            cgroup.remove(group_name(workdir))
         shutil.rmtree(workdir, ignore_errors=True)
     if done.returncode != 0:
         lines = (done.stderr.strip() or f"exit status {done.returncode}").splitlines()
@@ -433,13 +557,38 @@ def protection() -> Protection:
     if wanted != "plain":
         seen, reason = _probe(namespaces=True)
         if seen is not None:
-            return Protection("namespaces", root, seen["uid"], tuple(seen["readable"]), seen["network"])
+            return _found("namespaces", root, seen)
         if wanted == "namespaces":
             raise RuntimeError(f"sandbox: namespaces requested ({MODE_ENV}=namespaces) but refused: {reason}")
     seen, why = _probe(namespaces=False)
     if seen is None:
         raise RuntimeError(f"sandbox: cannot start a sandboxed process at all: {why}")
-    return Protection("plain", root, seen["uid"], tuple(seen["readable"]), seen["network"], reason)
+    return _found("plain", root, seen, reason)
+
+
+def _found(mode: str, root: bool, seen: dict, reason: str = "") -> Protection:
+    """The Protection the probe's findings ``seen`` show, each missing bound with its reason."""
+    from autograder.sandbox import confine
+
+    limits = JailLimits()
+    group = cgroup.available()
+    in_group = not isinstance(group, str) and cgroup.PREFIX in seen["cgroup"]
+    quota = seen["workdir_bytes"] == limits.disk_bytes and seen["workdir_inodes"] == limits.disk_inodes
+    abi = confine.landlock_abi() if mode == "plain" else 0
+    why_not = []
+    if not in_group:
+        why_not.append(("total memory cap", group if isinstance(group, str) else "the probe was not in its group"))
+    if not quota:
+        why_not.append(("disk quota", "the working folder is on the host's file system: a mount of its own"
+                        " needs namespaces" if mode == "plain" else "the probe's folder was not the quota tmpfs"))
+    if not seen["seccomp"]:
+        why_not.append(("seccomp filter", f"no system call table for {os.uname().machine}"
+                        if confine.seccomp_table() is None else "the probe's UDP socket was not refused"))
+    if mode == "plain" and not abi:
+        why_not.append(("Landlock", confine.landlock_missing() or "the ruleset was not applied"))
+    return Protection(mode, root, seen["uid"], tuple(seen["readable"]), seen["network"], reason,
+                      seccomp=bool(seen["seccomp"]), landlock=abi, quota=quota,
+                      memory_cgroup=group[0] if in_group else "", why_not=tuple(why_not))
 
 
 def describe(sandbox_limits) -> str:

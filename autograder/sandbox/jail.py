@@ -15,6 +15,14 @@ jail needs nothing of the grader). With namespaces (``"namespaces": true``) it g
                 no new privileges; execs ARGV (or, in a fork server's child that already imported
                 torch, runs the ARGV script in-process so the import is not paid again)
 
+Quotas: the working folder is a tmpfs of its own in the child's mount namespace
+(``"workdir_quota"``: bytes and inodes, like isolate's disk quota; the submission's files are
+copied in), and /tmp and /dev/shm are size- and inode-limited tmpfs too. With ``"cgroup"`` (a
+memory cgroup the grader made, autograder/sandbox/cgroup.py) the launcher first joins it, so
+everything the child starts counts against one memory limit. Last before student code: the
+seccomp filter (``"seccomp"``) and, in plain mode, the Landlock ruleset (``"landlock"``), both from
+autograder/sandbox/confine.py, loaded by path when this file is.
+
 Without namespaces (``"namespaces": false``) the launcher applies the rlimits and the uid and
 execs ARGV itself. A step that fails stops the launch with one line on stderr and exit status
 125: the jail never runs student code with less protection than the grader reported.
@@ -61,6 +69,24 @@ while True:
 """
 
 _libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _load_confine():
+    """autograder/sandbox/confine.py as a module (kept in sys.modules under a name of its own, so
+    a fork server loads it once and the private root need not show it)."""
+    name = "_why17_confine"
+    if name not in sys.modules:
+        import types
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py")
+        module = types.ModuleType(name)
+        module.__file__ = path
+        with open(path, "rb") as f:
+            exec(compile(f.read(), path, "exec"), module.__dict__)
+        sys.modules[name] = module
+    return sys.modules[name]
+
+
+confine = _load_confine()
 
 
 class JailError(Exception):
@@ -210,19 +236,77 @@ def build_root(policy: dict) -> None:
                          ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
         os.symlink(target, f"{dev}/{name}")
     os.makedirs(dev + "/shm", exist_ok=True)
-    mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={policy['tmp_bytes']}")
+    tmp = f"mode=1777,size={policy['tmp_bytes']},nr_inodes={policy.get('tmp_inodes', 4096)}"
+    mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, tmp)
     os.makedirs(root + "/tmp", exist_ok=True)
-    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={policy['tmp_bytes']}")
+    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, tmp)
     for path in policy["view"]:
         if os.path.lexists(path):
             bind(root, path)
-    bind(root, policy["workdir"], writable=True)
+    if policy.get("workdir_quota"):
+        quota_workdir(root, policy["workdir"], policy["workdir_quota"])
+    else:
+        bind(root, policy["workdir"], writable=True)
     for path in policy.get("hide", ()):
         hide(root, path)
     os.chmod(root, 0o755)
     mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=755")
     os.chroot(root)
     os.chdir(policy["workdir"])
+
+
+def quota_workdir(root: str, workdir: str, quota: dict) -> None:
+    """The working folder at the same place under ``root``: a tmpfs of ``quota['bytes']`` bytes
+    and ``quota['inodes']`` inodes holding a copy of ``workdir``'s files (its folders and links
+    too), so whatever the child writes lands there and nowhere on the host's disk."""
+    if not os.path.isdir(workdir) or os.path.islink(workdir):
+        raise JailError(f"the working folder {workdir} is not a folder")
+    target = root + workdir
+    os.makedirs(target, exist_ok=True)
+    mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
+          f"mode=755,size={int(quota['bytes'])},nr_inodes={int(quota['inodes'])}")
+    for top, dirs, files in os.walk(workdir):
+        here = target + top[len(workdir):]
+        for name in dirs:
+            src = os.path.join(top, name)
+            if os.path.islink(src):
+                os.symlink(os.readlink(src), os.path.join(here, name))
+            else:
+                os.mkdir(os.path.join(here, name), 0o755)
+        for name in files:
+            src, dst = os.path.join(top, name), os.path.join(here, name)
+            if os.path.islink(src):
+                os.symlink(os.readlink(src), dst)
+                continue
+            with open(src, "rb") as fin, open(dst, "wb") as fout:
+                while chunk := fin.read(1 << 20):
+                    fout.write(chunk)
+            os.chmod(dst, os.stat(src).st_mode & 0o777)
+
+
+def join_cgroup(procs: str) -> None:
+    """Move this process into the cgroup whose ``cgroup.procs`` file is ``procs`` (what it starts
+    from now on is counted there too)."""
+    try:
+        with open(procs, "w") as f:
+            f.write(str(os.getpid()))
+    except OSError as exc:
+        raise JailError(f"joining the memory cgroup {os.path.dirname(procs)}: {exc.strerror}") from None
+
+
+def confine_last(policy: dict) -> None:
+    """The Landlock ruleset (when the policy has one) and the seccomp filter: the last steps."""
+    rules = policy.get("landlock")
+    if rules:
+        try:
+            confine.landlock(rules["read"], rules["write"], rules.get("list", ()))
+        except confine.ConfineError as exc:
+            raise JailError(str(exc)) from None
+    if policy.get("seccomp"):
+        try:
+            confine.install_seccomp()
+        except confine.ConfineError as exc:
+            raise JailError(str(exc)) from None
 
 
 def _write(path: str, text: str) -> None:
@@ -258,6 +342,7 @@ def _exec(policy: dict, argv: list[str]) -> None:
     if policy.get("uid") is not None:
         become(policy["uid"])
     drop_capabilities()
+    confine_last(policy)
     close_fds(policy.get("keep_fds", ()))
     env = dict(os.environ)
     env.update(policy.get("env", {}))
@@ -352,6 +437,8 @@ def _init(policy: dict, argv: list[str], status_w: int) -> None:
 def run(policy: dict, argv: list[str]) -> None:
     """Apply ``policy`` and run ``argv`` (never returns)."""
     uid = os.getuid()
+    if policy.get("cgroup"):
+        join_cgroup(policy["cgroup"])
     if policy.get("uid") == "auto":   # root: a uid of its own for this child (see isolation.py)
         policy["uid"] = policy["uid_base"] + os.getpid() if uid == 0 else None
     if not policy.get("namespaces"):

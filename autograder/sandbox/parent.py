@@ -53,13 +53,19 @@ class ChildHandle:
     proc: subprocess.Popen
     request_fd: int
     reply_fd: int
-    workdir: Path
+    host_dir: Path           # the folder the grader made (removed when the child is gone)
     output: "OutputDrain"
     buffer: bytearray = field(default_factory=bytearray)
     ready: dict | None = None
     who: str = "your code"   # in messages: "the process running <who> ..."
     device: object = None    # the simulated GPU (shared.simgpu.device.SimDevice) its requests reach
     device_calls: int = 0    # calls made on a simulated GPU so far
+
+    @property
+    def workdir(self) -> Path:
+        """The working folder as the child sees it (with namespaces, its own size-limited tmpfs,
+        which the host folder does not reflect); ``host_dir`` once the child is gone."""
+        return isolation.live_view(self.proc.pid, self.host_dir)
 
 
 #: Seconds the first call on a child's simulated GPU may take at least (one-time imports: torch's
@@ -194,7 +200,22 @@ def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib
             os.close(fd)
     drain = OutputDrain(out_r, limits.output_cap_bytes)
     drain.start()
-    return ChildHandle(proc=proc, request_fd=req_w, reply_fd=rep_r, workdir=workdir, output=drain)
+    return ChildHandle(proc=proc, request_fd=req_w, reply_fd=rep_r, host_dir=workdir, output=drain)
+
+
+#: How an exception's message says a file system is full (ENOSPC; EDQUOT: a disk quota).
+_FULL = ("No space left on device", "Disk quota exceeded")
+
+
+def quota_hint(text: str, limits: Limits) -> str:
+    """What to add to an exception's message that says the disk is full: the working folder's
+    quota, where the sandbox has one ('' otherwise)."""
+    if not any(words in text for words in _FULL) or not isolation.protection().quota:
+        return ""
+    jail = isolation.JailLimits.from_sandbox(limits)
+    return (f" (your code filled the disk space it is given: its working folder holds at most"
+            f" {jail.disk_bytes // 2**20} MiB in {jail.disk_inodes} files and folders, /tmp"
+            f" {jail.tmp_bytes // 2**20} MiB in {jail.tmp_inodes})")
 
 
 def send(child: ChildHandle, message: dict) -> None:
@@ -266,7 +287,7 @@ def kill(child: ChildHandle) -> None:
         child.proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         pass
-    isolation.reap(child.proc.pid, child.workdir)   # issue 5: what its uid left behind; the jail's mount point
+    isolation.reap(child.proc.pid, child.host_dir)   # what its uid left behind; its cgroup; the mount point
     close(child)
 
 
@@ -291,7 +312,7 @@ def close(child: ChildHandle) -> None:
                 pass
             setattr(child, attr, -1)
     child.output.join(timeout=2)
-    shutil.rmtree(child.workdir, ignore_errors=True)
+    shutil.rmtree(child.host_dir, ignore_errors=True)
 
 
 class Sandbox:
@@ -548,7 +569,7 @@ class Sandbox:
         kind = reply.get("kind")
         text = str(reply.get("message", ""))
         if kind == "raised":
-            error = StudentRaised(str(reply.get("exc_type", "Exception")), text)
+            error = StudentRaised(str(reply.get("exc_type", "Exception")), text + quota_hint(text, self.limits))
             error.function = function
             raise error
         if kind in ("missing", "import"):
