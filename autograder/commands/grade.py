@@ -28,9 +28,9 @@ def run(args) -> int:
     # while the server still imports torch, in a child that imports matplotlib itself.
     from autograder.batch import preflight
     from autograder.sandbox import forkserver
-    preflight.check(course.load().assignment(args.assignment))
     forkserver.start(wait=False, huge_pages=False, later=())
     try:
+        preflight.check(course.load().assignment(args.assignment))   # while the server imports torch
         res = grade_submission(args.submission, args.assignment, args.device)
     except GraderError as exc:   # no results.json: a grader failure must never read as a score
         print(f"error: the grader failed, not the submission: {exc}; no results written", file=sys.stderr)
