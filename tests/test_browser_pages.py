@@ -91,10 +91,13 @@ def test_summary_page_renders_charts_mistakes_and_links(out, browser, tmp_path):
     assert facts["svgs"] == 4 and facts["errors"] == [] and facts["loaded"] == []   # + pass rate per check
     assert "Counted the bytes once" in facts["text"] and "nothing to grade" in facts["text"]
     assert "Pass rate per check" in facts["text"] and "bytes_counted_twice" in facts["text"]
-    links = browser.execute_script(
-        "return Array.from(document.querySelectorAll('a')).map(a => a.href)")
-    assert sorted(Path(link.removeprefix("file://")).parent.name for link in links) == [
-        "s000", "s001", "s002", "s003"]
+    links = [Path(link.removeprefix("file://")) for link in browser.execute_script(
+        "return Array.from(document.querySelectorAll('a')).map(a => a.href)")]
+    pages = [link for link in links if link.name == "feedback.html"]
+    assert sorted(link.parent.name for link in pages) == ["s000", "s001", "s002", "s003"]
+    files = sorted(link.name for link in links if link not in pages)
+    assert {"gradebook.csv", "canvas.csv", "checks.csv", "overrides.csv"} <= set(files)
+    assert all(link.is_file() for link in links)      # every link leads to a file that is there
     assert shot.stat().st_size > 10_000
 
 

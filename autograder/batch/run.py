@@ -399,5 +399,6 @@ def write_class_files(st: store.Store, layout: discover.Layout, asg, *, extensio
                          partial=[s.student for s, _ in partials],
                          regraded=regrades.total_changes(out))
     store.atomic_write(out / SUMMARY_JSON, json.dumps(data, indent=2) + "\n")
-    store.atomic_write(out / SUMMARY_HTML, summary_html.render(data, gradebook.rows(everyone, asg)))
+    present = [name for name in summary_html.CLASS_FILES if (out / name).is_file()]
+    store.atomic_write(out / SUMMARY_HTML, summary_html.render(data, gradebook.rows(everyone, asg), present))
     return entries

@@ -21,8 +21,9 @@ CLASS_FILES = ("gradebook.csv", "canvas.csv", "checks.csv", "overrides.csv", "ex
                "regrades.csv")
 
 
-def render(summary: dict, rows: list[dict]) -> str:
-    """The class report; ``rows`` are gradebook rows (one per person)."""
+def render(summary: dict, rows: list[dict], files=()) -> str:
+    """The class report; ``rows`` are gradebook rows (one per person); ``files``: the class files
+    (CLASS_FILES) that exist beside it, linked at the top."""
     n = summary["students"]
     hist = summary["histogram"]
     edges = hist["bins"]
@@ -73,10 +74,10 @@ def render(summary: dict, rows: list[dict]) -> str:
     failed = summary.get("grader_failed", [])
     failed_rows = "".join(f"<tr><td><a href=\"{quote(e['student'])}/feedback.html\">{escape(e['student'])}"
                           f"</a></td><td>{escape(e['reason'])}</td></tr>" for e in failed)
-    files = " &middot; ".join(f"<a href=\"{quote(name)}\">{escape(name)}</a>" for name in CLASS_FILES)
+    links = " &middot; ".join(f"<a href=\"{quote(name)}\">{escape(name)}</a>" for name in files)
     body = [
         f"<h1>Class report: {escape(summary['assignment'])}</h1>",
-        f"<p class=\"files\">Class files: {files}</p>",
+        f"<p class=\"files\">Class files: {links}</p>" if links else "",
         (f"<div class=\"card failed\" id=\"grader-failed\">The grader itself failed on {len(failed)} "
          f"student(s): no score, their cells in the exports are empty (not 0), and they are left out "
          f"of every figure below; fix the grader and rerun.<table>{failed_rows}</table></div>"
