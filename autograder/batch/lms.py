@@ -29,6 +29,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from autograder.core.errors import UsageError
+
 MOODLE = re.compile(r"^(?P<name>[^_]+)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<file>.*)$")
 CANVAS = re.compile(r"^(?:(?P<login>.+?)_)??(?:(?P<late>LATE)_)?(?P<uid>\d+|anon_[A-Za-z0-9]+)_"
                     r"(?P<att>\d+)_(?P<file>.+)$")
@@ -62,17 +64,21 @@ def _gather(files: list[tuple[str, Path]], names, folder: Path) -> Path:
     a lone zip is graded as it is."""
     if len(files) == 1 and files[0][1].suffix.lower() == ".zip":
         return files[0][1]
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    given = {n for n, _ in files}
-    for name, path in files:
-        m = _RENUMBERED.match(name)
-        if m and f"{m['stem']}{m['ext']}" in names and f"{m['stem']}{m['ext']}" not in given:
-            name = f"{m['stem']}{m['ext']}"
-        target = folder / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, target)
+    try:
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        given = {n for n, _ in files}
+        for name, path in files:
+            m = _RENUMBERED.match(name)
+            if m and f"{m['stem']}{m['ext']}" in names and f"{m['stem']}{m['ext']}" not in given:
+                name = f"{m['stem']}{m['ext']}"
+            target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+    except OSError as exc:
+        raise UsageError(f"{folder}: cannot gather the download's files of a student here "
+                         f"({exc.strerror or exc})") from None
     return folder
 
 

@@ -67,9 +67,9 @@ def grading_key(asg, device: str, time_limit_s: float | None, only=None) -> str:
 
 
 def select(layout: discover.Layout, name: str) -> discover.Submission:
-    """The submission of ``name`` (its folder name under OUT, or a member's sid, email or name)."""
+    """The submission of ``name`` (its folder name under OUT, or a member's sid, email, name or LMS id)."""
     for sub in layout.submissions:
-        if name == sub.student or any(name in (m.sid, m.email, m.name) for m in sub.members):
+        if name == sub.student or any(name in (m.sid, m.email, m.name, m.lms_id) for m in sub.members if name):
             return sub
     known = ", ".join(s.student for s in layout.submissions[:8])
     raise UsageError(f"--student {name!r}: no such student in the submissions (e.g. {known})")
@@ -123,11 +123,11 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
             print(kept_extensions.in_force_line(ext, out), file=stream)
         ovr = load_overrides(st.out, layout, asg)
         known = {x for s in layout.submissions
-                 for x in (s.student, *(y for m in s.members for y in (m.sid, m.email, m.name)))}
+                 for x in (s.student, *(y for m in s.members for y in (m.sid, m.email, m.name, m.lms_id)))}
         unknown = sorted(set(ext) - known)
         if unknown:
-            print(f"warning: {extensions}: no such student in the submissions: {', '.join(unknown[:8])}",
-                  file=stream)
+            print(f"warning: {extensions or Path(out) / kept_extensions.NAME}: no such student in the "
+                  f"submissions: {', '.join(unknown[:8])}", file=stream)
         todo = []
         wanted = {sub.student for sub in chosen}
         for sub in layout.submissions:   # a damaged student is regraded even beside --student
@@ -287,8 +287,8 @@ def report_stats(stats: list[pool.WorkerStats], stream) -> None:
 
 
 def extension_of(sub: discover.Submission, extensions: dict) -> late.Extension | None:
-    """The extension granted to ``sub`` (by folder name, or a member's sid, email or name)."""
-    for name in (sub.student, *(x for m in sub.members for x in (m.sid, m.email, m.name))):
+    """The extension granted to ``sub`` (by folder name, or a member's sid, email, name or LMS id)."""
+    for name in (sub.student, *(x for m in sub.members for x in (m.sid, m.email, m.name, m.lms_id))):
         if name and name in extensions:
             return extensions[name]
     return None
