@@ -236,3 +236,31 @@ def test_lms_downloads_are_read_as_they_come(tmp_path, layout):
         assert "1 student(s) marked LATE by Canvas: babbagecharles" in proc.stderr
     rerun = _grade(src, out, course)                # the staged copies hash the same
     assert f"skipping {len(expected)} already graded" in rerun.stderr
+
+
+# --- the pieces, without a run ----------------------------------------------------------------
+
+def test_manual_items_are_checked_like_every_course_key(tmp_path):
+    from autograder.core import course
+    from autograder.core.errors import UsageError
+    clash = _course(tmp_path / "clash", manual=[{"id": "double", "title": "clash", "points": 2}])
+    with pytest.raises(UsageError, match=r"manual\[0\]\.id' 'double' is already a task"):
+        course.load(clash / "course.yml")
+    folder = _course(tmp_path / "good", manual=[{"id": "explain", "title": "x", "points": 2}])
+    asg = course.load(folder / "course.yml").assignment("tiny")
+    assert [m.id for m in asg.manual] == ["explain"] and asg.max_score == 12
+
+
+def test_applying_overrides_twice_or_taking_them_back_gives_the_grader_s_results():
+    from autograder.batch import overrides
+    from autograder.core import course
+    asg = course.load(TINY / "course.yml").assignment("tiny")
+    graded = {"score": 4.0, "tests": [{"name": "double d [doubles_like_reference]", "task": "double",
+                                       "check": "doubles_like_reference", "score": 4.0, "max_score": 10.0}]}
+    rows = [overrides.Override("ann", "doubles_like_reference", 7.0, None, "regrade", "TA", 2),
+            overrides.Override("ann", "total", None, -1.0, "late file", "TA", 3)]
+    once = overrides.apply(graded, rows, asg)
+    assert once["score"] == 6.0 and [o["points"] for o in once["overrides"]] == [7.0, 6.0]
+    assert overrides.apply(once, rows, asg) == once
+    assert overrides.strip(once) == {**graded, "score": 4.0}
+    assert overrides.apply(once, [], asg)["tests"] == graded["tests"]
