@@ -101,6 +101,7 @@ def test_a_grader_failure_is_never_exported_as_a_number_and_a_rerun_retries_it(t
     assert again.returncode == 0, again.stderr[-2000:]
     rows = _by_student(out / "gradebook.csv")
     assert (rows["ann"]["total"], rows["bob"]["total"]) == ("10", "0")
+    assert not (out / "regrades.csv").exists()      # a failure had no score to change from
 
 
 # --- overrides and manual scores --------------------------------------------------------------

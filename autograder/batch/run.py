@@ -334,7 +334,7 @@ def record(st: store.Store, sub, digest: str, results: dict, seconds: float, *, 
             return stored
         results = partial.merge(old, results, only, run_at)
         rec_key, full = full_key, True
-    if old is not None and old_rec is not None:
+    if old is not None and old_rec is not None and not zero.is_grader_failure(old):   # a failure had no score
         rows = regrades.changes(run_at, sub.student, old, results, old_rec, digest, rec_key,
                                 compare_total=full and not partial.is_partial(old))
         regrades.append(st.out, rows)
