@@ -190,7 +190,8 @@ def apply(results: dict, rows: list[Override], asg) -> dict:
     visibility = base.get("visibility", "visible")
     for row in sorted(rows, key=lambda r: (order[kinds.get(r.item, "check")], r.row)):
         kind = kinds.get(row.item, "check")
-        note = {"item": row.item, "kind": kind, "reason": row.reason, "grader": row.grader, "row": row.row}
+        note = {"item": row.item, "kind": kind, "set": row.points, "delta": row.delta, "reason": row.reason,
+                "grader": row.grader, "row": row.row}
         if kind == "check":
             mine = [t for t in tests if t.get("check") == row.item]
             if not mine:
@@ -224,6 +225,13 @@ def apply(results: dict, rows: list[Override], asg) -> dict:
     out["score"] = round(sum(float(t.get("score") or 0.0) for t in tests), 6)
     out[KEY] = applied
     return out
+
+
+def decisions(results: dict | None) -> list[Override]:
+    """The rows whose overrides ``results`` carry (to keep them where OUT/overrides.csv was not
+    read: a Slurm task saving a grading)."""
+    return [Override("", o["item"], o.get("set"), o.get("delta"), o["reason"], o.get("grader", ""), o["row"])
+            for o in (results or {}).get(KEY) or [] if o.get("set") is not None or o.get("delta") is not None]
 
 
 def _said(row: Override) -> str:

@@ -252,10 +252,12 @@ def load_overrides(out: Path, layout: discover.Layout, asg) -> dict:
     return overrides.load(path, asg, names, check_ids)
 
 
-def finish(sub, results: dict, asg, extensions: dict, overrides_of: dict | None) -> dict:
-    """``results`` as exported: OUT/overrides.csv's rows for the student applied, then the late
-    verdict (a grader failure has no score, so neither)."""
-    results = overrides.apply(results, (overrides_of or {}).get(sub.student, []), asg)
+def finish(sub, results: dict, asg, extensions: dict, overrides_of: dict | None, stored: dict | None = None) -> dict:
+    """``results`` as exported: OUT/overrides.csv's rows for the student applied (``overrides_of``
+    None: the overrides ``stored`` carries, kept), then the late verdict (a grader failure has no
+    score, so neither)."""
+    rows = overrides_of.get(sub.student, []) if overrides_of is not None else overrides.decisions(stored)
+    results = overrides.apply(results, rows, asg)
     if zero.is_grader_failure(results):
         return results
     return with_late(sub, results, asg, extensions)
@@ -339,7 +341,7 @@ def record(st: store.Store, sub, digest: str, results: dict, seconds: float, *, 
                                 compare_total=full and not partial.is_partial(old))
         regrades.append(st.out, rows)
         st.regraded += len(rows)
-    results = finish(sub, results, asg, extensions, overrides_of)
+    results = finish(sub, results, asg, extensions, overrides_of, stored)
     if stored is not None and old_rec is not None:
         logged = overrides.log_rows(run_at, sub.student, stored, results)
         regrades.append(st.out, logged)
@@ -373,7 +375,7 @@ def write_class_files(st: store.Store, layout: discover.Layout, asg, *, extensio
                     print(f"warning: {sub.student}: {problem}; left out of the class files until a "
                           f"rerun regrades it", file=stream)
                 continue
-            fresh = finish(sub, results, asg, extensions or {}, overrides_of)
+            fresh = finish(sub, results, asg, extensions or {}, overrides_of, results)
             if fresh != results:
                 logged = overrides.log_rows(run_at or partial.now(), sub.student, results, fresh)
                 regrades.append(st.out, logged)
