@@ -117,6 +117,8 @@ def test_overrides_and_manual_scores_stick_across_reruns(tmp_path):
     assert (out / "overrides.csv").read_text() == "student,item,points,delta,reason,grader\n"
     rows = _by_student(out / "gradebook.csv")
     assert rows["ann"]["explain"] == "" and rows["ann"]["total"] == "10" and rows["ann"]["max_score"] == "15"
+    assert f"manual item explain: scored for 0 of 3 student(s); score the rest in {out / 'overrides.csv'}" \
+        in first.stderr
     (out / "overrides.csv").write_text(
         "student,item,points,delta,reason,grader\n"
         "ann,explain,4,,clear answer,TA Kim\n"
@@ -130,6 +132,7 @@ def test_overrides_and_manual_scores_stick_across_reruns(tmp_path):
         assert (rows["bob"]["double"], rows["bob"]["total"]) == ("6", "6")
         assert (rows["cy"]["double"], rows["cy"]["total"]) == ("0", "2")
         assert rows["bob"]["overrides"] == "doubles_like_reference 6 (was 0): regrade request accepted"
+        assert "manual item explain: scored for 1 of 3 student(s)" in proc.stderr
         assert list(csv.reader((out / "canvas.csv").open()))[2:] == [
             ["ann", "", "", "ann", "", "14"], ["bob", "", "", "bob", "", "6"], ["cy", "", "", "cy", "", "2"]]
         bob = json.loads((out / "bob" / "results.json").read_text())

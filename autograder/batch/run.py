@@ -217,6 +217,12 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
             return 130
         print(f"wrote {len(entries)} results, {GRADEBOOK}, {CANVAS}, {CHECKS}, {SUMMARY_JSON}, "
               f"{SUMMARY_HTML} in {out}", file=stream)
+        for item in asg.manual:   # what is left for a person to score
+            scored = sum(1 for _s, r in entries if any(t.get(overrides.MANUAL) and t.get("check") == item.id
+                                                       for t in r.get("tests", [])))
+            print(f"manual item {item.id}: scored for {scored} of {len(entries)} student(s)"
+                  f"{f'; score the rest in {Path(out) / overrides.NAME}' if scored < len(entries) else ''}",
+                  file=stream)
         if st.regraded:
             print(f"regrades: {st.regraded} score change(s) logged in {Path(out) / regrades.NAME}",
                   file=stream)
