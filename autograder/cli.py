@@ -85,8 +85,9 @@ def main(argv=None) -> int:
         if args.command in NAMES_COURSE:
             print(f"course: {course.current_file()}", flush=True)
         return int(args.run(args) or 0)
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except UsageError as exc:   # several problems (bad rows of one file): a line each
+        for line in str(exc).splitlines() or [""]:
+            print(f"error: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

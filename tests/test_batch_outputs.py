@@ -48,9 +48,9 @@ def test_gradebook_has_a_row_per_person_and_a_column_per_task(asg):
         (sub("carol"), zero_results(asg, "nothing to grade: the folder is empty")),
     ]
     rows = list(csv.DictReader(io.StringIO(gradebook.gradebook_csv(entries, asg))))
-    assert list(rows[0]) == ["student", "name", "sid", "email", "task1", "task2", "task3", "task4",
+    assert list(rows[0]) == ["student", "name", "sid", "email", "lms_id", "task1", "task2", "task3", "task4",
                              "task5", "raw_total", "late_penalty", "total", "max_score",
-                             "submitted_at", "time_source", "checks", "graded_at", "note"]
+                             "submitted_at", "time_source", "checks", "graded_at", "overrides", "note"]
     assert [(r["student"], r["name"], r["total"]) for r in rows] == [
         ("alice", "alice", "35"), ("1815", "Ada", "15"), ("1815", "Charles", "15"), ("carol", "carol", "0")]
     assert (rows[0]["task1"], rows[0]["task2"], rows[0]["task3"]) == ("10", "0", "25")

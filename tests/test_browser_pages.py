@@ -91,10 +91,13 @@ def test_summary_page_renders_charts_mistakes_and_links(out, browser, tmp_path):
     assert facts["svgs"] == 4 and facts["errors"] == [] and facts["loaded"] == []   # + pass rate per check
     assert "Counted the bytes once" in facts["text"] and "nothing to grade" in facts["text"]
     assert "Pass rate per check" in facts["text"] and "bytes_counted_twice" in facts["text"]
-    links = browser.execute_script(
-        "return Array.from(document.querySelectorAll('a')).map(a => a.href)")
-    assert sorted(Path(link.removeprefix("file://")).parent.name for link in links) == [
-        "s000", "s001", "s002", "s003"]
+    links = [Path(link.removeprefix("file://")) for link in browser.execute_script(
+        "return Array.from(document.querySelectorAll('a')).map(a => a.href)")]
+    pages = [link for link in links if link.name == "feedback.html"]
+    assert sorted(link.parent.name for link in pages) == ["s000", "s001", "s002", "s003"]
+    files = sorted(link.name for link in links if link not in pages)
+    assert {"gradebook.csv", "canvas.csv", "checks.csv", "overrides.csv"} <= set(files)
+    assert all(link.is_file() for link in links)      # every link leads to a file that is there
     assert shot.stat().st_size > 10_000
 
 
@@ -127,3 +130,35 @@ def test_similarity_report_renders_side_by_side_regions(similarity_report, brows
     (side,) = layout["sides"]
     assert side["right"] >= side["left"] + side["width"] - 1 and side["top"] == side["other_top"]  # side by side
     assert shot.stat().st_size > 10_000
+
+
+def test_a_semester_s_pages_show_overrides_manual_scores_and_grader_failures(browser, tmp_path):
+    """The tiny course with a manual item: ann's override on her feedback page, and a class where
+    the grader failed on everyone named at the top of summary.html."""
+    import yaml
+
+    from tests.tiny_course import TINY, cli
+    course = tmp_path / "course"
+    shutil.copytree(TINY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
+    data = yaml.safe_load((course / "course.yml").read_text())
+    data["assignments"]["tiny"]["manual"] = [{"id": "explain", "title": "Explain It Back", "points": 5}]
+    (course / "course.yml").write_text(yaml.safe_dump(data, sort_keys=False))
+    shutil.copytree(TINY / "submissions" / "wrong_squares", tmp_path / "class" / "ann")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "overrides.csv").write_text("student,item,points,delta,reason,grader\n"
+                                       "ann,doubles_like_reference,7,,<b>regrade</b> accepted,TA Kim\n"
+                                       "ann,explain,3,,clear answer,TA Kim\n")
+    proc = cli("grade-all", tmp_path / "class", "--out", out, "--course", course, "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    facts = _visit(browser, out / "ann" / "feedback.html", tmp_path / "ann.png")
+    assert facts["errors"] == [] and facts["loaded"] == []
+    assert "10 / 15" in facts["text"] and "Scores changed by the course staff" in facts["text"]
+    assert "<b>regrade</b> accepted (TA Kim)" in facts["text"] and "Explain It Back\t3 / 5" in facts["text"]
+    reference = course / "solutions" / "tiny" / "double.py"
+    reference.write_text('raise RuntimeError("broken")\n' + reference.read_text())
+    failed = cli("grade-all", tmp_path / "class", "--out", out, "--course", course, "--jobs", "1", "--force")
+    assert failed.returncode == 1
+    facts = _visit(browser, out / "summary.html", tmp_path / "summary.png")
+    assert facts["errors"] == [] and facts["loaded"] == []
+    assert "The grader itself failed on 1 student(s)" in facts["text"] and "GRADER FAILED" in facts["text"]

@@ -173,10 +173,13 @@ def test_every_csv_grade_all_writes_has_no_live_formula(graded):
     written = sorted(p.relative_to(out.parent).as_posix() for o in (out, partial_out) for p in o.rglob("*.csv"))
     # partial.csv holds the --checks run's results only where the checks ran (a sandbox that cannot
     # start gives zeros "not graded", which are grades: gradebook.csv)
-    assert {"out/canvas.csv", "out/gradebook.csv", "out/regrades.csv", "partial/canvas.csv",
-            "partial/gradebook.csv", "partial/similarity/pairs.csv"} <= set(written)
-    assert set(written) <= {"out/canvas.csv", "out/gradebook.csv", "out/regrades.csv", "partial/canvas.csv",
-                            "partial/gradebook.csv", "partial/partial.csv", "partial/similarity/pairs.csv"}
+    assert {"out/canvas.csv", "out/gradebook.csv", "out/regrades.csv", "out/checks.csv", "out/overrides.csv",
+            "partial/canvas.csv", "partial/gradebook.csv", "partial/checks.csv",
+            "partial/similarity/pairs.csv"} <= set(written)
+    assert set(written) <= {"out/canvas.csv", "out/gradebook.csv", "out/regrades.csv", "out/checks.csv",
+                            "out/overrides.csv", "partial/canvas.csv", "partial/gradebook.csv",
+                            "partial/partial.csv", "partial/checks.csv", "partial/overrides.csv",
+                            "partial/similarity/pairs.csv"}
     for name in written:
         assert live_formulas(out.parent / name) == [], name
 

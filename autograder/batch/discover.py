@@ -1,13 +1,22 @@
 """Find the submissions in SUBMISSIONS_DIR and say which input layout they came in.
 
-Three layouts are recognised, in this order:
+Five layouts are recognised, in this order:
 
 - ``gradescope``: a Gradescope bulk export: one folder per submission (``submission_<id>/``) and a
   ``submission_metadata.yml`` naming the submitters, at the top (as Gradescope writes it) or inside
   each submission folder;
 - ``nbgrader``: nbgrader's exchange layout ``submitted/<student>/<assignment>/`` (SUBMISSIONS_DIR
   may be the course folder holding ``submitted/`` or the ``submitted/`` folder itself);
+- ``moodle``: Moodle's "Download all submissions" (mod/assign): one folder per student and
+  submission plugin, ``<Full Name>_<participant id>_assignsubmission_file_``, holding the student's
+  files or zip (or, with "Download submissions in folders" off, the same prefix on each file);
+- ``canvas``: Canvas's "Download Submissions": one flat folder of files named
+  ``<login>[_LATE]_<user id>_<attachment id>_<file name>`` (``anon_<id>`` when anonymized);
 - ``folders``: one folder or ``.zip`` per student, named after the student.
+
+The LMS layouts are read by autograder/batch/lms.py: each student is named as the LMS names them
+and keeps the LMS's id (``Member.lms_id``), so canvas.csv matches; a student's loose files are
+copied into a staging folder (``stage``) to be graded as one folder.
 
 A student whose entry holds nothing gradable is still listed, with ``problem`` set: the grader gives
 a zero with that reason and the batch goes on.
@@ -31,9 +40,12 @@ JUNK_NAMES = frozenset({"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoi
 #: How deep inside a submission the gradable files are looked for (a zip of a folder is depth 2).
 SEARCH_DEPTH = 3
 GRADESCOPE_METADATA = "submission_metadata.yml"
+#: Where an LMS download's loose files are copied, one folder per student (inside grade-all's OUT).
+STAGING = ".lms-staging"
 #: Names grade-all writes at the top of OUT; a student folder never takes one of them.
 RESERVED = frozenset({"gradebook.csv", "canvas.csv", "summary.json", "summary.html", "grade-all.log",
-                      "partial.csv", "regrades.csv", "similarity"})
+                      "partial.csv", "regrades.csv", "similarity", "checks.csv", "overrides.csv",
+                      "extensions.csv", STAGING})
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
 
 
@@ -44,6 +56,7 @@ class Member:
     name: str
     sid: str = ""
     email: str = ""
+    lms_id: str = ""   # the LMS's own id of the person (Canvas user id, Moodle participant id)
 
 
 @dataclass(frozen=True)
@@ -82,10 +95,13 @@ def gradable_names(assignment) -> tuple[str, ...]:
     return assignment.handed_in
 
 
-def discover(root: Path | str, assignment, exclude: Path | None = None) -> Layout:
+def discover(root: Path | str, assignment, exclude: Path | None = None,
+             stage: Path | None = None) -> Layout:
     """The layout of ``root`` and its submissions, sorted by student. UsageError when ``root`` is
     not a readable folder or holds no submission at all. ``exclude`` (grade-all's OUT, when it lies
-    inside ``root``) is passed over with a note."""
+    inside ``root``) is passed over with a note. ``stage``: where an LMS download's loose files
+    are gathered per student (default: a temporary folder)."""
+    from autograder.batch import lms
     root = Path(root)
     if not root.exists():
         raise UsageError(f"{root}: no such folder (SUBMISSIONS_DIR)")
@@ -101,6 +117,10 @@ def discover(root: Path | str, assignment, exclude: Path | None = None) -> Layou
         layout = _gradescope(root, entries, names)
     elif (root / "submitted").is_dir() or _looks_nbgrader(root, entries, assignment.folder):
         layout = _nbgrader(root, assignment.folder, names)
+    elif lms.which(entries) == "moodle":
+        layout = lms.moodle(root, entries, names, stage)
+    elif lms.which(entries) == "canvas":
+        layout = lms.canvas(root, entries, names, stage)
     else:
         layout = _folders(root, entries, names)
     if exclude is not None:

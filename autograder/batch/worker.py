@@ -55,10 +55,11 @@ def _server_cpu_s() -> float:
 
 
 def grade_one(job: dict) -> dict:
-    """The results dict for one job: graded, or a zero with the reason when grading refused it."""
-    from autograder.batch.zero import zero_results
+    """The results dict for one job: graded, a zero with the reason when grading refused it, or a
+    grader failure (no score: autograder/batch/zero.py) when the grader itself failed."""
+    from autograder.batch.zero import grader_failure, zero_results
     from autograder.core import course, lesson
-    from autograder.core.errors import UsageError
+    from autograder.core.errors import GraderError, UsageError
     from autograder.core.grade import grade_submission
 
     asg = course.load().assignment(job["assignment"])
@@ -68,9 +69,11 @@ def grade_one(job: dict) -> dict:
                                    time_limit_s=job.get("time_limit_s"), only=only)
     except UsageError as exc:                       # the grader refused the submission
         return zero_results(asg, str(exc))
+    except GraderError as exc:                      # the grader's own failure: no score at all
+        return grader_failure(asg, str(exc))
     except Exception as exc:  # noqa: BLE001 - one bad submission must not stop the worker
         traceback.print_exc(file=sys.stderr)
-        return zero_results(asg, f"the grader failed on this submission ({type(exc).__name__}: {exc})")
+        return grader_failure(asg, f"{type(exc).__name__}: {exc}")
     try:
         data = lesson.plots_of(asg, job["path"])
     except Exception:  # noqa: BLE001 - plots are a nicety; a failure leaves them out

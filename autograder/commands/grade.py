@@ -1,7 +1,10 @@
 """``grade SUBMISSION``: grade one folder or .zip into a Gradescope results.json."""
 from __future__ import annotations
 
+import sys
+
 from autograder.core import course, results
+from autograder.core.errors import GraderError
 from autograder.core.grade import grade_submission
 
 NAME = "grade"
@@ -23,10 +26,15 @@ def run(args) -> int:
     # one grading's handful of forks, huge pages would cost more than they save; and matplotlib
     # (the server's LATER imports) is not worth importing there: the plot file's checks run
     # while the server still imports torch, in a child that imports matplotlib itself.
+    from autograder.batch import preflight
     from autograder.sandbox import forkserver
     forkserver.start(wait=False, huge_pages=False, later=())
     try:
+        preflight.check(course.load().assignment(args.assignment))   # while the server imports torch
         res = grade_submission(args.submission, args.assignment, args.device)
+    except GraderError as exc:   # no results.json: a grader failure must never read as a score
+        print(f"error: the grader failed, not the submission: {exc}; no results written", file=sys.stderr)
+        return 1
     finally:
         forkserver.stop()
     path = results.write(res, args.out)

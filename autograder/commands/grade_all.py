@@ -6,8 +6,9 @@ from autograder.batch.executors.slurm import cli as slurm_cli
 
 NAME = "grade-all"
 HELP = ("grade every submission in SUBMISSIONS_DIR in parallel (resumable); write OUT/<student>/"
-        "results.json and feedback.html, gradebook.csv, canvas.csv, summary.json, summary.html, "
-        "and regrades.csv when a run changes a stored score")
+        "results.json and feedback.html, gradebook.csv, canvas.csv, checks.csv, summary.json, "
+        "summary.html, and regrades.csv when a run changes a stored score; apply OUT/overrides.csv "
+        "and OUT/extensions.csv on every run")
 
 
 def _positive_float(text: str) -> float:
@@ -46,7 +47,7 @@ def _check_ids(text: str) -> set[str]:
 def add_arguments(p) -> None:
     p.add_argument("submissions", metavar="SUBMISSIONS_DIR",
                    help="a folder of per-student folders or zips, nbgrader's submitted/, "
-                        "or a Gradescope export")
+                        "a Gradescope export, or a Moodle or Canvas download")
     p.add_argument("--out", required=True, metavar="OUT", help="output folder (created; reruns resume)")
     p.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                    help="worker processes (default: the machine's cores)")
@@ -65,7 +66,8 @@ def add_arguments(p) -> None:
                    help="seconds per call of a student function (default: course.yml's time_limit_s)")
     p.add_argument("--extensions", metavar="CSV", default=None,
                    help="per-student extensions: a CSV with 'student' and 'days' (or 'due'), "
-                        "applied with course.yml's late policy")
+                        "applied with course.yml's late policy and kept in OUT/extensions.csv for "
+                        "later runs")
     p.add_argument("--similarity", action="store_true",
                    help="also compare every pair of submissions: OUT/similarity/pairs.csv and report.html")
     slurm_cli.add_arguments(p)

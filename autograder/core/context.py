@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from autograder.core.errors import GraderError, StudentMissing
 from autograder.gpu.seed import Secret
 from autograder.gpu.seed import sim_seed as seed_of_sim
 from autograder.sandbox.parent import Sandbox
@@ -109,8 +110,11 @@ class GradingContext:
         key = json.dumps([module, function, runner.encode(list(args)), runner.encode(kwargs), sim],
                          sort_keys=True, default=repr)
         if key not in self._reference_cache:
-            self._reference_cache[key] = self._reference.call(module, function, args, kwargs, sim=sim,
-                                                              trace=True)
+            try:
+                self._reference_cache[key] = self._reference.call(module, function, args, kwargs, sim=sim,
+                                                                  trace=True)
+            except StudentMissing as exc:   # the reference has no such module or it does not import
+                raise GraderError(f"the reference solution failed: {exc}") from None
         return self._reference_cache[key]
 
     @property

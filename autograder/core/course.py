@@ -61,6 +61,16 @@ class Task:
 
 
 @dataclass(frozen=True)
+class ManualItem:
+    """A part of the grade a person scores (an Explain-It-Back answer, say): ``points`` in points,
+    entered per student in grade-all's OUT/overrides.csv (autograder/batch/overrides.py)."""
+
+    id: str
+    title: str
+    points: float
+
+
+@dataclass(frozen=True)
 class Assignment:
     """One assignment. ``time_limit_s`` in seconds per call, ``memory_limit_mb`` in MiB."""
 
@@ -81,10 +91,13 @@ class Assignment:
     #: more than ``time_limit_s``
     time_limit_multiple: float = 300.0
     time_limit_floor_s: float = 3.0
+    #: optional ``manual:``: parts of the grade a person scores, after the tasks in the gradebook
+    manual: tuple[ManualItem, ...] = ()
 
     @property
     def max_score(self) -> float:
-        return sum(t.points for t in self.tasks)
+        """Points of the tasks and the manual items together."""
+        return sum(t.points for t in self.tasks) + sum(m.points for m in self.manual)
 
     @property
     def handed_in(self) -> tuple[str, ...]:
@@ -189,6 +202,7 @@ def _build(path: Path, data: dict) -> Course:
         prefix = f"assignments.{name}"
         raw = dict(raw) if isinstance(raw, dict) else raw
         late_raw = raw.pop("late", None) if isinstance(raw, dict) else None   # optional: late work
+        manual_raw = raw.pop("manual", None) if isinstance(raw, dict) else None   # optional: scored by a person
         time_keys = _time_limit_keys(raw, where, prefix)   # optional: limits from the reference's time
         _expect_keys(raw, _ASSIGNMENT_KEYS, where, prefix)
         late = late_policy.parse(late_raw, where, f"{prefix}.late")
@@ -214,9 +228,10 @@ def _build(path: Path, data: dict) -> Course:
             tasks.append(Task(id=t["id"], title=t["title"], points=float(t["points"]),
                               lesson=t["lesson"], functions=tuple(t["functions"]), check_points=check_points,
                               files=files))
+        manual = _manual_items(manual_raw, {t.id for t in tasks}, where, f"{prefix}.manual")
         fields = {k: raw[k] for k in _ASSIGNMENT_KEYS if k != "tasks"}
         assignments[name] = Assignment(name=name, tasks=tuple(tasks), root=path.resolve().parent,
-                                       late=late, **time_keys, **fields)
+                                       late=late, manual=manual, **time_keys, **fields)
     return Course(title=data["course"], assignments=assignments)
 
 
@@ -256,6 +271,25 @@ def _task_files(raw, where, tprefix) -> tuple[str, ...]:
     if len(set(raw)) != len(raw):
         raise UsageError(f"{where}: {tprefix}.files names a file twice")
     return tuple(raw)
+
+
+def _manual_items(raw, task_ids, where, prefix) -> tuple[ManualItem, ...]:
+    """An assignment's ``manual`` list (each ``{id, title, points}``), checked: ids distinct from
+    each other and from the task ids and ``total``."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise UsageError(f"{where}: key '{prefix}' must be a list of {{id, title, points}}")
+    items, seen = [], set(task_ids) | {"total"}
+    for i, item in enumerate(raw):
+        name = f"{prefix}[{i}]"
+        _expect_keys(item, {"id": str, "title": str, "points": (int, float)}, where, name)
+        _positive(item["points"], where, f"{name}.points")
+        if item["id"] in seen:
+            raise UsageError(f"{where}: key '{name}.id' {item['id']!r} is already a task, manual item or 'total'")
+        seen.add(item["id"])
+        items.append(ManualItem(id=item["id"], title=item["title"], points=float(item["points"])))
+    return tuple(items)
 
 
 def _check_points(raw, points, where, tprefix) -> tuple[tuple[str, float], ...]:

@@ -1,9 +1,15 @@
 """Errors: UsageError (the command line turns it into one line and exit status 2, never a
-traceback) and the Student* errors (student code gave no value)."""
+traceback), GraderError (the grader failed, not the student) and the Student* errors (student code
+gave no value)."""
 
 
 class UsageError(Exception):
     """Bad usage or bad input: no such path, unknown assignment, unreadable zip, invalid config."""
+
+
+class GraderError(Exception):
+    """The grader itself failed, not the student's code (the reference solution does not import,
+    say): never a score; grade-all leaves the student's export cells empty and exits non-zero."""
 
 
 class StudentError(Exception):

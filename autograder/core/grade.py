@@ -21,7 +21,7 @@ from pathlib import Path
 from autograder.core import course, fallback, points, results, submission
 from autograder.core import reference as kept_reference
 from autograder.core.context import GradingContext
-from autograder.core.errors import StudentError, StudentRaised, UsageError
+from autograder.core.errors import GraderError, StudentError, StudentRaised, UsageError
 from autograder.core.registry import REGISTRY, Check, CheckFailed
 from autograder.gpu import seed
 from autograder.sandbox import calltime, forkserver, isolation
@@ -105,6 +105,8 @@ def run_check(ctx: GradingContext, check: Check) -> tuple[bool, str]:
         return False, str(exc) or "failed"
     except StudentError as exc:
         return False, NotRun(describe(exc))
+    except GraderError:
+        raise                               # the grader's own failure: never a student's score
     except Exception as exc:  # noqa: BLE001 - a check that trips on an odd value must not stop grading
         print(f"grader: check {check.id} raised {type(exc).__name__}: {exc}", file=sys.stderr)
         traceback.print_exc(limit=3, file=sys.stderr)

@@ -15,10 +15,11 @@ Days late are counted from the due date (the grace period only forgives), each s
 24 h as one: 25 h late is 2 days. ``zero_after`` gives full credit up to the cutoff and zero after
 it. ``none`` records the lateness and takes nothing.
 
-Extensions CSV (``grade-all --extensions FILE``): a header with ``student`` and one of ``days``
-(extra days, may be fractional) or ``due`` (a new ISO 8601 due date); ``student`` matches the OUT
-folder name, a Gradescope sid or email, or a name. An extension moves the due date and the cutoff
-alike.
+Extensions CSV (``grade-all --extensions FILE``): a header with ``student`` and ``days`` (extra
+days, may be fractional) or ``due`` (a new ISO 8601 due date), or both with one filled per row;
+``student`` matches the OUT folder name, a Gradescope sid or email, or a name. An extension moves
+the due date and the cutoff alike. grade-all keeps the extensions given in OUT/extensions.csv
+(autograder/batch/extensions.py).
 """
 from __future__ import annotations
 
@@ -145,7 +146,10 @@ class Extension:
 
 
 def load_extensions(path: Path | str) -> dict[str, Extension]:
-    """The extensions CSV as student -> Extension; UsageError names the file, line and problem."""
+    """The extensions CSV as student -> Extension; UsageError names the file, line and problem.
+    The header names ``student`` and ``days`` or ``due`` (or both: then each row fills one)."""
+    from autograder.reports import csvsafe
+
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -153,27 +157,32 @@ def load_extensions(path: Path | str) -> dict[str, Extension]:
         raise UsageError(f"{path}: cannot read the extensions file ({getattr(exc, 'strerror', None) or exc})") from None
     reader = csv.DictReader(text.splitlines())
     fields = [f.strip() for f in reader.fieldnames or []]
-    if "student" not in fields or ("days" in fields) == ("due" in fields):
+    if "student" not in fields or not {"days", "due"} & set(fields):
         raise UsageError(f"{path}: the header must name 'student' and one of 'days' or 'due' "
                          f"(got {', '.join(fields) or 'nothing'})")
     out: dict[str, Extension] = {}
     for line, row in enumerate(reader, start=2):
-        row = {(k or "").strip(): (v or "").strip() for k, v in row.items()}
+        row = {(k or "").strip(): csvsafe.restore((v or "").strip()) for k, v in row.items() if k}
+        if not any(row.values()):
+            continue
         student = row.get("student", "")
         if not student:
             raise UsageError(f"{path} line {line}: no student")
         if student in out:
             raise UsageError(f"{path} line {line}: {student!r} is listed twice")
-        if "days" in fields:
+        days_text, due_text = row.get("days", ""), row.get("due", "")
+        if days_text and due_text:
+            raise UsageError(f"{path} line {line}: give days or due, not both")
+        if "days" in fields and (days_text or "due" not in fields):
             try:
-                days = float(row["days"])
+                days = float(days_text)
             except ValueError:
                 days = math.nan
             if not (math.isfinite(days) and days > 0):
-                raise UsageError(f"{path} line {line}: days must be a positive number, got {row['days']!r}")
+                raise UsageError(f"{path} line {line}: days must be a positive number, got {days_text!r}")
             out[student] = Extension(days=days)
         else:
-            out[student] = Extension(due=parse_time(row["due"], f"{path} line {line}"))
+            out[student] = Extension(due=parse_time(due_text, f"{path} line {line}"))
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
+from autograder.batch import overrides, zero
 from autograder.core import late, lesson
 from autograder.reports import failures, gradebook
 
@@ -44,7 +45,14 @@ def page(title: str, body: str) -> str:
 
 
 def _task_rows(results: dict, assignment) -> str:
-    scores = gradebook.task_scores(results, [t.id for t in assignment.tasks])
+    scores = gradebook.task_scores(results, gradebook.item_ids(assignment))
+    scored = {t.get("check") for t in results.get("tests", []) if t.get(overrides.MANUAL)}
+    rows = []
+    for item in assignment.manual:
+        got = f"{scores[item.id]:.4g}" if item.id in scored else "not scored yet"
+        rows.append(f"<tr><td><b>{escape(item.id)}</b> {escape(item.title)}</td><td>{got} / "
+                    f"{item.points:g}</td><td></td><td class=\"muted\">scored by a person</td></tr>")
+    manual_rows = "".join(rows)
     rows = []
     for task in assignment.tasks:
         got = scores[task.id]
@@ -54,7 +62,25 @@ def _task_rows(results: dict, assignment) -> str:
                     f"<td><div class=\"bar\" role=\"img\" aria-label=\"{frac:.0%}\">"
                     f"<div style=\"width:{max(0.0, min(frac, 1.0)) * 100:.1f}%\"></div></div></td>"
                     f"<td class=\"muted\">reread: {escape(task.lesson)}</td></tr>")
-    return "<table><tr><th>task</th><th>points</th><th></th><th>lesson</th></tr>" + "".join(rows) + "</table>"
+    return ("<table><tr><th>task</th><th>points</th><th></th><th>lesson</th></tr>" + "".join(rows)
+            + manual_rows + "</table>")
+
+
+def _overrides(results: dict) -> str:
+    """The course staff's changes (OUT/overrides.csv), each with its reason."""
+    applied = results.get(overrides.KEY) or []
+    if not applied:
+        return ""
+    rows = []
+    for o in applied:
+        was = "" if o.get("graded") is None else f"{o['graded']:.4g}"
+        now = "not applied" if o.get("points") is None else f"{o['points']:.4g}"
+        who = f" ({escape(str(o['grader']))})" if o.get("grader") else ""
+        rows.append(f"<tr><td>{escape(str(o['item']))}</td><td>{was}</td><td><b>{now}</b></td>"
+                    f"<td>{escape(str(o['reason']))}{who}</td></tr>")
+    return ("<h2>Scores changed by the course staff</h2><div class=\"card\" id=\"overrides\"><table>"
+            "<tr><th>item</th><th>grader's score</th><th>score</th><th>reason</th></tr>"
+            + "".join(rows) + "</table></div>")
 
 
 def _what_went_wrong(results: dict, assignment) -> str:
@@ -123,8 +149,7 @@ def _late(results: dict) -> str:
 
 def render(student: str, results: dict, assignment) -> str:
     """The feedback page of ``student``."""
-    scores = gradebook.task_scores(results, [t.id for t in assignment.tasks])
-    total = sum(scores.values())
+    total = late.raw_score(results)
     verdict = results.get(late.RESULTS_KEY)
     if isinstance(verdict, dict):
         total = float(verdict.get("score", total))
@@ -134,10 +159,11 @@ def render(student: str, results: dict, assignment) -> str:
     body = [f"<h1>{escape(assignment.name)} feedback: {escape(student)}</h1>",
             f"<p class=\"muted\">{escape(assignment.title)}</p>",
             _what_went_wrong(results, assignment),
-            f"<div class=\"card\"><div class=\"score\">{total:.4g} / {assignment.max_score:g}</div>",
+            f"<div class=\"card\"><div class=\"score\">"
+            f"{'no score' if zero.is_grader_failure(results) else f'{total:.4g}'} / {assignment.max_score:g}</div>",
             f"<p class=\"failed\">{escape(note)}</p>" if note else "",
             _late(results),
-            _task_rows(results, assignment), "</div>",
+            _task_rows(results, assignment), "</div>", _overrides(results),
             f"<h2>Your measurements</h2><div class=\"card\">{plots}</div>" if plots else "",
             "<h2>Checks</h2>", f"<div class=\"card\">{_checks(results, assignment)}</div>",
             "<h2>Grader notes</h2>",

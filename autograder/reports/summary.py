@@ -8,14 +8,17 @@ id, title, explain, lesson, the checks behind it, how many students made it and 
 failed by a verdict, or never ran their code, and the pass rate), ``not_run`` (students with at
 least one check whose code never ran: ``who``, and ``details`` with each one's reason: the first
 such check and its message), ``not_graded`` (students with a zero without grading, with the
-reason), ``partial`` (students whose result covers some checks only: not grades), ``regraded``
+reason), ``grader_failed`` (students the grader itself failed on, with the reason: no score, left out of
+every statistic), ``partial`` (students whose result covers some checks only: not grades), ``regraded``
 (regrades.csv's changed totals, newest first), ``layout`` (the input layout found).
 """
 from __future__ import annotations
 
 import statistics
 
+from autograder.batch import overrides, zero
 from autograder.batch.discover import Submission
+from autograder.core import late
 from autograder.reports import gradebook, mistakes
 
 #: Histogram bins: this many equal bins from 0 to the maximum score.
@@ -47,7 +50,7 @@ def check_rates(entries: list[tuple[Submission, dict]]) -> dict:
         state: dict[str, str] = {}
         for test in results.get("tests", []):
             check = test.get("check")
-            if not check:
+            if not check or test.get(overrides.MANUAL) or test.get(overrides.ADJUSTMENT):
                 continue
             rates.setdefault(check, {"task": test.get("task", ""), "graded": 0, "passed": 0,
                                      "failed": 0, "not_run": 0})
@@ -81,12 +84,15 @@ def build(entries: list[tuple[Submission, dict]], assignment, layout_description
     catalogue = mistakes.of(assignment)
     totals, per_task = [], {t: [] for t in task_ids}
     made = {m.id: [] for m in catalogue}
-    not_run, not_graded, details = [], [], []
+    not_run, not_graded, details, grader_failed = [], [], [], []
     for sub, results in entries:
+        if zero.is_grader_failure(results):
+            grader_failed.append({"student": sub.student, "reason": gradebook.note_of(results)})
+            continue
         scores = gradebook.task_scores(results, task_ids)
         for t in task_ids:
             per_task[t].append(scores[t])
-        totals.append(sum(scores.values()))
+        totals.append(late.raw_score(results))   # with manual items and overrides
         reason = gradebook.note_of(results)
         if reason:
             not_graded.append({"student": sub.student, "reason": reason})
@@ -97,7 +103,7 @@ def build(entries: list[tuple[Submission, dict]], assignment, layout_description
                 details.append({"student": sub.student, "reason": not_run_reason(results)})
             else:
                 made[mistake_id].append(sub.student)
-    n = len(entries)
+    n = len(entries) - len(grader_failed)
     return {
         "assignment": assignment.name,
         "layout": layout_description,
@@ -122,6 +128,7 @@ def build(entries: list[tuple[Submission, dict]], assignment, layout_description
         "not_run": {"students": len(not_run), "who": sorted(not_run),
                     "details": sorted(details, key=lambda e: e["student"])},
         "not_graded": sorted(not_graded, key=lambda e: e["student"]),
+        "grader_failed": sorted(grader_failed, key=lambda e: e["student"]),
         "partial": sorted(partial),
         "regraded": [dict(r) for r in regraded],
     }

@@ -3,8 +3,10 @@
 Score histogram, mean per task, the pass rate of every check (table and chart), how many students
 made each classic mistake (what to reteach, most common first; every mistake of the catalogue,
 also those nobody made), whose code did not run and why, who got a zero without grading and why,
-partial results, regrades that changed a total, and a link to every feedback page. Built from
-summary.json's dict and the gradebook rows.
+partial results, regrades that changed a total, the students the grader itself failed on (no
+score), links to the class files (gradebook.csv, canvas.csv, checks.csv, overrides.csv,
+extensions.csv, regrades.csv) and a link to every feedback page. Built from summary.json's dict
+and the gradebook rows.
 """
 from __future__ import annotations
 
@@ -14,9 +16,14 @@ from urllib.parse import quote
 from autograder.reports import svg
 from autograder.reports.feedback_html import page
 
+#: The class files linked from the top of the report (in OUT beside summary.html).
+CLASS_FILES = ("gradebook.csv", "canvas.csv", "checks.csv", "overrides.csv", "extensions.csv",
+               "regrades.csv")
 
-def render(summary: dict, rows: list[dict]) -> str:
-    """The class report; ``rows`` are gradebook rows (one per person)."""
+
+def render(summary: dict, rows: list[dict], files=()) -> str:
+    """The class report; ``rows`` are gradebook rows (one per person); ``files``: the class files
+    (CLASS_FILES) that exist beside it, linked at the top."""
     n = summary["students"]
     hist = summary["histogram"]
     edges = hist["bins"]
@@ -64,8 +71,17 @@ def render(summary: dict, rows: list[dict]) -> str:
         f"<tr><td><a href=\"{quote(r['student'])}/feedback.html\">{escape(r['student'])}</a></td>"
         f"<td>{escape(r['name'])}</td><td>{escape(r['total'])} / {escape(r['max_score'])}</td>"
         f"<td class=\"muted\">{escape(r['note'])}</td></tr>" for r in rows)
+    failed = summary.get("grader_failed", [])
+    failed_rows = "".join(f"<tr><td><a href=\"{quote(e['student'])}/feedback.html\">{escape(e['student'])}"
+                          f"</a></td><td>{escape(e['reason'])}</td></tr>" for e in failed)
+    links = " &middot; ".join(f"<a href=\"{quote(name)}\">{escape(name)}</a>" for name in files)
     body = [
         f"<h1>Class report: {escape(summary['assignment'])}</h1>",
+        f"<p class=\"files\">Class files: {links}</p>" if links else "",
+        (f"<div class=\"card failed\" id=\"grader-failed\">The grader itself failed on {len(failed)} "
+         f"student(s): no score, their cells in the exports are empty (not 0), and they are left out "
+         f"of every figure below; fix the grader and rerun.<table>{failed_rows}</table></div>"
+         if failed else ""),
         f"<p class=\"muted\">{n} students; mean {summary['mean_total']:g}, median "
         f"{summary['median_total']:g} of {summary['max_score']:g} points. {escape(summary['layout'])}</p>",
         (f"<div class=\"card failed\">{len(partial_names)} partial result(s), graded on some checks "
