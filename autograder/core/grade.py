@@ -4,7 +4,7 @@
 batch grader calls it; ``python -m autograder grade`` is a thin wrapper). Each task's points from
 course.yml go to its checks as the task's ``checks`` mapping says (autograder/core/points.py; by
 weight when it has none); a check passes (all its points) or fails (zero). A file whose checks
-need another student file runs with the reference's copy when the student's is broken
+need another student file runs with a stand-in for it when the student's is broken
 (autograder/core/fallback.py), so one mistake is charged once.
 """
 from __future__ import annotations
@@ -259,12 +259,13 @@ def _handed_in(asg: course.Assignment) -> tuple[str, ...]:
 def _stand_in(ctx, student: PerFileSandbox, sub: submission.Submission, asg: course.Assignment,
               module: str, needs: tuple[str, ...], tests: list[dict], files_of: dict) -> list[str]:
     """Before ``module``'s first check: point its child at a copy of the submission in which each
-    broken file it needs is the reference's; the lines saying so (none when all are sound)."""
+    broken file it needs is the grader's stand-in (never the reference's); the lines saying so
+    (none when all are sound)."""
     lines, folder = [], sub.folder
     for need in needs:
         reason = fallback.why_broken(ctx, need, tests, files_of)
         if reason is not None:
-            folder = fallback.stand_in(folder, need, asg.solutions_dir, sub.scratch(f"{module}-with-{need}"))
+            folder = fallback.stand_in(folder, need, asg.grader, sub.scratch(f"{module}-with-{need}"))
             lines.append(fallback.note(module, need, reason))
     if lines:
         student.sources[module] = folder
