@@ -58,7 +58,11 @@ class Submission:
     path: Path
     members: tuple[Member, ...]
     problem: str | None = None
-    created_at: str = ""   # Gradescope's submission time (its metadata's created_at), when given
+    #: Gradescope's submission time: created_at of the export's top submission_metadata.yml (one
+    #: inside a submission folder is the student's own and dates nothing).
+    created_at: str = ""
+    #: The layout it was found in ('gradescope', 'nbgrader', 'folders'; '' when not discovered).
+    layout: str = ""
 
     @property
     def kind(self) -> str:
@@ -151,7 +155,7 @@ def _folders(root: Path, entries: list[Path], names) -> Layout:
         else:
             notes.append(f"{entry.name}: skipped (not a folder or a .zip)")
     subs = _unique([Submission(student=key, path=path, members=(Member(key),),
-                               problem=problem_of(path, names))
+                               problem=problem_of(path, names), layout="folders")
                     for key, path in found.items()])
     return Layout("folders", f"one folder or .zip per student in {root}", subs, tuple(notes))
 
@@ -167,7 +171,7 @@ def _nbgrader(root: Path, folder: str, names) -> Layout:
         problem = (problem_of(path, names) if path.is_dir()
                    else f"nothing to grade: no {folder}/ folder in submitted/{entry.name}/")
         subs.append(Submission(student=entry.name, path=path, members=(Member(entry.name),),
-                               problem=problem))
+                               problem=problem, layout="nbgrader"))
     return Layout("nbgrader", f"nbgrader exchange layout {submitted}/<student>/{folder}/",
                   _unique(subs), tuple(notes))
 
@@ -182,16 +186,18 @@ def _gradescope(root: Path, entries: list[Path], names) -> Layout:
             notes.append(f"{entry.name}: skipped (a Gradescope export has a folder per submission)")
             continue
         meta = top.get(entry.name)
+        # Only the export's own metadata dates a submission: a copy inside the folder came with
+        # the student's files and names its submitters at most.
+        created = meta.get(":created_at", meta.get("created_at")) if isinstance(meta, dict) else None
         own = entry / GRADESCOPE_METADATA
         if meta is None and own.is_file():
             meta = _read_metadata(own)
         members = _members(meta) or (Member(entry.name),)
         first = members[0]
         key = first.sid or first.email or entry.name
-        created = meta.get(":created_at", meta.get("created_at")) if isinstance(meta, dict) else None
         subs.append(Submission(student=key, path=entry, members=members,
                                problem=problem_of(entry, names, ignore=(GRADESCOPE_METADATA,)),
-                               created_at=_stamp_text(created)))
+                               created_at=_stamp_text(created), layout="gradescope"))
     return Layout("gradescope", f"Gradescope export in {root} (a folder per submission, "
                   f"{GRADESCOPE_METADATA})", _unique(subs), tuple(notes))
 

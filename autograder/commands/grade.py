@@ -1,7 +1,8 @@
 """``grade SUBMISSION``: grade one folder or .zip into a Gradescope results.json."""
 from __future__ import annotations
 
-from autograder.core import course, results
+from autograder.batch import submitted
+from autograder.core import course, late, results
 from autograder.core.grade import grade_submission
 
 NAME = "grade"
@@ -15,6 +16,9 @@ def add_arguments(p) -> None:
                    help="where checks run: sim or cpu (CPU checks + simulated GPU), cuda (adds real-GPU checks); "
                         "default from course.yml")
     p.add_argument("--out", default="results.json", help="results file to write (default ./results.json)")
+    p.add_argument("--submission-metadata", default=None, metavar="FILE",
+                   help="Gradescope's submission_metadata.json as its harness writes it (outside the "
+                        "submission): its created_at dates the submission for course.yml's late policy")
 
 
 def run(args) -> int:
@@ -25,12 +29,16 @@ def run(args) -> int:
     # while the server still imports torch, in a child that imports matplotlib itself.
     from autograder.sandbox import forkserver
     forkserver.start(wait=False, huge_pages=False, later=())
+    asg = course.load().assignment(args.assignment)
+    # Read before grading: a bad metadata file is one line, not a grading thrown away.
+    when = submitted.from_gradescope_json(args.submission_metadata) if args.submission_metadata else None
     try:
         res = grade_submission(args.submission, args.assignment, args.device)
     finally:
         forkserver.stop()
+    if when is not None and asg.late is not None:
+        res = late.apply(res, asg.late, when.when, when.source)
     path = results.write(res, args.out)
-    asg = course.load().assignment(args.assignment)
     print(results.summary(res, {t.id: t.title for t in asg.tasks}))
     print(f"wrote {path}")
     return 0
