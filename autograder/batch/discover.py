@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from autograder.core import ziplimits
 from autograder.core.errors import UsageError
 from shared import yamlfile
 
@@ -242,10 +242,10 @@ def problem_of(path: Path, names, ignore=()) -> str | None:
     wanted = ", ".join(names)
     if path.is_file():
         try:
-            with zipfile.ZipFile(path) as zf:
+            with ziplimits.open_zip(path) as zf:
                 members = [m for m in zf.namelist() if not m.endswith("/")]
-        except (zipfile.BadZipFile, OSError, ValueError):
-            return f"nothing to grade: {path.name} is not a readable zip file"
+        except ziplimits.ZipRefused as exc:
+            return f"nothing to grade: {exc}"
         seen = [m for m in members if not any(part in JUNK_NAMES for part in m.split("/"))
                 and m.count("/") < SEARCH_DEPTH]
         if any(m.rsplit("/", 1)[-1] in names for m in seen):
