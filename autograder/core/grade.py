@@ -30,6 +30,10 @@ from autograder.sandbox.perfile import PerFileSandbox
 
 #: Time limit of a reference call relative to the student's (the reference is trusted, not slow).
 REFERENCE_TIME_FACTOR = 2.0
+#: Wall-clock budget of one grading, in per-call limits (course.yml time_limit_s): below
+#: grade-all's 20 (autograder/batch/run.py BUDGET_CALLS), so that a grading over budget ends here,
+#: its remaining checks charged to the student, before grade-all's backstop kills the worker.
+BUDGET_CALLS = 18
 
 
 def load_checks(asg: course.Assignment | None = None) -> dict[str, Check]:
@@ -112,6 +116,12 @@ def run_check(ctx: GradingContext, check: Check) -> tuple[bool, str]:
                              "check that your function returns the type and units its docstring names")
 
 
+def over_budget(budget_s: float) -> str:
+    """The line of a check the grading's budget left no time for."""
+    return (f"not run: grading this submission took its whole budget of {budget_s:g} s "
+            "(slow or hanging calls of your code used it up)")
+
+
 def describe(exc: StudentError) -> str:
     """A student error in one line: 'predict_decode raised NotImplementedError: task3.1: ...'."""
     if isinstance(exc, StudentRaised):
@@ -122,7 +132,7 @@ def describe(exc: StudentError) -> str:
 
 def grade_submission(path, assignment: str | None = None, device: str | None = None, *,
                      course_file: Path | str | None = None, time_limit_s: float | None = None,
-                     only: set[str] | None = None) -> dict:
+                     only: set[str] | None = None, budget_s: float | None = None) -> dict:
     """Grade the folder or .zip at ``path``; the Gradescope results dict.
 
     Args:
@@ -134,6 +144,9 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
             multiple of the reference's time for the same call, with a floor and time_limit_s
             as the ceiling: autograder/sandbox/calltime.py).
         only: grade just these check ids (tests and benchmarks); None grades all.
+        budget_s: wall-clock seconds the whole grading may take (None: BUDGET_CALLS per-call
+            limits). Past it, no student call outlives it and each check left fails with one
+            line saying so ("outcome": "error"); the grading still ends with results.
 
     Raises:
         UsageError: unknown assignment or device; SubmissionError (a UsageError) for a path
@@ -147,6 +160,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         raise UsageError(f"unknown device {device!r}; expected one of: {', '.join(course.DEVICES)}")
     limit = float(time_limit_s or asg.time_limit_s)
     limits = Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb)
+    budget = float(budget_s if budget_s is not None else BUDGET_CALLS * limit)
     sub = submission.load(path, expected=_handed_in(asg))
     forkserver.ensure()   # one process imports torch once and forks every child of the process
     # torch and the simulated GPU cost seconds to import; a partial grading (tests, benchmarks)
@@ -183,7 +197,8 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         student.start(first)
         secret = seed.course_secret(asg.root)
         ctx = GradingContext(student, reference, seed=sub.seed, device=device,
-                             submission_dir=sub.folder, sim_profile=asg.sim_profile, secret=secret)
+                             submission_dir=sub.folder, sim_profile=asg.sim_profile, secret=secret,
+                             deadline=started + budget)
         tests = []   # in the order the checks ran (fallback.why_broken reads the results so far)
         shares = points.of_checks(asg, checks_for(asg))
         files_of, stood_in = {}, {}
@@ -196,7 +211,10 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
                     stood_in[module] = _stand_in(ctx, student, sub, asg, module, needs[module], tests, files_of)
                     notes.extend(stood_in[module])
                 files_of[check.id] = check.files
-                passed, message = run_check(ctx, check)
+                if time.monotonic() < ctx.deadline:
+                    passed, message = run_check(ctx, check)
+                else:
+                    passed, message = False, NotRun(over_budget(budget))
                 lines = [line for m in check.files for line in stood_in.get(m, ())]
                 if lines:
                     message = type(message)("\n".join([message, *lines]))

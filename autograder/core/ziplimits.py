@@ -74,6 +74,9 @@ def open_zip(path: Path | str) -> zipfile.ZipFile:
     if len(archive.filelist) > MAX_ENTRIES:
         archive.close()
         raise ZipRefused(path, f"the zip holds more than {MAX_ENTRIES} entries; submit only your work")
+    if any(not info.filename for info in archive.filelist):
+        archive.close()   # zipfile itself trips over such an entry (ZipInfo.is_dir)
+        raise ZipRefused(path, "an entry of the zip has an empty name")
     return archive
 
 
