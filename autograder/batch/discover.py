@@ -245,6 +245,8 @@ def problem_of(path: Path, names, ignore=()) -> str | None:
             with ziplimits.open_zip(path) as zf:
                 members = [m for m in zf.namelist() if not m.endswith("/")]
         except ziplimits.ZipRefused as exc:
+            if exc.unreadable:
+                return f"nothing to grade: {path.name} is not a readable zip file"
             return f"nothing to grade: {exc}"
         seen = [m for m in members if not any(part in JUNK_NAMES for part in m.split("/"))
                 and m.count("/") < SEARCH_DEPTH]

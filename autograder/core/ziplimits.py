@@ -32,9 +32,10 @@ class ZipRefused(ValueError):
     """A zip over a bound or without a readable end record. ``reason`` is one line; the message
     is the zip's name, a colon and the reason."""
 
-    def __init__(self, path: Path, reason: str):
+    def __init__(self, path: Path, reason: str, *, unreadable: bool = False):
         super().__init__(f"{path.name}: {reason}")
-        self.path, self.reason = path, reason
+        #: True when the file is no zip zipfile can read (no end record, damaged), not over a bound
+        self.path, self.reason, self.unreadable = path, reason, unreadable
 
 
 def check(path: Path | str) -> None:
@@ -50,7 +51,7 @@ def check(path: Path | str) -> None:
     except OSError as exc:
         raise ZipRefused(path, f"cannot read the zip ({exc.strerror or one_line(exc)})") from None
     if end is None:
-        raise ZipRefused(path, "not a zip file (no end of central directory record)")
+        raise ZipRefused(path, "unreadable zip (no end of central directory record)", unreadable=True)
     entries, directory = end[zipfile._ECD_ENTRIES_TOTAL], end[zipfile._ECD_SIZE]
     if entries > MAX_ENTRIES:
         raise ZipRefused(path, f"the zip holds {entries} entries, more than {MAX_ENTRIES}; submit only your work")
@@ -70,7 +71,7 @@ def open_zip(path: Path | str) -> zipfile.ZipFile:
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError) as exc:
-        raise ZipRefused(path, f"unreadable zip ({one_line(exc)})") from None
+        raise ZipRefused(path, f"unreadable zip ({one_line(exc)})", unreadable=True) from None
     if len(archive.filelist) > MAX_ENTRIES:
         archive.close()
         raise ZipRefused(path, f"the zip holds more than {MAX_ENTRIES} entries; submit only your work")
