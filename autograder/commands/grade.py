@@ -28,15 +28,17 @@ def run(args) -> int:
     # (the server's LATER imports) is not worth importing there: the plot file's checks run
     # while the server still imports torch, in a child that imports matplotlib itself.
     from autograder.sandbox import forkserver
-    forkserver.start(wait=False, huge_pages=False, later=())
     asg = course.load().assignment(args.assignment)
-    # Read before grading: a bad metadata file is one line, not a grading thrown away.
-    when = submitted.from_gradescope_json(args.submission_metadata) if args.submission_metadata else None
+    # Read before grading (a bad metadata file is one line, not a grading thrown away), and only
+    # when a late policy needs it: without one, Gradescope's file is not this grader's business.
+    when = (submitted.from_gradescope_json(args.submission_metadata)
+            if args.submission_metadata and asg.late is not None else None)
+    forkserver.start(wait=False, huge_pages=False, later=())
     try:
         res = grade_submission(args.submission, args.assignment, args.device)
     finally:
         forkserver.stop()
-    if when is not None and asg.late is not None:
+    if when is not None:
         res = late.apply(res, asg.late, when.when, when.source)
     path = results.write(res, args.out)
     print(results.summary(res, {t.id: t.title for t in asg.tasks}))
