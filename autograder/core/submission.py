@@ -4,8 +4,8 @@ Refused with one line (SubmissionError, exit 2 on the command line): no such pat
 bounds checked before it is read (autograder/core/ziplimits.py) or unreadable, absolute paths,
 '..', symlinks, too many files, absurd sizes, names the file system cannot hold (a part longer
 than 255 bytes, control characters, not UTF-8, empty), a name that is both a file and a folder
-or appears twice. Harmless clutter (__MACOSX,
-.DS_Store, caches such as __pycache__, .hypothesis and .ipynb_checkpoints, *.pyc) is dropped.
+or appears twice. Harmless clutter (__MACOSX, .DS_Store, caches such as __pycache__, .hypothesis
+and .ipynb_checkpoints, *.pyc) is dropped.
 Students hand in their files one or more folders deep (the whole bundle zipped, a folder named
 like the assignment): the submission is graded from the shallowest folder that holds the most of
 the files the assignment expects, and ``found_in`` says which.
