@@ -34,6 +34,9 @@ REFERENCE_TIME_FACTOR = 2.0
 #: grade-all's 20 (autograder/batch/run.py BUDGET_CALLS), so that a grading over budget ends here,
 #: its remaining checks charged to the student, before grade-all's backstop kills the worker.
 BUDGET_CALLS = 18
+#: The budget's floor, in seconds: a short per-call limit (tests, quick trial runs) must not turn
+#: an ordinary grading on a busy machine into checks not run.
+MIN_BUDGET_S = 300.0
 
 
 def load_checks(asg: course.Assignment | None = None) -> dict[str, Check]:
@@ -145,7 +148,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
             as the ceiling: autograder/sandbox/calltime.py).
         only: grade just these check ids (tests and benchmarks); None grades all.
         budget_s: wall-clock seconds the whole grading may take (None: BUDGET_CALLS per-call
-            limits). Past it, no student call outlives it and each check left fails with one
+            limits, at least MIN_BUDGET_S). Past it, no student call outlives it and each check left fails with one
             line saying so ("outcome": "error"); the grading still ends with results.
 
     Raises:
@@ -160,7 +163,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         raise UsageError(f"unknown device {device!r}; expected one of: {', '.join(course.DEVICES)}")
     limit = float(time_limit_s or asg.time_limit_s)
     limits = Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb)
-    budget = float(budget_s if budget_s is not None else BUDGET_CALLS * limit)
+    budget = float(budget_s if budget_s is not None else max(BUDGET_CALLS * limit, MIN_BUDGET_S))
     sub = submission.load(path, expected=_handed_in(asg))
     forkserver.ensure()   # one process imports torch once and forks every child of the process
     # torch and the simulated GPU cost seconds to import; a partial grading (tests, benchmarks)
