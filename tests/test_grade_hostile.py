@@ -70,9 +70,9 @@ def test_a_broken_predict_costs_task3_only_and_roofline_says_it_ran_with_the_ref
     lost = {t["task"] for t in results["tests"] if t["status"] == "failed"}
     assert lost == {"task3"}
     for check_id in ROOFLINE:
-        assert "graded with the reference's predict.py because your predict.py cannot be used" in \
-            build.outputs(results)[check_id]
-    assert "graded with the reference's predict.py" in results["output"]
+        assert ("graded with a stand-in predict.py (the stub's documented formulas) because your "
+                "predict.py cannot be used") in build.outputs(results)[check_id]
+    assert "graded with a stand-in predict.py" in results["output"]
 
 
 def test_a_hang_is_stopped_at_a_limit_from_the_reference_and_charged_once(tmp_path):
@@ -91,3 +91,28 @@ def test_a_hang_is_stopped_at_a_limit_from_the_reference_and_charged_once(tmp_pa
     assert asg.time_limit_floor_s <= float(found[1]) < asg.time_limit_s
     assert (float(found[2]), float(found[3])) == (asg.time_limit_multiple, asg.time_limit_floor_s)
     assert "restarted" not in results["output"]
+
+
+def test_a_grading_past_its_budget_ends_with_every_check_charged_in_one_line(tmp_path):
+    """``grade`` has a budget for the whole grading as grade-all has: once it is spent, each check
+    left fails with one line saying so (charged to the student, "outcome": "error"), and the
+    grading still returns complete results."""
+    folder = build.overlay("hostile", "endless_loop", tmp_path / "s")
+    results = grade_submission(folder, device="cpu", only=PREDICT, time_limit_s=LIMIT_S, budget_s=0.0)
+    assert {t["check"] for t in results["tests"]} == PREDICT
+    for test in results["tests"]:
+        assert test["status"] == "failed" and test["outcome"] == "error", test
+        assert test["output"] == "not run: grading this submission took its whole budget of 0 s (slow or " \
+                                 "hanging calls of your code used it up)", test["output"]
+
+
+def test_no_call_outlives_the_grading_budget(tmp_path):
+    """A call that hangs is cut where the budget ends, not at its own (longer) limit."""
+    folder = build.overlay("hostile", "endless_loop", tmp_path / "s")
+    hung = {"prefill_time", "errors_prefill_seconds"}
+    results = grade_submission(folder, device="cpu", only=PREDICT, time_limit_s=600.0, budget_s=8.0)
+    for check_id in hung:
+        message = build.outputs(results)[check_id]
+        cut = re.search(r"did not return within ([0-9.]+) s", message)
+        assert (cut and float(cut.group(1)) < 600) or message.startswith("not run: grading this submission took "
+                                                                         "its whole budget of 8 s"), message

@@ -175,3 +175,20 @@ def test_a_refused_submission_shows_its_reason_in_the_results(package, tmp_path)
     assert res["output"].startswith("The autograder refused this submission: ")
     assert 'bw "copy".py is a symlink; symlinks are refused' in res["output"]
     assert "exit status" not in res["output"] and "\n" not in res["output"]
+
+
+def test_the_harness_metadata_dates_the_submission_not_the_students_copy(package, tmp_path):
+    """With a late policy, run_autograder dates the submission by /autograder/submission_metadata.json
+    (Gradescope's harness writes it); the student's own copy in the submission dates nothing."""
+    root = gradescope_root(package, tmp_path, {"predict.py": REFERENCE / "predict.py"})
+    course_yml = root / "source" / "course.yml"
+    data = yaml.safe_load(course_yml.read_text())
+    data["assignments"]["why17"]["late"] = {"due": "2026-12-01T23:59:00Z", "policy": "zero_after",
+                                            "cutoff": "2026-12-03T23:59:00Z"}
+    course_yml.write_text(yaml.safe_dump(data, sort_keys=False))
+    (root / "submission_metadata.json").write_text(json.dumps({"created_at": "2026-12-04T10:00:00+00:00"}))
+    (root / "submission" / "submission_metadata.json").write_text(json.dumps({"created_at": "2019-01-01T00:00:00Z"}))
+    res = run_autograder(root)
+    assert res["late"]["time_source"] == "Gradescope submission_metadata.json"
+    assert res["late"]["submitted_at"] == "2026-12-04T10:00:00+00:00"
+    assert res["late"]["raw_score"] > 0 and res["score"] == 0

@@ -22,6 +22,7 @@ import yaml
 from autograder.batch import discover, submitted
 from autograder.core import course, late
 from autograder.core.errors import UsageError
+from autograder.lessons.why17.fixtures.classes import measurements_json
 from tests.test_batch_fixtures import write_student
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,14 +157,16 @@ def _nbgrader_class(root: Path, times: dict[str, dt.datetime]) -> None:
 def _folders_class(root: Path, times: dict[str, dt.datetime]) -> None:
     for name, when in times.items():
         entry = write_student(root, name, "reference_measured")
-        for path in entry.rglob("*"):
-            os.utime(path, (when.timestamp() - 3600, when.timestamp() - 3600))
-        os.utime(entry / "measurements.json", (when.timestamp(), when.timestamp()))   # the newest
+        for path in entry.rglob("*"):   # the student's own file times date nothing
+            os.utime(path, (STUDENT_CLOCK.timestamp(), STUDENT_CLOCK.timestamp()))
+        os.utime(entry, (when.timestamp(), when.timestamp()))   # the entry's: the collection's
 
 
 SOURCES = {"gradescope": (_gradescope_class, "Gradescope submission_metadata.yml"),
            "nbgrader": (_nbgrader_class, "nbgrader timestamp.txt"),
-           "folders": (_folders_class, "newest file time")}
+           "folders": (_folders_class, "collected: the entry's own time")}
+#: A time the student's machine gave their files (long before the due date).
+STUDENT_CLOCK = dt.datetime(2019, 1, 1, tzinfo=dt.timezone.utc)
 
 
 @pytest.mark.parametrize("source", sorted(SOURCES))
@@ -178,19 +181,52 @@ def test_submission_time_from_each_source(tmp_path, source):
     assert all(f.source.startswith(words) for f in found.values())
 
 
-def test_gradescope_json_and_zip_file_times(tmp_path):
-    folder = tmp_path / "one"
-    folder.mkdir()
-    (folder / "submission_metadata.json").write_text(json.dumps({"created_at": "2026-12-04T02:00:00.123456-08:00"}))
-    sub = discover.Submission(student="one", path=folder, members=())
-    assert submitted.submission_time(sub) == submitted.Submitted(LATE.replace(microsecond=123456),
-                                                                 "Gradescope submission_metadata.json")
-    path = tmp_path / "two.zip"
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, stamp in (("bw.py", (2026, 12, 1, 9, 0, 0)), ("predict.py", (2026, 12, 3, 9, 30, 0))):
-            zf.writestr(zipfile.ZipInfo(name, stamp), "x = 1\n")
-    when = submitted.submission_time(discover.Submission(student="two", path=path, members=()))
-    assert when.when == dt.datetime(2026, 12, 3, 9, 30).astimezone() and "newest file time" in when.source
+def test_times_the_student_wrote_date_nothing(tmp_path):
+    """A student's own submission_metadata.json, timestamp.txt or submission_metadata.yml in the
+    folder, and a zip's member times, are ignored: the entry's own time dates it."""
+    asg = course.load().assignment("why17")
+    root = tmp_path / "class"
+    folder = write_student(root, "one", "reference_measured")
+    (folder / "submission_metadata.json").write_text(json.dumps({"created_at": "2019-01-01T00:00:00Z"}))
+    (folder / "timestamp.txt").write_text("2019-01-01 00:00:00.000000 UTC\n")
+    archive = root / "two.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name in ("bw.py", "predict.py"):
+            zf.writestr(zipfile.ZipInfo(name, (2019, 1, 1, 0, 0, 0)), "x = 1\n")
+    for entry in (folder, archive):
+        os.utime(entry, (LATE.timestamp(), LATE.timestamp()))
+    layout = discover.discover(root, asg)
+    assert layout.kind == "folders"
+    for sub in layout.submissions:
+        when = submitted.submission_time(sub)
+        assert when.when == LATE and when.source.startswith("collected"), (sub.student, when)
+
+
+def test_a_gradescope_export_is_dated_by_its_own_metadata_only(tmp_path):
+    _gradescope_class(tmp_path, {"ann": ON_TIME})
+    other = write_student(tmp_path, "submission_9", "reference_measured")   # not in the export's metadata
+    (other / "submission_metadata.yml").write_text(
+        "submission_9:\n  :created_at: 2019-01-01 00:00:00.000000000 -08:00\n"
+        "  :submitters:\n  - :name: eve\n    :sid: eve\n")
+    os.utime(other, (LATE.timestamp(), LATE.timestamp()))
+    layout = discover.discover(tmp_path, course.load().assignment("why17"))
+    found = {s.student: submitted.submission_time(s) for s in layout.submissions}
+    assert found["ann"] == submitted.Submitted(ON_TIME, "Gradescope submission_metadata.yml")
+    assert found["submission_9"].when == LATE and found["submission_9"].source.startswith("collected")
+
+
+def test_gradescope_harness_metadata_is_read_from_its_own_path(tmp_path):
+    meta = tmp_path / "submission_metadata.json"
+    meta.write_text(json.dumps({"created_at": "2026-12-04T02:00:00.123456-08:00", "id": 1}))
+    assert submitted.from_gradescope_json(meta) == submitted.Submitted(
+        LATE.replace(microsecond=123456), "Gradescope submission_metadata.json")
+    for text, words in (("{", "not Gradescope's submission metadata"), ('{"id": 1}', "not Gradescope's"),
+                        ("[" * 100000, "not Gradescope's")):
+        meta.write_text(text)
+        with pytest.raises(UsageError, match=words):
+            submitted.from_gradescope_json(meta)
+    with pytest.raises(UsageError, match="cannot read"):
+        submitted.from_gradescope_json(tmp_path / "absent.json")
 
 
 # --- end to end -------------------------------------------------------------------------------
@@ -257,3 +293,24 @@ def test_a_bad_extensions_file_is_one_line_and_exit_2(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [f"error: {tmp_path / 'ext.csv'} line 2: days must be a positive "
                                                 "number, got 'soon'"]
+
+
+def test_grade_on_gradescope_is_dated_by_the_harness_metadata_not_the_students(tmp_path):
+    """``grade --submission-metadata`` (run_autograder passes /autograder/submission_metadata.json)
+    dates the submission; a submission_metadata.json inside the submission dates nothing."""
+    sub = tmp_path / "submission"
+    sub.mkdir()
+    (sub / "measurements.json").write_text(measurements_json())
+    (sub / "submission_metadata.json").write_text(json.dumps({"created_at": "2019-01-01T00:00:00Z"}))
+    harness = tmp_path / "submission_metadata.json"
+    harness.write_text(json.dumps({"created_at": LATE.isoformat()}))
+    course_dir = _course(tmp_path / "course", POLICIES["zero_after"])
+    out = tmp_path / "results.json"
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(sub), "--course", str(course_dir),
+                           "--submission-metadata", str(harness), "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads(out.read_text())
+    assert results["late"]["raw_score"] > 0 and results["score"] == 0
+    assert results["late"]["time_source"] == "Gradescope submission_metadata.json"
+    assert results["late"]["submitted_at"] == LATE.isoformat()

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from autograder.core import ziplimits
 from autograder.core.errors import UsageError
 from shared import yamlfile
 
@@ -71,7 +71,11 @@ class Submission:
     path: Path
     members: tuple[Member, ...]
     problem: str | None = None
-    created_at: str = ""   # Gradescope's submission time (its metadata's created_at), when given
+    #: Gradescope's submission time: created_at of the export's top submission_metadata.yml (one
+    #: inside a submission folder is the student's own and dates nothing).
+    created_at: str = ""
+    #: The layout it was found in ('gradescope', 'nbgrader', 'folders'; '' when not discovered).
+    layout: str = ""
 
     @property
     def kind(self) -> str:
@@ -165,7 +169,7 @@ def _folders(root: Path, entries: list[Path], names) -> Layout:
         else:
             notes.append(f"{entry.name}: skipped (not a folder or a .zip)")
     subs = _unique([Submission(student=key, path=path, members=(Member(key),),
-                               problem=problem_of(path, names))
+                               problem=problem_of(path, names), layout="folders")
                     for key, path in found.items()])
     return Layout("folders", f"one folder or .zip per student in {root}", subs, tuple(notes))
 
@@ -181,7 +185,7 @@ def _nbgrader(root: Path, folder: str, names) -> Layout:
         problem = (problem_of(path, names) if path.is_dir()
                    else f"nothing to grade: no {folder}/ folder in submitted/{entry.name}/")
         subs.append(Submission(student=entry.name, path=path, members=(Member(entry.name),),
-                               problem=problem))
+                               problem=problem, layout="nbgrader"))
     return Layout("nbgrader", f"nbgrader exchange layout {submitted}/<student>/{folder}/",
                   _unique(subs), tuple(notes))
 
@@ -196,16 +200,18 @@ def _gradescope(root: Path, entries: list[Path], names) -> Layout:
             notes.append(f"{entry.name}: skipped (a Gradescope export has a folder per submission)")
             continue
         meta = top.get(entry.name)
+        # Only the export's own metadata dates a submission: a copy inside the folder came with
+        # the student's files and names its submitters at most.
+        created = meta.get(":created_at", meta.get("created_at")) if isinstance(meta, dict) else None
         own = entry / GRADESCOPE_METADATA
         if meta is None and own.is_file():
             meta = _read_metadata(own)
         members = _members(meta) or (Member(entry.name),)
         first = members[0]
         key = first.sid or first.email or entry.name
-        created = meta.get(":created_at", meta.get("created_at")) if isinstance(meta, dict) else None
         subs.append(Submission(student=key, path=entry, members=members,
                                problem=problem_of(entry, names, ignore=(GRADESCOPE_METADATA,)),
-                               created_at=_stamp_text(created)))
+                               created_at=_stamp_text(created), layout="gradescope"))
     return Layout("gradescope", f"Gradescope export in {root} (a folder per submission, "
                   f"{GRADESCOPE_METADATA})", _unique(subs), tuple(notes))
 
@@ -250,10 +256,12 @@ def problem_of(path: Path, names, ignore=()) -> str | None:
     wanted = ", ".join(names)
     if path.is_file():
         try:
-            with zipfile.ZipFile(path) as zf:
+            with ziplimits.open_zip(path) as zf:
                 members = [m for m in zf.namelist() if not m.endswith("/")]
-        except (zipfile.BadZipFile, OSError, ValueError):
-            return f"nothing to grade: {path.name} is not a readable zip file"
+        except ziplimits.ZipRefused as exc:
+            if exc.unreadable:
+                return f"nothing to grade: {path.name} is not a readable zip file"
+            return f"nothing to grade: {exc}"
         seen = [m for m in members if not any(part in JUNK_NAMES for part in m.split("/"))
                 and m.count("/") < SEARCH_DEPTH]
         if any(m.rsplit("/", 1)[-1] in names for m in seen):

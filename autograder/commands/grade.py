@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from autograder.core import course, results
+from autograder.batch import submitted
+from autograder.core import course, late, results
 from autograder.core.errors import GraderError
 from autograder.core.grade import grade_submission
 
@@ -18,6 +19,9 @@ def add_arguments(p) -> None:
                    help="where checks run: sim or cpu (CPU checks + simulated GPU), cuda (adds real-GPU checks); "
                         "default from course.yml")
     p.add_argument("--out", default="results.json", help="results file to write (default ./results.json)")
+    p.add_argument("--submission-metadata", default=None, metavar="FILE",
+                   help="Gradescope's submission_metadata.json as its harness writes it (outside the "
+                        "submission): its created_at dates the submission for course.yml's late policy")
 
 
 def run(args) -> int:
@@ -28,6 +32,11 @@ def run(args) -> int:
     # while the server still imports torch, in a child that imports matplotlib itself.
     from autograder.batch import preflight
     from autograder.sandbox import forkserver
+    asg = course.load().assignment(args.assignment)
+    # Read before grading (a bad metadata file is one line, not a grading thrown away), and only
+    # when a late policy needs it: without one, Gradescope's file is not this grader's business.
+    when = (submitted.from_gradescope_json(args.submission_metadata)
+            if args.submission_metadata and asg.late is not None else None)
     forkserver.start(wait=False, huge_pages=False, later=())
     try:
         preflight.check(course.load().assignment(args.assignment))   # while the server imports torch
@@ -37,8 +46,9 @@ def run(args) -> int:
         return 1
     finally:
         forkserver.stop()
+    if when is not None:
+        res = late.apply(res, asg.late, when.when, when.source)
     path = results.write(res, args.out)
-    asg = course.load().assignment(args.assignment)
     print(results.summary(res, {t.id: t.title for t in asg.tasks}))
     print(f"wrote {path}")
     return 0

@@ -7,10 +7,12 @@ cached by call key. Checks see plain data only.
 from __future__ import annotations
 
 import json
+import math
+import time
 from pathlib import Path
 from typing import Any
 
-from autograder.core.errors import GraderError, StudentMissing
+from autograder.core.errors import GraderError, StudentMissing, StudentTimeout
 from autograder.gpu.seed import Secret
 from autograder.gpu.seed import sim_seed as seed_of_sim
 from autograder.sandbox.parent import Sandbox
@@ -28,10 +30,13 @@ class GradingContext:
         sim_seed: the seed of the simulated GPU's profile: ``seed`` with the grader's secret
             (autograder/gpu/seed.py), so that a student cannot rebuild the profile.
         gpu_memo: the GPU checks' shared calls and verdicts (shared.simgpu.judging).
+        deadline: time.monotonic() when the grading's budget ends (inf: none); a student call
+            never runs past it.
     """
 
     def __init__(self, student: Sandbox, reference: Sandbox, *, seed: int, device: str,
-                 submission_dir: Path, sim_profile: str, secret: Secret | str):
+                 submission_dir: Path, sim_profile: str, secret: Secret | str,
+                 deadline: float = math.inf):
         self._student = student
         self._reference = reference
         self._reference_cache: dict[str, Any] = {}
@@ -42,6 +47,15 @@ class GradingContext:
         self.sim_profile = sim_profile
         self.sim_seed = seed_of_sim(seed, secret)
         self.gpu_memo: dict = {}
+        self.deadline = deadline
+
+    def _within_budget(self, timeout_s: float | None) -> float | None:
+        """The call's time limit, cut to what is left of the grading's budget; StudentTimeout
+        when nothing is left."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise StudentTimeout("not run: grading this submission took its whole budget")
+        return timeout_s if left >= (timeout_s or self.time_limit_s) else left
 
     def expect_settings(self, module: str, settings: list[dict]) -> None:
         """The student's calls into ``module`` will come on these simulated-GPU configs, in this
@@ -82,19 +96,20 @@ class GradingContext:
     def call(self, module: str, function: str, *args, sim: dict | None = None,
              timeout_s: float | None = None, **kwargs) -> Any:
         value, _trace = self._student.call(module, function, args, kwargs, sim=sim, trace=False,
-                                           timeout_s=timeout_s)
+                                           timeout_s=self._within_budget(timeout_s))
         return value
 
     def call_traced(self, module: str, function: str, *args, sim: dict | None = None,
                     timeout_s: float | None = None, **kwargs) -> tuple[Any, dict]:
         return self._student.call(module, function, args, kwargs, sim=sim, trace=True,
-                                  timeout_s=timeout_s)
+                                  timeout_s=self._within_budget(timeout_s))
 
     def call_watched(self, module: str, function: str, *args, timeout_s: float | None = None,
                      **kwargs) -> tuple[Any, list[dict]]:
         """As ``call`` on the real CPU/GPU, plus the torch calls the function made: a list of
         ``{"op", "shapes", "dtypes", "nbytes", "out_nbytes", "count"}`` (autograder.runtime.runner.TorchWatch)."""
-        value, trace = self._student.call(module, function, args, kwargs, watch=True, timeout_s=timeout_s)
+        value, trace = self._student.call(module, function, args, kwargs, watch=True,
+                                          timeout_s=self._within_budget(timeout_s))
         return value, list((trace or {}).get("torch_ops", []))
 
     def reference(self, module: str, function: str, *args, sim: dict | None = None,

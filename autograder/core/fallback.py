@@ -1,15 +1,18 @@
-"""One mistake, one charge: a student file whose checks need another student file runs with the
-reference's copy of that file when the student's is broken.
+"""One mistake, one charge: a student file whose checks need another student file runs with a
+stand-in for that file when the student's is broken.
 
 An assignment's ``<grader>.checks`` package may declare ``DEPENDS = {"roofline": ("predict",)}``:
 roofline.py imports predict.py, so a slip in predict.py would also fail the roofline checks. Before
 the first check of such a file runs, each file it needs is judged: missing, not importable, or
 failing any of its own checks graded so far (its task comes first in course.yml). Then the
-dependent file's child runs from a copy of the submission in which that file is the reference's,
-and every check of the dependent file says so; the mistake stays charged where it was made.
+dependent file's child runs from a copy of the submission in which that file is the grader's
+stand-in (``<grader>/standin/<module>.py``), and every check of the dependent file says so; the
+mistake stays charged where it was made.
 
-The stand-in puts the reference's file where the student's code can read it. For predict.py that
-gives nothing away: each of its formulas is in the stub's docstring the student already has.
+The stand-in is code the student may read: the formulas of the public stub's docstrings, with
+no argument checks. The reference solution is never put where student code can reach it (not
+copied, not imported, not in a child's memory); a grader package that depends on a file and
+ships no stand-in for it is refused (UsageError) before any student code runs.
 """
 from __future__ import annotations
 
@@ -17,13 +20,34 @@ import importlib
 import shutil
 from pathlib import Path
 
-from autograder.core.errors import StudentError
+from autograder.core.errors import StudentError, UsageError
+
+#: Folder of a grader package that holds the stand-ins, one ``<module>.py`` each.
+STAND_INS = "standin"
 
 
 def depends(grader: str) -> dict[str, tuple[str, ...]]:
-    """Student module -> the student modules its checks also need (the grader's ``checks.DEPENDS``)."""
+    """Student module -> the student modules its checks also need (the grader's ``checks.DEPENDS``).
+
+    Raises:
+        UsageError: a needed module has no stand-in in the grader package.
+    """
     raw = getattr(importlib.import_module(f"{grader}.checks"), "DEPENDS", {})
-    return {module: tuple(needs) for module, needs in raw.items()}
+    out = {module: tuple(needs) for module, needs in raw.items()}
+    for needs in out.values():
+        for need in needs:
+            stand_in_file(grader, need)
+    return out
+
+
+def stand_in_file(grader: str, module: str) -> Path:
+    """The grader's stand-in for the student's ``module``.py (never the reference's)."""
+    package = importlib.import_module(grader)
+    path = Path(package.__file__).parent / STAND_INS / f"{module}.py"
+    if not path.is_file():
+        raise UsageError(f"{path}: missing; checks.DEPENDS names {module}.py, so the grader needs a "
+                         "stand-in for it built from the public stub's documented formulas")
+    return path
 
 
 def why_broken(ctx, module: str, tests: list[dict], checks_of: dict[str, tuple[str, ...]]) -> str | None:
@@ -44,16 +68,16 @@ def why_broken(ctx, module: str, tests: list[dict], checks_of: dict[str, tuple[s
     return None
 
 
-def stand_in(submission_dir: Path, module: str, reference_dir: Path, dest: Path) -> Path:
-    """A copy of the submission at ``dest`` with ``module``.py replaced by the reference's."""
+def stand_in(submission_dir: Path, module: str, grader: str, dest: Path) -> Path:
+    """A copy of the submission at ``dest`` with ``module``.py replaced by the grader's stand-in."""
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(submission_dir, dest)
-    shutil.copyfile(reference_dir / f"{module}.py", dest / f"{module}.py")
+    shutil.copyfile(stand_in_file(grader, module), dest / f"{module}.py")
     return dest
 
 
 def note(dependent: str, module: str, reason: str) -> str:
-    """The line every check of ``dependent`` carries when it ran with the reference's ``module``."""
-    return (f"Your {dependent}.py was graded with the reference's {module}.py because {reason}; "
-            f"this check judges your {dependent}.py alone.")
+    """The line every check of ``dependent`` carries when it ran with the stand-in ``module``."""
+    return (f"Your {dependent}.py was graded with a stand-in {module}.py (the stub's documented "
+            f"formulas) because {reason}; this check judges your {dependent}.py alone.")

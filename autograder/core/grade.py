@@ -4,7 +4,7 @@
 batch grader calls it; ``python -m autograder grade`` is a thin wrapper). Each task's points from
 course.yml go to its checks as the task's ``checks`` mapping says (autograder/core/points.py; by
 weight when it has none); a check passes (all its points) or fails (zero). A file whose checks
-need another student file runs with the reference's copy when the student's is broken
+need another student file runs with a stand-in for it when the student's is broken
 (autograder/core/fallback.py), so one mistake is charged once.
 """
 from __future__ import annotations
@@ -30,6 +30,13 @@ from autograder.sandbox.perfile import PerFileSandbox
 
 #: Time limit of a reference call relative to the student's (the reference is trusted, not slow).
 REFERENCE_TIME_FACTOR = 2.0
+#: Wall-clock budget of one grading, in per-call limits (course.yml time_limit_s): below
+#: grade-all's 20 (autograder/batch/run.py BUDGET_CALLS), so that a grading over budget ends here,
+#: its remaining checks charged to the student, before grade-all's backstop kills the worker.
+BUDGET_CALLS = 18
+#: The budget's floor, in seconds: a short per-call limit (tests, quick trial runs) must not turn
+#: an ordinary grading on a busy machine into checks not run.
+MIN_BUDGET_S = 300.0
 
 
 def load_checks(asg: course.Assignment | None = None) -> dict[str, Check]:
@@ -114,6 +121,12 @@ def run_check(ctx: GradingContext, check: Check) -> tuple[bool, str]:
                              "check that your function returns the type and units its docstring names")
 
 
+def over_budget(budget_s: float) -> str:
+    """The line of a check the grading's budget left no time for."""
+    return (f"not run: grading this submission took its whole budget of {budget_s:g} s "
+            "(slow or hanging calls of your code used it up)")
+
+
 def describe(exc: StudentError) -> str:
     """A student error in one line: 'predict_decode raised NotImplementedError: task3.1: ...'."""
     if isinstance(exc, StudentRaised):
@@ -124,7 +137,7 @@ def describe(exc: StudentError) -> str:
 
 def grade_submission(path, assignment: str | None = None, device: str | None = None, *,
                      course_file: Path | str | None = None, time_limit_s: float | None = None,
-                     only: set[str] | None = None) -> dict:
+                     only: set[str] | None = None, budget_s: float | None = None) -> dict:
     """Grade the folder or .zip at ``path``; the Gradescope results dict.
 
     Args:
@@ -136,6 +149,9 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
             multiple of the reference's time for the same call, with a floor and time_limit_s
             as the ceiling: autograder/sandbox/calltime.py).
         only: grade just these check ids (tests and benchmarks); None grades all.
+        budget_s: wall-clock seconds the whole grading may take (None: BUDGET_CALLS per-call
+            limits, at least MIN_BUDGET_S). Past it, no student call outlives it and each check left fails with one
+            line saying so ("outcome": "error"); the grading still ends with results.
 
     Raises:
         UsageError: unknown assignment or device; SubmissionError (a UsageError) for a path
@@ -149,6 +165,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         raise UsageError(f"unknown device {device!r}; expected one of: {', '.join(course.DEVICES)}")
     limit = float(time_limit_s or asg.time_limit_s)
     limits = Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb)
+    budget = float(budget_s if budget_s is not None else max(BUDGET_CALLS * limit, MIN_BUDGET_S))
     sub = submission.load(path, expected=_handed_in(asg))
     forkserver.ensure()   # one process imports torch once and forks every child of the process
     # torch and the simulated GPU cost seconds to import; a partial grading (tests, benchmarks)
@@ -185,7 +202,8 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         student.start(first)
         secret = seed.course_secret(asg.root)
         ctx = GradingContext(student, reference, seed=sub.seed, device=device,
-                             submission_dir=sub.folder, sim_profile=asg.sim_profile, secret=secret)
+                             submission_dir=sub.folder, sim_profile=asg.sim_profile, secret=secret,
+                             deadline=started + budget)
         tests = []   # in the order the checks ran (fallback.why_broken reads the results so far)
         shares = points.of_checks(asg, checks_for(asg))
         files_of, stood_in = {}, {}
@@ -198,7 +216,10 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
                     stood_in[module] = _stand_in(ctx, student, sub, asg, module, needs[module], tests, files_of)
                     notes.extend(stood_in[module])
                 files_of[check.id] = check.files
-                passed, message = run_check(ctx, check)
+                if time.monotonic() < ctx.deadline:
+                    passed, message = run_check(ctx, check)
+                else:
+                    passed, message = False, NotRun(over_budget(budget))
                 lines = [line for m in check.files for line in stood_in.get(m, ())]
                 if lines:
                     message = type(message)("\n".join([message, *lines]))
@@ -260,12 +281,13 @@ def _handed_in(asg: course.Assignment) -> tuple[str, ...]:
 def _stand_in(ctx, student: PerFileSandbox, sub: submission.Submission, asg: course.Assignment,
               module: str, needs: tuple[str, ...], tests: list[dict], files_of: dict) -> list[str]:
     """Before ``module``'s first check: point its child at a copy of the submission in which each
-    broken file it needs is the reference's; the lines saying so (none when all are sound)."""
+    broken file it needs is the grader's stand-in (never the reference's); the lines saying so
+    (none when all are sound)."""
     lines, folder = [], sub.folder
     for need in needs:
         reason = fallback.why_broken(ctx, need, tests, files_of)
         if reason is not None:
-            folder = fallback.stand_in(folder, need, asg.solutions_dir, sub.scratch(f"{module}-with-{need}"))
+            folder = fallback.stand_in(folder, need, asg.grader, sub.scratch(f"{module}-with-{need}"))
             lines.append(fallback.note(module, need, reason))
     if lines:
         student.sources[module] = folder

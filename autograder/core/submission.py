@@ -1,8 +1,11 @@
 """A submission as a private folder: copied from a folder or safely extracted from a .zip.
 
-Refused with one line (SubmissionError, exit 2 on the command line): no such path, an unreadable
-zip, absolute paths, '..', symlinks, too many files, absurd sizes. Harmless clutter (__MACOSX,
-.DS_Store, caches such as __pycache__, .hypothesis and .ipynb_checkpoints, *.pyc) is dropped.
+Refused with one line (SubmissionError, exit 2 on the command line): no such path, a zip over the
+bounds checked before it is read (autograder/core/ziplimits.py) or unreadable, absolute paths,
+'..', symlinks, too many files, absurd sizes, names the file system cannot hold (a part longer
+than 255 bytes, control characters, not UTF-8, empty), a name that is both a file and a folder
+or appears twice. Harmless clutter (__MACOSX, .DS_Store, caches such as __pycache__, .hypothesis
+and .ipynb_checkpoints, *.pyc) is dropped.
 Students hand in their files one or more folders deep (the whole bundle zipped, a folder named
 like the assignment): the submission is graded from the shallowest folder that holds the most of
 the files the assignment expects, and ``found_in`` says which.
@@ -14,9 +17,11 @@ import shutil
 import stat
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from autograder.core import ziplimits
 from autograder.core.errors import UsageError
 
 #: Most files a submission may hold.
@@ -27,6 +32,10 @@ MAX_FILE_BYTES = 20 * 2**20
 MAX_TOTAL_BYTES = 50 * 2**20
 #: Deepest folder nesting accepted.
 MAX_DEPTH = 8
+#: Longest part of a path, in bytes of UTF-8 (Linux's NAME_MAX).
+MAX_NAME_BYTES = 255
+#: Longest whole path inside a submission, in characters.
+MAX_PATH_CHARS = 1024
 #: Names that carry nothing of the student's work and are dropped silently.
 CLUTTER = {"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".git",
            ".hypothesis", ".mypy_cache", ".ruff_cache"}
@@ -104,6 +113,9 @@ def _copy_folder(src: Path, dest: Path) -> None:
         rel = item.relative_to(src)
         if _is_clutter(rel.parts):
             continue
+        bad = _bad_name(rel.parts)
+        if bad:
+            raise SubmissionError(f"{src}: {_show(rel.as_posix())} {bad}")
         if item.is_symlink():
             raise SubmissionError(f"{src}: {rel.as_posix()} is a symlink; symlinks are refused")
         if len(rel.parts) > MAX_DEPTH:
@@ -122,42 +134,82 @@ def _copy_folder(src: Path, dest: Path) -> None:
 
 def _extract_zip(src: Path, dest: Path) -> None:
     try:
-        archive = zipfile.ZipFile(src)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise SubmissionError(f"{src}: unreadable zip ({exc})") from None
+        archive = ziplimits.open_zip(src)
+    except ziplimits.ZipRefused as exc:
+        raise SubmissionError(f"{src}: {exc.reason}") from None
     with archive:
         count = total = 0
-        entries = []
+        entries, files, folders = [], set(), set()
         for info in archive.infolist():
             name = info.filename
             pure = PurePosixPath(name.replace("\\", "/"))
             if name.startswith(("/", "\\")) or pure.is_absolute() or (len(name) > 1 and name[1] == ":"):
-                raise SubmissionError(f"{src}: entry {name!r} has an absolute path; refused")
+                raise SubmissionError(f"{src}: entry {_show(name)} has an absolute path; refused")
             if ".." in pure.parts:
-                raise SubmissionError(f"{src}: entry {name!r} climbs out with '..'; refused")
+                raise SubmissionError(f"{src}: entry {_show(name)} climbs out with '..'; refused")
+            bad = _bad_name(pure.parts)
+            if bad:
+                raise SubmissionError(f"{src}: entry {_show(name)} {bad}")
             mode = info.external_attr >> 16
             if stat.S_ISLNK(mode):
-                raise SubmissionError(f"{src}: entry {name!r} is a symlink; refused")
-            if _is_clutter(pure.parts) or info.is_dir():
+                raise SubmissionError(f"{src}: entry {_show(name)} is a symlink; refused")
+            if _is_clutter(pure.parts):
                 continue
             if len(pure.parts) > MAX_DEPTH:
-                raise SubmissionError(f"{src}: entry {name!r} is nested too deeply")
+                raise SubmissionError(f"{src}: entry {_show(name)} is nested too deeply")
+            folders.update(pure.parents[i].parts for i in range(len(pure.parts) - 1))
+            if info.is_dir():
+                folders.add(pure.parts)
+                continue
+            if pure.parts in files:
+                raise SubmissionError(f"{src}: entry {_show(name)} appears twice in the zip")
+            files.add(pure.parts)
             count, total = count + 1, total + info.file_size
             _check_sizes(src, name, info.file_size, count, total)
             entries.append((info, pure))
+        clash = sorted(files & folders)
+        if clash:
+            raise SubmissionError(f"{src}: {_show('/'.join(clash[0]))} is both a file and a folder in the zip")
         for info, pure in entries:
             target = dest.joinpath(*pure.parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
             try:
+                target.parent.mkdir(parents=True, exist_ok=True)
                 with archive.open(info) as fin, open(target, "wb") as fout:
                     # Read at most the declared size + 1: a lying header cannot fill the disk.
                     data = fin.read(MAX_FILE_BYTES + 1)
                     if len(data) > MAX_FILE_BYTES:
-                        raise SubmissionError(f"{src}: entry {info.filename!r} is larger than "
+                        raise SubmissionError(f"{src}: entry {_show(info.filename)} is larger than "
                                               f"{MAX_FILE_BYTES // 2**20} MiB")
                     fout.write(data)
-            except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
-                raise SubmissionError(f"{src}: unreadable zip entry {info.filename!r} ({exc})") from None
+            except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, ValueError,
+                    zlib.error) as exc:
+                raise SubmissionError(f"{src}: unreadable zip entry {_show(info.filename)} "
+                                      f"({ziplimits.one_line(exc)})") from None
+
+
+def _bad_name(parts: tuple[str, ...]) -> str | None:
+    """What makes a path of ``parts`` one the file system cannot hold or a reader cannot show;
+    None when it is fine."""
+    if not parts:
+        return "has an empty name"
+    if sum(len(p) + 1 for p in parts) > MAX_PATH_CHARS:
+        return f"has a path longer than {MAX_PATH_CHARS} characters"
+    for part in parts:
+        try:
+            size = len(part.encode("utf-8"))
+        except UnicodeEncodeError:
+            return "has a name that is not UTF-8"
+        if size > MAX_NAME_BYTES:
+            return f"has a name part of {size} bytes, more than the file system's {MAX_NAME_BYTES}"
+        if any(ord(c) < 32 or ord(c) == 127 for c in part):
+            return "has a control character in its name"
+    return None
+
+
+def _show(name: str) -> str:
+    """``name`` for a one-line message: quoted, escaped, at most 80 characters of it."""
+    text = ascii(name) if not name.isprintable() else repr(name)
+    return text if len(text) <= 82 else text[:60] + "..." + text[-19:]
 
 
 def _check_sizes(src, name, size, count, total) -> None:

@@ -89,7 +89,11 @@ if [ "$(id -u)" = 0 ]; then
 fi
 cd "$SOURCE"
 ERRORS="$(mktemp)"
-PYTHONPATH="$SOURCE" "$PY" -m autograder grade "$ROOT/submission" --out "$RESULTS" 2>"$ERRORS"
+# Gradescope's metadata is read from where its harness writes it, never from the submission.
+METADATA=()
+[ -f "$ROOT/submission_metadata.json" ] && METADATA=(--submission-metadata "$ROOT/submission_metadata.json")
+PYTHONPATH="$SOURCE" "$PY" -m autograder grade "$ROOT/submission" --out "$RESULTS" \
+    ${METADATA[@]+"${METADATA[@]}"} 2>"$ERRORS"
 status=$?
 cat "$ERRORS" >&2
 if [ "$status" -ne 0 ] || [ ! -s "$RESULTS" ]; then

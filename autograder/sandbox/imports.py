@@ -9,8 +9,11 @@ libraries already loaded and is timed the same way in every grading.
 
 Files of the submission and of the project (``shared/``, which the child's path holds) are followed
 to what they import. The answer errs towards waiting: a file that does not parse, a relative or
-dynamic import (``__import__``, ``importlib.import_module``, ``exec``, ``eval``) or a module found
-nowhere counts as "imports more than the standard library". A file that hides an import beyond
+dynamic import (``__import__``, ``importlib.import_module``, ``exec``, ``eval``), a module found
+nowhere or a file larger than ``MAX_PARSE_BYTES`` counts as "imports more than the standard
+library". That bound keeps the grader's own memory small: parsing costs hundreds of times the
+source's size (a 5.7 MiB literal took 4 GiB), and a larger file is parsed only by the student's
+own child, under its limits, where what it costs is charged to its own checks. A file that hides an import beyond
 these only makes its own import slower in a cold grading; it gains nothing.
 """
 from __future__ import annotations
@@ -22,6 +25,9 @@ from pathlib import Path
 # The project root: the child's path holds it after the submission's folder (parent.python_path).
 from autograder.sandbox.parent import ROOT
 
+#: Largest file parsed here, in bytes (student files are a few KiB; parsing 64 KiB costs at most
+#: tens of MiB of the grader's memory).
+MAX_PARSE_BYTES = 64 * 1024
 #: Names whose use may import a module that no import statement shows.
 DYNAMIC = frozenset({"__import__", "import_module", "exec", "eval", "run_module", "run_path"})
 
@@ -80,7 +86,11 @@ def _imports(path: Path) -> list[tuple[str, bool]] | None:
     the optional 'a.b', which may be a name in 'a'); None when it does not parse or imports
     dynamically or relatively."""
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
+        with open(path, "rb") as fh:
+            source = fh.read(MAX_PARSE_BYTES + 1)
+        if len(source) > MAX_PARSE_BYTES:
+            return None
+        tree = ast.parse(source, filename=str(path))
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     names: list[tuple[str, bool]] = []

@@ -15,10 +15,12 @@ import io
 import itertools
 import logging
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.batch.discover import JUNK_NAMES, SEARCH_DEPTH, Submission, gradable_names
+from autograder.core import ziplimits
 
 #: copydetect's noise threshold: matches shorter than this many filtered characters are ignored.
 NOISE_T = 25
@@ -68,22 +70,23 @@ def code_files(sub: Submission, names) -> dict[str, str]:
         if parts[-1] in found and found[parts[-1]][0] <= len(parts):
             return
         try:
-            data = read()[:MAX_FILE_BYTES]
-        except OSError:
+            with read() as fh:   # at most MAX_FILE_BYTES of it, whatever the file or entry claims
+                data = fh.read(MAX_FILE_BYTES)
+        except (OSError, zipfile.BadZipFile, EOFError, NotImplementedError, RuntimeError, ValueError, zlib.error):
             return
         found[parts[-1]] = (len(parts), data.decode("utf-8", "replace"))
 
     path = sub.path
     try:
         if path.is_file():
-            with zipfile.ZipFile(path) as zf:
+            with ziplimits.open_zip(path) as zf:
                 for info in zf.infolist():
                     if not info.is_dir():
-                        keep(info.filename, lambda i=info: zf.read(i))
+                        keep(info.filename, lambda i=info: zf.open(i))
         elif path.is_dir():
             for p in path.rglob("*.py"):
                 if p.is_file() and not p.is_symlink():
-                    keep(p.relative_to(path).as_posix(), p.read_bytes)
+                    keep(p.relative_to(path).as_posix(), lambda p=p: open(p, "rb"))
     except (OSError, zipfile.BadZipFile, ValueError):
         pass
     return {name: text for name, (_depth, text) in found.items()}

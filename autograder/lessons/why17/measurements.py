@@ -40,6 +40,8 @@ MAX_BYTES = 256 * 1024
 MAX_ROWS = 64
 #: Most buffer sizes in the sweep.
 MAX_SWEEP = 64
+#: Most digits of a buffer size in MiB (a billion MiB is a petabyte).
+MAX_SIZE_DIGITS = 9
 DEVICE_TYPES = ("cuda", "cpu")
 
 _TOP = ("schema", "device", "bw_gbs", "peak_tflops", "ridge_flops_per_byte", "sweep_gbs_by_mib", "rows")
@@ -105,11 +107,13 @@ def parse(data: bytes | str) -> Measurements:
     except json.JSONDecodeError as exc:
         raise MeasurementsError(f"{FILENAME} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
                                 f"{exc.msg})") from None
-    except ValueError as exc:
-        raise MeasurementsError(f"{FILENAME}: {exc}") from None
+    except RecursionError:
+        raise MeasurementsError(f"{FILENAME} is nested too deeply to be a Measure table") from None
+    except ValueError as exc:   # a constant such as NaN; an integer of more digits than Python reads
+        raise MeasurementsError(f"{FILENAME}: {_clip(str(exc))}") from None
     _keys(raw, _TOP, "the top level")
     if raw["schema"] != SCHEMA:
-        raise MeasurementsError(f"{FILENAME}: 'schema' must be {SCHEMA!r}, got {raw['schema']!r}")
+        raise MeasurementsError(f"{FILENAME}: 'schema' must be {SCHEMA!r}, got {_show(raw['schema'])}")
     device = raw["device"]
     _keys(device, _DEVICE, "'device'")
     if not isinstance(device["name"], str) or not device["name"].strip():
@@ -118,17 +122,18 @@ def parse(data: bytes | str) -> Measurements:
         raise MeasurementsError(f"{FILENAME}: 'device.key' must be a device key string or null")
     if device["type"] not in DEVICE_TYPES:
         raise MeasurementsError(f"{FILENAME}: 'device.type' must be one of {', '.join(DEVICE_TYPES)}, "
-                                f"got {device['type']!r}")
+                                f"got {_show(device['type'])}")
     sweep = raw["sweep_gbs_by_mib"]
     if not isinstance(sweep, dict) or not sweep or len(sweep) > MAX_SWEEP:
         raise MeasurementsError(f"{FILENAME}: 'sweep_gbs_by_mib' must map 1 to {MAX_SWEEP} buffer sizes "
                                 f"in MiB to GB/s")
     sweep_gbs = {}
     for size, gbs in sweep.items():
-        if not size.isdigit() or int(size) <= 0:
+        # ASCII digits only: str.isdigit also takes superscripts ('²'), which int() refuses
+        if not (size.isascii() and size.isdigit() and len(size) <= MAX_SIZE_DIGITS) or int(size) <= 0:
             raise MeasurementsError(f"{FILENAME}: 'sweep_gbs_by_mib' keys are buffer sizes in MiB "
-                                    f"(positive integers), got {size!r}")
-        sweep_gbs[int(size)] = _positive(gbs, f"sweep_gbs_by_mib[{size!r}]", "GB/s")
+                                    f"(positive integers of at most {MAX_SIZE_DIGITS} digits), got {_show(size)}")
+        sweep_gbs[int(size)] = _positive(gbs, f"sweep_gbs_by_mib[{_show(size)}]", "GB/s")
     rows = raw["rows"]
     if not isinstance(rows, list) or not rows or len(rows) > MAX_ROWS:
         raise MeasurementsError(f"{FILENAME}: 'rows' must be a list of 1 to {MAX_ROWS} Measure table rows")
@@ -167,11 +172,33 @@ def _keys(raw, names: tuple, where: str) -> None:
         raise MeasurementsError(f"{FILENAME}: {where} is missing {', '.join(repr(k) for k in missing)}")
     extra = sorted(k for k in raw if k not in names)
     if extra:
-        raise MeasurementsError(f"{FILENAME}: {where} has unknown key {extra[0]!r} "
+        raise MeasurementsError(f"{FILENAME}: {where} has unknown key {_show(extra[0])} "
                                 f"(expected: {', '.join(names)})")
 
 
 def _positive(value, name: str, unit: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise MeasurementsError(f"{FILENAME}: '{name}' must be a positive number in {unit}, got {value!r}")
-    return float(value)
+    """``value`` as a positive finite float; MeasurementsError otherwise (an integer too large for
+    a float, such as 400 digits, included)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        number = None
+    else:
+        try:
+            number = float(value)
+        except OverflowError:
+            number = None
+    if number is None or not math.isfinite(number) or number <= 0:
+        raise MeasurementsError(f"{FILENAME}: '{name}' must be a positive number in {unit}, got {_show(value)}")
+    return number
+
+
+def _show(value) -> str:
+    """``value`` for a one-line message: its repr, at most about 60 characters of it."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**40:
+        return f"an integer of {len(str(abs(value)))} digits"
+    if isinstance(value, (dict, list)):
+        return f"a JSON {'object' if isinstance(value, dict) else 'array'}"
+    return _clip(repr(value))
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 60 else text[:45] + "..." + text[-12:]

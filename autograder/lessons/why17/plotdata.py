@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import math
 import zipfile
+import zlib
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 import yaml
 
 from autograder.batch.discover import JUNK_NAMES, SEARCH_DEPTH
+from autograder.core import ziplimits
 from shared import yamlfile
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -45,7 +47,7 @@ def read_measurements(path: Path, max_bytes: int) -> bytes | None:
     path = Path(path)
     if path.is_file():
         try:
-            with zipfile.ZipFile(path) as zf:
+            with ziplimits.open_zip(path) as zf:
                 best = None
                 for info in zf.infolist():
                     parts = PurePosixPath(info.filename).parts
@@ -58,7 +60,8 @@ def read_measurements(path: Path, max_bytes: int) -> bytes | None:
                     return None
                 with zf.open(best) as fh:
                     return fh.read(max_bytes + 1)
-        except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError):
+        except (ziplimits.ZipRefused, zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError,
+                ValueError, zlib.error):
             return None
     for depth in range(SEARCH_DEPTH):
         for candidate in sorted(path.glob("/".join(["*"] * depth + [FILENAME]))):
