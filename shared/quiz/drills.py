@@ -227,8 +227,18 @@ def make_focused(rng: random.Random, n: int, section: str) -> list[Drill]:
     return out
 
 
-def make(rng: random.Random, n: int) -> list[Drill]:
-    """``n`` drills: the kinds in a shuffled order (repeating after all have come), values drawn from ``rng``."""
+def make(rng: random.Random, n: int, weakness=None) -> list[Drill]:
+    """``n`` drills: the kinds in a shuffled order (repeating after all have come), values drawn from ``rng``.
+
+    With ``weakness`` (a section title -> a sort key, higher is weaker), one drill of every kind is drawn
+    per round of kinds and those whose section to reread is weakest are asked first (ties keep the
+    shuffled order)."""
     order = list(KINDS)
     rng.shuffle(order)
-    return [order[i % len(order)](rng) for i in range(n)]
+    if weakness is None:
+        return [order[i % len(order)](rng) for i in range(n)]
+    out: list[Drill] = []
+    while len(out) < n:
+        round_ = sorted((kind(rng) for kind in order), key=lambda d: weakness(d.reread), reverse=True)
+        out += round_[:n - len(out)]
+    return out
