@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared.quiz import bank, card, drills, progress, session
+from shared.quiz import bank, card, progress, session
 
 ROOT = Path(__file__).resolve().parents[1]
 LAWS = settings(derandomize=True, deadline=None, database=None, max_examples=100)
