@@ -1,5 +1,7 @@
 """Spoken answers against the clock: the card's 20 s and 40 s answers, timing from an injected clock
 (tests never wait), key points checked off, and the command line."""
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -164,3 +166,11 @@ def test_a_spoken_answers_file_that_does_not_fit_exits_2_naming_the_line(tmp_pat
     err = capsys.readouterr().err
     assert code == 2
     assert f"answers file {path} line 3 (spoken 1: key points you made" in err and len(err.splitlines()) == 1
+
+
+def test_the_page_says_what_the_data_says_about_spoken_answers():
+    page = (Path(__file__).resolve().parents[1] / "docs" / "quiz.md").read_text(encoding="utf-8")
+    b = bank.load()
+    assert f"up to {b.spoken_slack:.0%} over the target still counts" in " ".join(page.split())
+    assert f"({len(b.spoken)} in all;" in page
+    assert "Not drilled yet" not in page
