@@ -11,6 +11,9 @@
 - ``slips``: the classic slips behind a wrong number (per-stream for total, bytes for GB, GiB for GB,
   the factor 2 of K and V, bits for bytes, ...) and how far off an answer is ("16x low").
 - ``card``: spotting the statements that would cost you the question; the follow-up questions.
+- ``keypoints``: the key points of a free-text or spoken answer, and a word check of a typed answer.
+- ``spoken``: answers said out loud against an injectable clock (20 s and 40 s), key points checked off.
+- ``progress``: results kept between sessions (~/.why17-quiz.json or --progress PATH), weakest first.
 - ``answers``: where answers come from: the terminal, or a file (for tests).
 - ``session``: one quiz: questions in order, marking, score, weak spots to reread, and a short
   re-drill of them (``--focus SECTION``).

@@ -1,5 +1,5 @@
-"""The interview card's statements and follow-up questions, loaded from shared/data/quiz.yml and
-checked on load: a wrong key or type is one line naming the key and the file."""
+"""The interview card's statements, follow-up questions and spoken answers, loaded from
+shared/data/quiz.yml and checked on load: a wrong key or type is one line naming the key and the file."""
 from __future__ import annotations
 
 import functools
@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared import yamlfile
+from shared.quiz.drill import fmt
+from shared.quiz.keypoints import NUMBERS, KeyPoint
 
 PATH = Path(__file__).resolve().parents[1] / "data" / "quiz.yml"
 
@@ -27,11 +29,23 @@ class Statement:
 
 @dataclass(frozen=True)
 class FollowUp:
-    """A follow-up question and the model answer revealed after the attempt."""
+    """A follow-up question, the model answer revealed after the attempt, and its key points."""
 
     question: str
     answer: str
     reread: str
+    key_points: tuple[KeyPoint, ...] = ()
+
+
+@dataclass(frozen=True)
+class Spoken:
+    """A question to answer out loud in about ``seconds`` seconds, its model answer and key points."""
+
+    question: str
+    seconds: int
+    answer: str
+    reread: str
+    key_points: tuple[KeyPoint, ...]
 
 
 @dataclass(frozen=True)
@@ -58,6 +72,8 @@ class Bank:
     statements: tuple[Statement, ...]
     followups: tuple[FollowUp, ...]
     card_example: CardExample
+    spoken: tuple[Spoken, ...] = ()
+    spoken_slack: float = 0.25    # an answer up to this share over its seconds still counts as in time
 
 
 def _get(row: dict, key: str, kind, where: str):
@@ -88,13 +104,66 @@ def parse(data, path: Path = PATH) -> Bank:
         Statement(text=_get(row, "text", str, f"statements[{i}]"), costs=_get(row, "costs", bool, f"statements[{i}]"),
                   why=_get(row, "why", str, f"statements[{i}]"), reread=reread(row, f"statements[{i}]"))
         for i, row in enumerate(_get(data, "statements", list, "top level")))
+    example = _card_example(_get(data, "card_example", dict, "top level"), path)
+
+    def points(row, where):
+        rows = _get(row, "key_points", list, where)
+        if len(rows) < 2:
+            raise BankError(f"{path.name}: {where}.key_points: expected at least 2 key points, got {len(rows)}")
+        return tuple(_key_point(r, f"{where}.key_points[{j}]", example, path) for j, r in enumerate(rows))
+
     followups = tuple(
         FollowUp(question=_get(row, "question", str, f"followups[{i}]"),
                  answer=_get(row, "answer", str, f"followups[{i}]"),
-                 reread=reread(row, f"followups[{i}]"))
+                 reread=reread(row, f"followups[{i}]"), key_points=points(row, f"followups[{i}]"))
         for i, row in enumerate(_get(data, "followups", list, "top level")))
+    spoken = []
+    for i, row in enumerate(_get(data, "spoken", list, "top level")):
+        seconds = _get(row, "seconds", int, f"spoken[{i}]")
+        if isinstance(seconds, bool) or seconds <= 0:
+            raise BankError(f"{path.name}: spoken[{i}].seconds: expected a positive whole number, got {seconds!r}")
+        spoken.append(Spoken(question=_get(row, "question", str, f"spoken[{i}]"), seconds=seconds,
+                             answer=_fill(_get(row, "answer", str, f"spoken[{i}]"), example, f"spoken[{i}].answer",
+                                          path),
+                             reread=reread(row, f"spoken[{i}]"), key_points=points(row, f"spoken[{i}]")))
+    slack = _get(data, "spoken_slack", (int, float), "top level")
+    if isinstance(slack, bool) or not 0 <= slack < 1:
+        raise BankError(f"{path.name}: spoken_slack must be at least 0 and below 1, got {slack!r}")
     return Bank(tolerance=float(tolerance), sections=sections, statements=statements, followups=followups,
-                card_example=_card_example(_get(data, "card_example", dict, "top level"), path))
+                card_example=example, spoken=tuple(spoken), spoken_slack=float(slack))
+
+
+def card_values(ex: CardExample) -> dict[str, str]:
+    """The card example's figures a text in quiz.yml may name in braces ({card_ceiling}, {params_b}, ...)."""
+
+    values = {name: fmt(f(ex)) for name, f in NUMBERS.items()}
+    values.update(params_b=f"{ex.params_read / 1e9:g}", bits=f"{ex.bits_per_weight:g}",
+                  tbs=f"{ex.bw_gbs / 1000:g}", batch=str(ex.batch))
+    return values
+
+
+def _fill(text: str, ex: CardExample, where: str, path: Path) -> str:
+    try:
+        return text.format_map(card_values(ex))
+    except (KeyError, ValueError, IndexError) as exc:
+        raise BankError(f"{path.name}: {where}: unknown figure in braces ({exc}); known: "
+                        f"{', '.join(sorted(card_values(ex)))}") from None
+
+
+def _key_point(row, where: str, ex: CardExample, path: Path) -> KeyPoint:
+    if not isinstance(row, dict):
+        raise BankError(f"{path.name}: {where}: expected a mapping with 'point' and 'any' or 'number'")
+    point = _fill(_get(row, "point", str, where), ex, f"{where}.point", path)
+    ways = row.get("any", [])
+    if not isinstance(ways, list) or not all(isinstance(w, str) and w.split() for w in ways):
+        raise BankError(f"{path.name}: {where}.any: expected a list of words to look for, got {ways!r}")
+    number = row.get("number")
+    if number is not None and number not in NUMBERS:
+        raise BankError(f"{path.name}: {where}.number: {number!r} is not one of {', '.join(NUMBERS)}")
+    if not ways and number is None:
+        raise BankError(f"{path.name}: {where}: needs 'any' (words to look for) or 'number'")
+    return KeyPoint(point=point, any=tuple(tuple(w.lower().split()) for w in ways),
+                    number=NUMBERS[number](ex) if number else None)
 
 
 def _card_example(row: dict, path: Path) -> CardExample:

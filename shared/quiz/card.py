@@ -56,9 +56,14 @@ def parse_spotted(text: str, count: int) -> frozenset[int]:
     return frozenset(numbers)
 
 
-def pick_followups(bank: Bank, rng: random.Random) -> list[FollowUp]:
-    """FOLLOWUPS_ASKED follow-up questions in a random order."""
-    return rng.sample(list(bank.followups), min(FOLLOWUPS_ASKED, len(bank.followups)))
+def pick_followups(bank: Bank, rng: random.Random, weakness=None) -> list[FollowUp]:
+    """FOLLOWUPS_ASKED follow-up questions in a random order; with ``weakness`` (section -> a sort key,
+    higher is weaker) drawn from every follow-up, the weakest sections' first."""
+    if weakness is None:
+        return rng.sample(list(bank.followups), min(FOLLOWUPS_ASKED, len(bank.followups)))
+    order = rng.sample(list(bank.followups), len(bank.followups))
+    order.sort(key=lambda f: weakness(f.reread), reverse=True)     # stable: ties keep the random order
+    return order[:FOLLOWUPS_ASKED]
 
 
 def parse_self_mark(text: str) -> bool:

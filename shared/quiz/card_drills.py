@@ -99,7 +99,8 @@ def card_batch(rng: random.Random) -> Drill:
                scaled(answer, 1 / ex.batch ** 2, "divided by the batch instead of multiplied: a shared read "
                                                   "makes more tokens, not fewer"),
                scaled(answer, 1 / ex.bits_per_weight, f"bits for bytes: {ex.bits_per_weight:g} bits per weight "
-                                                      f"used as {ex.bits_per_weight:g} bytes")))
+                                                      f"used as {ex.bits_per_weight:g} bytes"),
+               *gib_mixups(answer)))
 
 
 def intensity(rng: random.Random) -> Drill:
@@ -177,7 +178,7 @@ def split_devices(rng: random.Random) -> Drill:
         prompt=(f"{_model_phrase(m, fmt_)} is split across {n} x {d.name} ({fmt(d.bw_gbs)} GB/s each) {how}. One "
                 f"request at batch 1: what is its tokens/s ceiling?"),
         answer=answer, unit="tokens/s", worked=worked, reread=MEMORY,
-        slips=(slip, _bits_for_bytes(answer, fmt_)))
+        slips=(slip, _bits_for_bytes(answer, fmt_), *gib_mixups(answer)))
 
 
 def bigger_chip(rng: random.Random) -> Drill:
@@ -198,7 +199,7 @@ def bigger_chip(rng: random.Random) -> Drill:
         reread=ROOFLINE,
         slips=(scaled(answer, k, f"scaled with the FLOP/s: {k}x the arithmetic, but a batch-1 step waits on "
                                  f"memory, which is the same"),
-               _bits_for_bytes(answer, fmt_)))
+               _bits_for_bytes(answer, fmt_), *gib_mixups(answer)))
 
 
 def peak_fraction(rng: random.Random) -> Drill:
@@ -324,7 +325,7 @@ def measured_ceiling(rng: random.Random) -> Drill:
         reread=ONE_TRIP,
         slips=(scaled(answer, d.bw_gbs / d.measured_bw_gbs, "the spec bandwidth used: memory delivers less than "
                                                             "its rating"),
-               _bits_for_bytes(answer, fmt_)))
+               _bits_for_bytes(answer, fmt_), *gib_mixups(answer)))
 
 
 def moe_batch(rng: random.Random) -> Drill:

@@ -15,7 +15,7 @@ from shared import tables
 from shared.decode import ceiling
 from shared.quiz import card_drills
 from shared.quiz.drill import Drill, devices, fmt, params_phrase, real_models, sci
-from shared.quiz.slips import Slip, gib_mixups, scaled, unit_slips
+from shared.quiz.slips import GIB_PER_GB, GIB_TEXT, Slip, gib_mixups, scaled, unit_slips
 
 #: Weight formats the drills draw from (keys of the tables' formats).
 FORMATS = ("bf16", "fp8", "int4", "q4_k_m")
@@ -163,6 +163,12 @@ def batch_total(rng: random.Random) -> Drill:
         Slip("one stream's KV cache counted, not every stream's", total_if(weights, kv / batch)),
         Slip("the compute roof left out: a step takes the longer of its bytes and its FLOPs",
              total_if(weights, kv, compute=False)),
+        Slip(f"the bytes in GiB used as GB ({GIB_TEXT}): fewer GB, so the total comes out "
+             f"{GIB_PER_GB:.3f}x high while the step is memory-bound",
+             total_if(weights / GIB_PER_GB, kv / GIB_PER_GB)),
+        Slip(f"the bandwidth in GiB/s used as GB/s ({GIB_TEXT}): the total comes out "
+             f"{GIB_PER_GB:.3f}x low while the step is memory-bound",
+             total_if(weights * GIB_PER_GB, kv * GIB_PER_GB)),
     )
     return Drill(
         prompt=(f"{m.name} in bf16 ({fmt(m.params_read() / 1e9)}B parameters read per step, "
@@ -221,8 +227,18 @@ def make_focused(rng: random.Random, n: int, section: str) -> list[Drill]:
     return out
 
 
-def make(rng: random.Random, n: int) -> list[Drill]:
-    """``n`` drills: the kinds in a shuffled order (repeating after all have come), values drawn from ``rng``."""
+def make(rng: random.Random, n: int, weakness=None) -> list[Drill]:
+    """``n`` drills: the kinds in a shuffled order (repeating after all have come), values drawn from ``rng``.
+
+    With ``weakness`` (a section title -> a sort key, higher is weaker), one drill of every kind is drawn
+    per round of kinds and those whose section to reread is weakest are asked first (ties keep the
+    shuffled order)."""
     order = list(KINDS)
     rng.shuffle(order)
-    return [order[i % len(order)](rng) for i in range(n)]
+    if weakness is None:
+        return [order[i % len(order)](rng) for i in range(n)]
+    out: list[Drill] = []
+    while len(out) < n:
+        round_ = sorted((kind(rng) for kind in order), key=lambda d: weakness(d.reread), reverse=True)
+        out += round_[:n - len(out)]
+    return out

@@ -2,7 +2,9 @@
 far off it is and, when it matches one, which classic slip it looks like), the score, the lesson
 sections to reread, and a short re-drill of the weakest ones (``--focus SECTION``). Everything is
 drawn from ``random.Random(seed)``, so a seed and the same answers always give the same questions
-and the same score."""
+and the same score; with kept progress (``shared.quiz.progress``) the drills and follow-ups of the
+weakest sections come first. A follow-up's attempt is checked for its key points before the model
+answer is shown; the learner marks themselves after."""
 from __future__ import annotations
 
 import functools
@@ -11,7 +13,7 @@ import textwrap
 from collections import Counter
 from dataclasses import dataclass, field
 
-from shared.quiz import card, drills, numbers, slips
+from shared.quiz import card, drills, keypoints, numbers, slips
 from shared.quiz.answers import Ask, Stopped
 from shared.quiz.bank import Bank, FollowUp, Statement
 
@@ -49,11 +51,14 @@ class Plan:
         return out
 
 
-def plan(bank: Bank, seed: int, rounds: int) -> Plan:
-    """The questions for ``seed``: ``rounds`` drills, the statements, the follow-ups."""
+def plan(bank: Bank, seed: int, rounds: int, progress=None) -> Plan:
+    """The questions for ``seed``: ``rounds`` drills, the statements, the follow-ups. With ``progress``
+    (a ``shared.quiz.progress.Progress`` holding results) the weakest sections' drills and follow-ups
+    come first."""
     rng = random.Random(seed)
-    return Plan(seed=seed, drills=drills.make(rng, rounds), statements=card.pick_statements(bank, rng),
-                followups=card.pick_followups(bank, rng))
+    weakness = progress.rank if progress is not None and not progress.empty else None
+    return Plan(seed=seed, drills=drills.make(rng, rounds, weakness), statements=card.pick_statements(bank, rng),
+                followups=card.pick_followups(bank, rng, weakness))
 
 
 class FocusError(ValueError):
@@ -91,6 +96,15 @@ class Score:
     misses: Counter = field(default_factory=Counter)
     slips: Counter = field(default_factory=Counter)
     complete: bool = True
+    progress: object = None     # a shared.quiz.progress.Progress that every result is recorded in
+
+    def mark(self, part: list, section: str, right: bool) -> None:
+        """Count one result in ``part`` (drills, statements or follow-ups), for ``section``."""
+        part.append(right)
+        if not right:
+            self.misses[section] += 1
+        if self.progress is not None:
+            self.progress.record(section, right)
 
     @property
     def points(self) -> int:
@@ -106,15 +120,16 @@ def _say(write, text: str, indent: str = "") -> None:
         write(line)
 
 
-def run(bank: Bank, p: Plan, source, write=print, *, offer: bool = True) -> Score:
+def run(bank: Bank, p: Plan, source, write=print, *, offer: bool = True, progress=None) -> Score:
     """Ask every question of ``p`` from ``source`` (TerminalAnswers or FileAnswers); return the score.
 
     With ``offer`` and weak spots, the report closes with the ``--focus`` commands that re-drill
     them, and a source that can offer (the terminal) asks whether to re-drill the weakest one now.
+    Every result is recorded in ``progress`` (a ``Progress``) as it is marked; saving it is the caller's.
     """
     asks = p.asks()
     source.validate(asks)
-    score = Score()
+    score = Score(progress=progress)
     pct = f"{bank.tolerance * 100:g}%"
     if p.focus:
         write(f"Re-drill of \"{p.focus}\", seed {p.seed} (repeat it with --focus \"{p.focus}\" --seed {p.seed}).")
@@ -129,14 +144,14 @@ def run(bank: Bank, p: Plan, source, write=print, *, offer: bool = True) -> Scor
         if p.statements:
             _statements(p, source, asks[len(p.drills)], score, write, next(parts))
         if p.followups:
-            _followups(p, source, asks[len(p.drills) + n_statements:], score, write, next(parts))
+            _followups(bank, p, source, asks[len(p.drills) + n_statements:], score, write, next(parts))
     except Stopped:
         score.complete = False
         write("")
         write("(input ended: the quiz stops here)")
     weak = _report(bank, score, write)
     if offer and weak:
-        _offer_redrill(bank, p, source, weak, write)
+        _offer_redrill(bank, p, source, weak, write, progress)
     return score
 
 
@@ -148,11 +163,10 @@ def _drills(bank, p, source, asks, score, write, part):
         _say(write, f"[{i}/{len(p.drills)}] {drill.prompt} (answer in {drill.unit})")
         value = source.get(ask)
         right = drill.accepts(value, bank.tolerance)
-        score.drills.append(right)
+        score.mark(score.drills, drill.reread, right)
         if right:
             _say(write, f"right: {drill.worked}", "  ")
             continue
-        score.misses[drill.reread] += 1
         off = slips.off_by(value, drill.answer)
         _say(write, f"wrong (you said {drills.fmt(value)} {drill.unit}, {off}): {drill.worked}", "  ")
         found = slips.matches(value, slips.distinct(drill.answer, drill.slips, bank.tolerance), bank.tolerance)
@@ -173,9 +187,7 @@ def _statements(p, source, ask, score, write, part):
     spotted = source.get(ask)
     for i, s in enumerate(p.statements, 1):
         right = (i in spotted) == s.costs
-        score.statements.append(right)
-        if not right:
-            score.misses[s.reread] += 1
+        score.mark(score.statements, s.reread, right)
         kind = "costs the question" if s.costs else "fine to say"
         if s.costs:
             verdict = "you spotted it" if right else "you missed it"
@@ -184,20 +196,32 @@ def _statements(p, source, ask, score, write, part):
         _say(write, f"{i}. {kind} ({verdict}): {s.why}", "  ")
 
 
-def _followups(p, source, asks, score, write, part):
+def _followups(bank, p, source, asks, score, write, part):
     write("")
-    write(f"Part {part}: follow-up questions. Answer in your own words (one line), read the model answer,")
-    write("then mark yourself: y if your answer covered it, n if it did not.")
+    write(f"Part {part}: follow-up questions. Answer in your own words (one line); your answer is checked")
+    write("for the key points, then read the model answer and mark yourself: y if it covered them, n if not.")
     for i, f in enumerate(p.followups, 1):
         write("")
         _say(write, f"[{i}/{len(p.followups)}] {f.question}")
-        source.get(asks[2 * (i - 1)])
+        attempt = source.get(asks[2 * (i - 1)])
+        show_key_points(f.key_points, "" if attempt == "-" else attempt, bank.tolerance, write)
         _say(write, f"model answer: {f.answer}", "  ")
         write("  did your answer cover it? (y/n)")
         covered = source.get(asks[2 * (i - 1) + 1])
-        score.followups.append(covered)
-        if not covered:
-            score.misses[f.reread] += 1
+        score.mark(score.followups, f.reread, covered)
+
+
+def show_key_points(points, attempt: str, tolerance: float, write) -> list[bool]:
+    """Write each key point, marked [x] where ``attempt`` shows it; return which it shows. The check
+    looks for words and numbers, not sense: the learner's own mark decides."""
+    seen = keypoints.found(points, attempt, tolerance)
+    if attempt:
+        write(f"  key points found in your answer: {sum(seen)} of {len(points)} (a word check: you mark yourself)")
+    else:
+        write(f"  key points ({len(points)}):")
+    for n, (point, hit) in enumerate(zip(points, seen), 1):
+        _say(write, f"{n}. [{'x' if hit else ' '}] {point.point}", "    ")
+    return seen
 
 
 def _report(bank, score, write) -> list[str]:
@@ -227,7 +251,7 @@ def redrill_command(section: str, seed: int) -> str:
     return f'python -m shared.quiz --focus "{section}" --seed {seed}'
 
 
-def _offer_redrill(bank, p, source, weak, write):
+def _offer_redrill(bank, p, source, weak, write, progress):
     seed = p.seed + 1
     write("Re-drill the weakest, a short round each (new numbers, the same kinds of question):")
     for section in weak[:REDRILL_OFFERED]:
@@ -237,4 +261,4 @@ def _offer_redrill(bank, p, source, weak, write):
         return
     if ask(f'Re-drill "{weak[0]}" now? (y/n)'):
         write("")
-        run(bank, focus_plan(bank, seed, weak[0]), source, write, offer=False)
+        run(bank, focus_plan(bank, seed, weak[0]), source, write, offer=False, progress=progress)

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 #: 1 GiB / 1 GB: a GiB is 2**30 bytes, 1.074 GB (a GB is 1e9 bytes). Both are definitions (IEC 80000-13, SI).
 GIB_PER_GB = 2**30 / 1e9
-_GIB = f"1 GiB = 2**30 B = {GIB_PER_GB:.3f} GB"
+#: How the quiz spells the GiB/GB relation in a slip's name.
+GIB_TEXT = f"1 GiB = 2**30 B = {GIB_PER_GB:.3f} GB"
+_GIB = GIB_TEXT
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,76 @@
+"""Key points of a free-text or spoken answer, and a first check of a typed answer for them.
+
+A key point is what a good answer says, in a few words (``point``), with the ways of saying it that
+the check looks for (``any``: each a few word beginnings that must all appear, in any order: "read
+weight" finds "reads every weight") and, for a number, the value it must come within the quiz's
+tolerance of (``number``: one of NUMBERS, computed from the card's example in shared/data/quiz.yml).
+The check is a guide, not a verdict: it cannot see negation or sense, so the learner marks
+themselves after seeing which points it found.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: The numbers a key point can ask for, from the card's example (``bank.CardExample``), in tokens/s.
+NUMBERS = {
+    "card_ceiling": lambda ex: ex.bw_gbs / ex.gb_per_token,
+    "card_batch_total": lambda ex: ex.batch * ex.bw_gbs / ex.gb_per_token,
+}
+
+_WORD = re.compile(r"[a-z0-9]+")
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(k\b)?")
+
+
+@dataclass(frozen=True)
+class KeyPoint:
+    """One point a good answer makes; ``any``: word-beginning sets that show it; ``number``: a value
+    (in the point's unit) an answer must state within the tolerance."""
+
+    point: str
+    any: tuple[tuple[str, ...], ...] = ()
+    number: float | None = None
+
+    def found_in(self, text: str, tolerance: float) -> bool:
+        """True when ``text`` says one of the ways in ``any``, or states ``number`` within ``tolerance``."""
+        words = _WORD.findall(text.lower())
+        for terms in self.any:
+            if all(any(w.startswith(t) for w in words) for t in terms):
+                return True
+        if self.number is not None:
+            return any(abs(v - self.number) <= tolerance * self.number for v in numbers_in(text))
+        return False
+
+
+def numbers_in(text: str) -> list[float]:
+    """Every plain number in ``text``: "43", "42.9", "1,371", "1.4k" (thousands by k)."""
+    out = []
+    for whole, frac, k in _NUMBER.findall(text.lower()):
+        value = float(whole.replace(",", "") + frac)
+        out.append(value * 1000 if k else value)
+    return out
+
+
+def found(points, text: str, tolerance: float) -> list[bool]:
+    """For each key point, whether ``text`` shows it."""
+    return [p.found_in(text, tolerance) for p in points]
+
+
+def parse_checked(text: str, count: int) -> frozenset[int]:
+    """The key points a learner checks off: numbers such as "1 3" or "1,3" (1-based), "all" or "none".
+
+    Raises ValueError with the reason when the answer is not that.
+    """
+    word = text.strip().lower()
+    if word == "all":
+        return frozenset(range(1, count + 1))
+    if word in ("none", "0", "-"):
+        return frozenset()
+    parts = [p for p in re.split(r"[\s,]+", word) if p]
+    if not parts or not all(p.isdigit() for p in parts):
+        raise ValueError(f"expected key point numbers such as '1 3', 'all' or 'none', got {text.strip()!r}")
+    picked = [int(p) for p in parts]
+    bad = [n for n in picked if not 1 <= n <= count]
+    if bad:
+        raise ValueError(f"key points are numbered 1 to {count}, got {bad[0]}")
+    return frozenset(picked)
