@@ -112,30 +112,41 @@ def test_the_measuring_child_runs_on_this_machine(tmp_path):
     assert set(realgpu.judge(m)) == set(CHECK_IDS)
 
 
-def test_prepare_puts_the_reference_beside_the_student_files_only(tmp_path):
+def test_prepare_keeps_the_reference_out_of_the_students_folder(tmp_path):
     sub = build.gpu_submission("good_events", tmp_path / "sub")
     (sub / "predict.py").write_text("x = 1\n")
-    folder = realgpu_engine.prepare(realgpu, sub, ROOT / "solutions" / "why17")
+    student, reference = realgpu_engine.prepare(realgpu, sub, ROOT / "solutions" / "why17")
     try:
-        assert sorted(p.name for p in folder.iterdir()) == [
-            "bw.py", "flops.py", "grader_realgpu_pair.py", "grader_ref_bw.py", "grader_ref_flops.py"]
+        assert sorted(p.name for p in student.iterdir()) == ["bw.py", "flops.py"]
+        assert (student / "bw.py").read_text() == (sub / "bw.py").read_text()
+        assert sorted(p.name for p in reference.iterdir()) == ["bw.py", "flops.py", "grader_realgpu_pair.py"]
     finally:
-        shutil.rmtree(folder)
+        shutil.rmtree(student)
+        shutil.rmtree(reference)
 
 
-def test_the_sandboxed_measurement_runs_here_and_hides_the_reference(tmp_path):
-    """The grader's path, on this machine's CPU: the sandboxed child measures the student's files
-    (the reference's style, which runs on a CPU) against the reference, and removes the
-    reference's files before the student's code imports."""
+def test_the_sandboxed_measurement_runs_here_with_the_reference_in_a_process_of_its_own(tmp_path):
+    """The grader's path, on this machine's CPU: two sandboxed children, the student's files in one
+    (the reference's style, which runs on a CPU) and the reference in the other."""
     sub = tmp_path / "sub"
     sub.mkdir()
     for module in ("bw", "flops"):
         shutil.copy(ROOT / "solutions" / "why17" / f"{module}.py", sub / f"{module}.py")
     m = realgpu_engine.measure_in_sandbox(realgpu, sub, ROOT / "solutions" / "why17", Limits(time_limit_s=300),
-                                   l2_bytes=2**20, rounds=1, matmul_n=64)
-    assert m["reference_left"] == [] and m["errors"] == {}
+                                          l2_bytes=2**20, rounds=1, matmul_n=64)
+    assert m["errors"] == {}
     assert m["device"] == ("cpu" if not torch.cuda.is_available() else m["device"])
     assert all(r > 0 and s > 0 for r, s in m["large_pairs"] + m["small_pairs"] + m["matmul_pairs"])
+
+
+def test_a_student_module_that_does_not_import_is_left_out_not_fatal(tmp_path):
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    shutil.copy(ROOT / "solutions" / "why17" / "bw.py", sub / "bw.py")
+    (sub / "flops.py").write_text("raise ImportError('broken on purpose')\n")
+    m = realgpu_engine.measure_in_sandbox(realgpu, sub, ROOT / "solutions" / "why17", Limits(time_limit_s=300),
+                                          l2_bytes=2**20, rounds=1, matmul_n=64)
+    assert m["matmul_pairs"] == [] and all(r > 0 and s > 0 for r, s in m["large_pairs"])
 
 
 @NO_GPU_HERE

@@ -9,10 +9,10 @@
     <grader>/plotdata.py   optional: ``collect(submission_path) -> dict | None``, stored in
                            results.json under PLOTS_KEY
     <grader>/charts.py     optional: ``render(data: dict | None) -> str``, HTML of the feedback plots
-    <grader>/realgpu.py    optional: the real-GPU tier (autograder/gpu/real.py): PAIR (a script
-                           whose ``run(**options)`` measures in the sandboxed child), MODULES (the
-                           student modules it needs), REFERENCE_NAMES (module -> the reference's
-                           private name there), ``judge(figures) -> {check: Verdict}``
+    <grader>/realgpu.py    optional: the real-GPU tier (autograder/gpu/real.py): MODULES (the student
+                           modules it needs), PAIR (a script for the reference's child, with
+                           ``device_info(l2_bytes)``), ``measure(student, reference, device, **options)``
+                           over modules living in two children, ``judge(figures) -> {check: Verdict}``
     <grader>/calibrate.py  optional: ``calibrate --device sim|cuda`` (``calibrate_sim(profile)``,
                            ``calibrate_cuda()``, ``format_table(...)``; rows with ``problems()``)
 

@@ -1,10 +1,13 @@
 """The real-GPU tier of ``grade --device cuda``: a lesson's GPU checks on this machine's GPU.
 
-The lesson's ``realgpu`` module (autograder/core/lesson.py) names a measuring script (PAIR), the
-student modules it needs and the reference's private names; the engine copies them into a
-sandboxed child that sees the GPU, runs the script's ``run`` and hands the figures to the lesson's
-``judge``. Course decision: these tests are INFORMATIONAL (max_score 0, name "[<check>/cuda]");
-the simulated checks stay the graded ones, so a submission's score is the same on any machine.
+The lesson's ``realgpu`` module (autograder/core/lesson.py) names the student modules it needs, a
+script for the reference's child (PAIR, with ``device_info``), how to measure (``measure``, over
+modules that live in the children) and how to judge the figures (``judge``). The engine starts two
+sandboxed children that see the GPU, the student's files in one and the reference's in the other,
+and drives the lesson's ``measure`` over them from its own process.
+
+Course decision: these tests are INFORMATIONAL (max_score 0, name "[<check>/cuda]"); the
+simulated checks stay the graded ones, so a submission's score is the same on any machine.
 Without a CUDA GPU, ``probe`` says so in one line and grading goes on with the simulated device
 only.
 """
@@ -44,35 +47,71 @@ def probe(python: str = sys.executable) -> str | None:
 
 
 # ---------------------------------------------------------------- the grader's side
-def prepare(tier, student_dir: Path, reference_dir: Path) -> Path:
-    """A folder for the real-GPU child: the student's modules (``tier.MODULES``), the reference
-    under its private names and the lesson's measuring script. The caller removes it."""
-    folder = Path(tempfile.mkdtemp(prefix="grader-cuda-"))
+class Remote:
+    """One module in a sandboxed child: ``remote.f(*args, **kwargs)`` runs ``module.f`` there and
+    returns its value; ``remote.watched(f)`` also returns the torch calls it made."""
+
+    def __init__(self, box, module: str, timeout_s: float):
+        self._box, self._module, self._timeout_s = box, module, timeout_s
+
+    def __getattr__(self, function: str):
+        if function.startswith("_"):
+            raise AttributeError(function)
+
+        def call(*args, **kwargs):
+            value, _trace = self._box.call(self._module, function, args, kwargs, timeout_s=self._timeout_s)
+            return value
+        call.__name__ = function
+        return call
+
+    def watched(self, function: str, *args, **kwargs) -> tuple:
+        value, trace = self._box.call(self._module, function, args, kwargs, watch=True, timeout_s=self._timeout_s)
+        return value, list((trace or {}).get("torch_ops", []))
+
+
+def prepare(tier, student_dir: Path, reference_dir: Path) -> tuple[Path, Path]:
+    """(student folder, reference folder) for the two real-GPU children: the student's modules
+    (``tier.MODULES``) alone in one; the reference's and the lesson's measuring script (PAIR) in
+    the other. The caller removes both."""
+    student = Path(tempfile.mkdtemp(prefix="grader-cuda-student-"))
+    reference = Path(tempfile.mkdtemp(prefix="grader-cuda-reference-"))
     for module in tier.MODULES:
         src = Path(student_dir) / f"{module}.py"
         if src.is_file() and not src.is_symlink():
-            shutil.copy2(src, folder / src.name)
-    for module, name in tier.REFERENCE_NAMES.items():
-        shutil.copy2(Path(reference_dir) / f"{module}.py", folder / f"{name}.py")
-    shutil.copy2(tier.PAIR, folder / f"{PAIR_MODULE}.py")
-    return folder
+            shutil.copy2(src, student / src.name)
+        shutil.copy2(Path(reference_dir) / f"{module}.py", reference / f"{module}.py")
+    shutil.copy2(tier.PAIR, reference / f"{PAIR_MODULE}.py")
+    return student, reference
 
 
-def measure_in_sandbox(tier, student_dir: Path, reference_dir: Path, limits, **options) -> dict:
-    """The lesson's ``PAIR.run(**options)`` in a sandboxed child (the course's limits, but room
-    for CUDA's address space); raises StudentError when it does not finish."""
+def measure_in_sandbox(tier, student_dir: Path, reference_dir: Path, limits, l2_bytes: int | None = None,
+                       **options) -> dict:
+    """The lesson's ``tier.measure`` over two sandboxed children on the GPU, the student's and the
+    reference's (the course's limits, but room for CUDA's address space): the student's code never
+    shares a process or a folder with the reference. Raises StudentError when a call does not finish."""
+    from autograder.core.errors import StudentMissing
     from autograder.sandbox.parent import Sandbox
 
-    folder = prepare(tier, student_dir, reference_dir)
-    box = Sandbox(folder, replace(limits, memory_limit_mb=ADDRESS_SPACE_MB), preload=("torch",),
-                  simgpu=False, label="your code with the reference on the GPU")
+    folders = prepare(tier, student_dir, reference_dir)
+    room = replace(limits, memory_limit_mb=ADDRESS_SPACE_MB)
+    boxes = [Sandbox(folders[0], room, preload=("torch",), simgpu=False, label="your code on the GPU"),
+             Sandbox(folders[1], room, preload=("torch",), simgpu=False, label="the reference on the GPU")]
     try:
-        m, _trace = box.call(PAIR_MODULE, "run", kwargs=options, timeout_s=CALL_TIMEOUT_S)
-        m["reference_left"] = sorted(p.name for p in box.child.workdir.glob("grader_ref_*"))
-        return m
+        device, _trace = boxes[1].call(PAIR_MODULE, "device_info", (l2_bytes,), timeout_s=CALL_TIMEOUT_S)
+        student = {}
+        for module in tier.MODULES:
+            try:
+                boxes[0].has(module)
+            except StudentMissing:
+                continue            # a module the student did not hand in, or that does not import
+            student[module] = Remote(boxes[0], module, CALL_TIMEOUT_S)
+        reference = {module: Remote(boxes[1], module, CALL_TIMEOUT_S) for module in tier.MODULES}
+        return tier.measure(student, reference, device, **options)
     finally:
-        box.close()
-        shutil.rmtree(folder, ignore_errors=True)
+        for box in boxes:
+            box.close()
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def tests_for(asg, student_dir: Path, limits, make_entry) -> tuple[list[dict], str]:

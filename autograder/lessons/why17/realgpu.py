@@ -14,7 +14,7 @@ mistake with its settings; a real GPU has none, so here each verdict reads one r
                           the student's small/large GB/s over the reference's (the cache cliff)
     flops_counted_2n3     student / reference TFLOP/s explained by a FLOP-count or units factor
 
-What the engine asks of this module (autograder/core/lesson.py): PAIR, MODULES, REFERENCE_NAMES, judge.
+What the engine asks of this module (autograder/core/lesson.py): PAIR, MODULES, measure, judge.
 """
 from __future__ import annotations
 
@@ -27,11 +27,11 @@ from shared.lessons.why17.gpu import factors, rubric
 from shared.simgpu.judging import Verdict
 from shared.simgpu.ratios import fmt_ratio
 
-#: The measuring script the engine copies into the sandbox, and the student modules it needs.
+#: The script the engine puts in the reference's child (``device_info``), the student modules
+#: measured, and how: ``measure(student, reference, device, **options)``.
 PAIR = Path(realgpu_pair.__file__)
-MODULES = ("bw", "flops")
-#: Module names of the reference beside the student's files in the sandbox.
-REFERENCE_NAMES = realgpu_pair.REFERENCE_NAMES
+MODULES = realgpu_pair.MODULES
+measure = realgpu_pair.measure
 #: Real-GPU ratios within this factor of an explained ratio count as that ratio (medians of
 #: interleaved pairs on a busy GPU agree to a few percent; the factors are >= 2 apart).
 TOLERANCE = 1.15

@@ -1,16 +1,16 @@
-"""The child side of the real-GPU checks: the student's and the reference's functions measured in
-one process on one device, interleaved (reference, student, reference, student, ...).
+"""The real-GPU checks' measurements: the student's and the reference's functions on one device,
+interleaved (reference, student, reference, student, ...).
 
-Timings on a real GPU drift with clocks, temperature and other tenants; measuring both codes in
-the same process, alternately, lets the parent (realgpu.py's judge) compare them as ratios of
-medians. Everything returned is plain data: numbers in the functions' own units (GB/s, TFLOP/s),
-bytes, and one-line error texts.
+Timings on a real GPU drift with clocks, temperature and other tenants; measuring both codes
+alternately lets realgpu.py's judge compare them as ratios of medians. Everything returned is plain
+data: numbers in the functions' own units (GB/s, TFLOP/s), bytes, and one-line error texts.
 
-Runs wherever torch runs: on CUDA when available, else on the CPU (so the tests exercise it).
-The engine (autograder/gpu/real.py) copies this file into the student's sandbox as ``grader_realgpu_pair.py`` beside the
-reference copied as ``grader_ref_bw.py`` / ``grader_ref_flops.py`` and calls ``run``; the
-calibration command runs ``python -m autograder.lessons.why17.realgpu_pair STUDENT_DIR REFERENCE_DIR`` (trusted
-submissions) and reads one JSON line.
+Runs wherever torch runs: on CUDA when available, else on the CPU (so the tests exercise it). The
+grader (autograder/gpu/real.py) runs ``measure`` in its own process over two sandboxed children,
+the student's files in one and the reference's in the other (with this file, for
+``device_info``), so the student's code never shares a process or a folder with the reference.
+The calibration command runs ``python -m autograder.lessons.why17.realgpu_pair STUDENT_DIR
+REFERENCE_DIR`` on trusted submissions, in one process, and reads one JSON line.
 """
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ MATMUL_ITERS = 5
 #: Matrix side of the FLOP comparison, elements (as the simulated check).
 MATMUL_N = 4096
 MIB = 2**20
-#: Module names of the reference beside the student's files in the sandbox.
-REFERENCE_NAMES = {"bw": "grader_ref_bw", "flops": "grader_ref_flops"}
+#: The student modules measured.
+MODULES = ("bw", "flops")
 
 
 def _number(value) -> float | None:
@@ -59,38 +59,60 @@ def _largest_tensor(ops: list) -> int:
     return max((max(list(op["nbytes"]) + [op["out_nbytes"] or 0]) for op in ops), default=0)
 
 
-def measure(student: dict, reference: dict, *, l2_bytes: int | None = None, rounds: int = ROUNDS,
-            matmul_n: int = MATMUL_N) -> dict:
-    """Every figure the six real-GPU verdicts need, measured in this process.
-
-    Args:
-        student, reference: {'bw': module, 'flops': module}; a missing key skips its figures.
-        l2_bytes: cache size to size the copies by; None reads the device's (the tests pass a
-            small one so that the CPU run is quick).
-        rounds: interleaved pairs per quantity.
-        matmul_n: matrix side of the matmul comparison.
-
-    Returns:
-        {"device", "l2_bytes", "small", "large" (bytes), "cold" (the student's first GB/s in this
-        process), "warm" [GB/s], "large_pairs"/"small_pairs"/"matmul_pairs" [[reference, student]],
-        "measured_bytes" (largest tensor measured_bandwidth touched), "errors" {quantity: line}}.
-        Values are None where a call raised or returned no number.
-    """
+def device_info(l2_bytes: int | None = None) -> dict:
+    """{"device": name, "l2_bytes": cache size} of the device ``shared.devices`` picks here; the
+    CUDA context exists afterwards, so no later copy pays for creating it."""
     import torch
 
     from shared import devices
 
     dev = devices.resolve(None)
-    torch.empty(1, device=dev)                  # the CUDA context exists before the cold copy
-    l2 = int(l2_bytes or devices.last_level_cache_bytes(dev))
-    small, large = sizes(l2)
+    torch.empty(1, device=dev)
     name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
-    out = {"device": name, "l2_bytes": l2, "small": small, "large": large, "cold": None, "warm": [],
-           "large_pairs": [], "small_pairs": [], "matmul_pairs": [], "measured_bytes": None, "errors": {}}
+    return {"device": name, "l2_bytes": int(l2_bytes or devices.last_level_cache_bytes(dev))}
+
+
+def largest_watched(module, function: str) -> int:
+    """Bytes of the largest tensor ``module.function()`` touched, from torch calls watched in this
+    process (a remote module answers ``watched`` itself)."""
+    watched = getattr(module, "watched", None)
+    if watched is not None:
+        _value, ops = watched(function)
+        return _largest_tensor(ops)
+    from autograder.runtime.runner import TorchWatch
+
+    with TorchWatch() as watch:
+        getattr(module, function)()
+    return _largest_tensor(watch.summary())
+
+
+def measure(student: dict, reference: dict, device: dict, *, rounds: int = ROUNDS,
+            matmul_n: int = MATMUL_N) -> dict:
+    """Every figure the six real-GPU verdicts need, the student's and the reference's calls
+    interleaved.
+
+    Args:
+        student, reference: {'bw': module, 'flops': module}, each a module of this process or a
+            remote one in a process of its own (the grader keeps the reference out of the
+            student's); a missing key skips its figures.
+        device: ``device_info()``: the device's name and the cache size the copies are sized by.
+        rounds: interleaved pairs per quantity.
+        matmul_n: matrix side of the matmul comparison.
+
+    Returns:
+        {"device", "l2_bytes", "small", "large" (bytes), "cold" (the student's first GB/s in its
+        process), "warm" [GB/s], "large_pairs"/"small_pairs"/"matmul_pairs" [[reference, student]],
+        "measured_bytes" (largest tensor measured_bandwidth touched), "errors" {quantity: line}}.
+        Values are None where a call raised or returned no number.
+    """
+    small, large = sizes(device["l2_bytes"])
+    out = {"device": device["device"], "l2_bytes": device["l2_bytes"], "small": small, "large": large,
+           "cold": None, "warm": [], "large_pairs": [], "small_pairs": [], "matmul_pairs": [],
+           "measured_bytes": None, "errors": {}}
     err = out["errors"]
     s_bw, r_bw = student.get("bw"), reference.get("bw")
     if s_bw is not None and r_bw is not None:
-        # First: the student's very first copy in this process (warm-up check), then it warm.
+        # First: the student's very first copy in its process (warm-up check), then it warm.
         out["cold"] = _call(err, "copy", s_bw.copy_bandwidth, large, iters=COPY_ITERS)
         for _ in range(rounds):
             out["warm"].append(_call(err, "copy", s_bw.copy_bandwidth, large, iters=COPY_ITERS))
@@ -98,12 +120,8 @@ def measure(student: dict, reference: dict, *, l2_bytes: int | None = None, roun
             for _ in range(rounds):
                 out[key].append([_call(err, "reference", r_bw.copy_bandwidth, n, iters=COPY_ITERS),
                                  _call(err, "copy", s_bw.copy_bandwidth, n, iters=COPY_ITERS)])
-        from autograder.runtime.runner import TorchWatch
-
         try:
-            with TorchWatch() as watch:
-                s_bw.measured_bandwidth()
-            out["measured_bytes"] = _largest_tensor(watch.summary())
+            out["measured_bytes"] = largest_watched(s_bw, "measured_bandwidth")
         except Exception as exc:  # noqa: BLE001
             err["measured"] = f"measured_bandwidth raised {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
     s_fl, r_fl = student.get("flops"), reference.get("flops")
@@ -111,27 +129,7 @@ def measure(student: dict, reference: dict, *, l2_bytes: int | None = None, roun
         for _ in range(rounds):
             out["matmul_pairs"].append([_call(err, "reference", r_fl.matmul_tflops, matmul_n, iters=MATMUL_ITERS),
                                         _call(err, "matmul", s_fl.matmul_tflops, matmul_n, iters=MATMUL_ITERS)])
-    devices.synchronize(dev)
     return out
-
-
-def run(l2_bytes: int | None = None, rounds: int = ROUNDS, matmul_n: int = MATMUL_N) -> dict:
-    """In the sandbox: the student's bw/flops and the reference beside them, as ``measure``."""
-    import importlib
-
-    def load(name):
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            return None
-
-    # The reference first, its files then removed from the working folder, then the student's
-    # code: the student's modules import without the reference's source beside them.
-    reference = {k: m for k, ref in REFERENCE_NAMES.items() if (m := load(ref)) is not None}
-    for ref in REFERENCE_NAMES.values():
-        Path(f"{ref}.py").unlink(missing_ok=True)
-    student = {k: m for k in REFERENCE_NAMES if (m := load(k)) is not None}
-    return measure(student, reference, l2_bytes=l2_bytes, rounds=rounds, matmul_n=matmul_n)
 
 
 def _load_file(path: Path, name: str):
@@ -145,11 +143,11 @@ def _load_file(path: Path, name: str):
 def main(argv: list[str]) -> int:
     """``STUDENT_DIR REFERENCE_DIR [L2_BYTES [MATMUL_N]]``: one JSON line of ``measure`` (trusted code only)."""
     student_dir, reference_dir = Path(argv[0]), Path(argv[1])
-    student = {m: _load_file(student_dir / f"{m}.py", f"student_{m}") for m in REFERENCE_NAMES
+    device = device_info(int(argv[2]) if len(argv) > 2 else None)
+    student = {m: _load_file(student_dir / f"{m}.py", f"student_{m}") for m in MODULES
                if (student_dir / f"{m}.py").is_file()}
-    reference = {m: _load_file(reference_dir / f"{m}.py", name) for m, name in REFERENCE_NAMES.items()}
-    print(json.dumps(measure(student, reference, l2_bytes=int(argv[2]) if len(argv) > 2 else None,
-                             matmul_n=int(argv[3]) if len(argv) > 3 else MATMUL_N)))
+    reference = {m: _load_file(reference_dir / f"{m}.py", f"reference_{m}") for m in MODULES}
+    print(json.dumps(measure(student, reference, device, matmul_n=int(argv[3]) if len(argv) > 3 else MATMUL_N)))
     return 0
 
 
