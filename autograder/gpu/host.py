@@ -34,7 +34,7 @@ def serve(child, message: dict, send) -> None:
     """Carry out the device requests in ``message`` from ``child`` (a ChildHandle whose
     ``device`` is the call's SimDevice); ``send(child, reply)`` answers an ask."""
     from autograder.sandbox.parent import ChildGone
-    from shared.simgpu.device import ASKS
+    from shared.simgpu.device import ASKS, OverBudget
 
     device = getattr(child, "device", None)
     garbage = ChildGone(f"the process running {child.who} sent the simulated GPU a request no CUDA "
@@ -47,6 +47,8 @@ def serve(child, message: dict, send) -> None:
             device.handle(request)
     except RuntimeError:
         pass                                 # an error nobody waits for (CUDA reports it later, or never)
+    except OverBudget as exc:
+        raise ChildGone(f"the process running {child.who} was stopped: {exc}") from None
     except Exception:  # noqa: BLE001 - any malformed request is the child's fault
         raise garbage from None
     if ask is None:

@@ -26,6 +26,10 @@ NOT_COMPLETED = "Both events must be completed before calculating elapsed time."
 NOT_RECORDED = "Both events must be recorded before calculating elapsed time."
 #: Most byte ranges one launch may name, and largest ids and sizes a request may carry.
 MAX_RANGES = 64
+#: L2 lines one call may visit (shared/simgpu/cache.py's ``work``). Honest programs visit a few per
+#: launch: 64,000 launches of a benchmark's autorange visit about 200,000. Past this, the call
+#: is stopped: a request naming thousands of tiny ranges costs the grader no more than this.
+MAX_CACHE_WORK = 5_000_000
 MAX_ID = 2**62
 MAX_BYTES = 2**62
 #: Longest host sleep one request may ask for, in seconds (time.sleep cuts longer ones to it).
@@ -58,6 +62,10 @@ def kernel_seconds(cfg: dict, kind: str, moved_bytes: int, flops: float, dtype: 
 
 class BadRequest(ValueError):
     """A device request that no CUDA program could make (wrong op, field or value)."""
+
+
+class OverBudget(BadRequest):
+    """A call that made the device model do more bookkeeping than any CUDA program needs."""
 
 
 def _int(message: dict, key: str, low: int = 0, high: int = MAX_BYTES) -> int:
@@ -95,6 +103,7 @@ class SimDevice:
         self.floorless = dict(cfg, min_kernel_s=0.0)     # a kernel's time without the launch floor
         self.clock = Clock(cfg["clock_read_s"])
         self.cache = L2Cache(cfg["l2_bytes"])
+        self.cache_work_at_call = 0
         self.record = Recorder()
         self.timeline = Timeline()
         self.seen_kinds: set[str] = set()
@@ -110,6 +119,7 @@ class SimDevice:
         self.largest = self.count = 0
         self.peak = self.allocated
         self.clock.reads = 0
+        self.cache_work_at_call = self.cache.work
 
     # ------------------------------------------------------------ requests
     def handle(self, message: dict):
@@ -169,6 +179,9 @@ class SimDevice:
         busy = kernel_seconds(self.floorless, kind, read_bytes + write_bytes, flops, dtype, l2)
         seconds = max(busy, self.cfg["min_kernel_s"])     # what only the launch floor explains: seconds - busy
         self.cache.touch(touched)
+        if self.cache.work - self.cache_work_at_call > MAX_CACHE_WORK:
+            raise OverBudget(f"the simulated GPU tracked more than {MAX_CACHE_WORK:,} cache ranges in one "
+                             "call, far more than any CUDA program makes it track")
         # cuBLAS loads one set of kernels per dtype: a float32 matmul does not warm up a bf16 one
         start, end = self._run(kind, seconds, stream, f"matmul:{dtype}" if kind == "matmul" else kind)
         self.record.op(kind, read_bytes, write_bytes, working_set, l2, flops, seconds)
