@@ -32,8 +32,9 @@ from pathlib import Path
 from autograder.core.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
-#: What the package holds besides the two scripts: the grader, the shared code, the reference
-#: solutions (the trusted reference process needs them), the course and the requirements.
+#: What the package holds besides the two scripts and requirements-grading.txt (written, not
+#: copied): the grader, the shared code, the reference solutions (the trusted reference process
+#: needs them), the course and pyproject.toml.
 PACKAGED = ("autograder", "shared", "solutions", "course.yml", "pyproject.toml")
 #: What grading imports, by package name (line and pin as requirements.txt has them): torch (the
 #: student's code and the simulated GPU), numpy, matplotlib (the roofline plot), pyyaml (course.yml),
