@@ -4,6 +4,7 @@ temporary folder. Skipped, with the reason, only where Chromium or its driver is
 (.ci/run installs Debian's chromium and chromium-driver)."""
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -129,6 +130,40 @@ def test_similarity_report_renders_side_by_side_regions(similarity_report, brows
     assert layout["marks"] > 10
     (side,) = layout["sides"]
     assert side["right"] >= side["left"] + side["width"] - 1 and side["top"] == side["other_top"]  # side by side
+    assert shot.stat().st_size > 10_000
+
+
+def test_similarity_report_shows_the_baseline_and_a_copy_ring_as_one_cluster(browser, tmp_path):
+    from tests.test_similarity import make_ring_class
+    make_ring_class(tmp_path / "class")
+    proc = subprocess.run([sys.executable, "-m", "autograder", "similarity", str(tmp_path / "class"),
+                           "--out", str(tmp_path / "out"), "--top", "4"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    shot = tmp_path / "similarity-clusters.png"
+    facts = _visit(browser, tmp_path / "out" / "report.html", shot)
+    assert facts["errors"] == [] and facts["loaded"] == []
+    page = browser.execute_script("""
+        const cells = tr => Array.from(tr.children).map(td => td.innerText.trim());
+        const visible = el => el && el.getClientRects().length > 0;
+        const table = id => Array.from(document.querySelectorAll('#' + id + ' tr')).map(cells);
+        return {
+          baseline: visible(document.getElementById('baseline')) && document.getElementById('baseline').innerText,
+          median: document.getElementById('class-median').innerText,
+          reference: document.getElementById('reference-median').innerText,
+          clusters: Array.from(document.querySelectorAll('#clusters tr')).map(cells),
+          pairs: table('pairs'),
+          link: (document.querySelector('#clusters a') || {}).hash,
+        };""")
+    assert "Baseline of this class" in page["baseline"] and re.fullmatch(r"\d+%", page["median"])
+    assert re.fullmatch(r"\d+%", page["reference"])
+    header, *groups = page["clusters"]
+    assert [row[:3] for row in groups] == [["C1", "3", "ring1, ring2, ring3"]]
+    head, *rows = page["pairs"]
+    assert head[:6] == ["#", "pair", "similarity", "cluster", "median pair", "each vs reference (a / b)"]
+    assert [row[3] for row in rows[:3]] == ["C1"] * 3 and rows[3][3] == ""   # the ring's three pairs first
+    assert all(row[4] == page["median"] for row in rows)                  # the baseline beside each pair
+    assert page["link"] == "#pair1"
     assert shot.stat().st_size > 10_000
 
 

@@ -75,7 +75,8 @@ def test_package_holds_the_grader_and_nothing_of_the_repository_besides(package)
     names = set(infos)
     for script in ("setup.sh", "run_autograder"):
         assert script in names and (infos[script].external_attr >> 16) & 0o111, f"{script} not executable"
-    assert "course.yml" in names and "requirements.txt" in names
+    assert "course.yml" in names and gradescope.GRADING_REQUIREMENTS in names
+    assert "requirements.txt" not in names      # the development tools stay out of the image
     assert any(n.startswith("autograder/lessons/why17/checks/") for n in names)
     assert {f"solutions/why17/{m}.py" for m in MODULES} <= names
     assert "autograder/runtime/runner.py" in names and "autograder/sandbox/jail.py" in names
@@ -96,8 +97,8 @@ def test_setup_sh_installs_cpu_torch_at_the_projects_pin(package, tmp_path):
     pins = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
             if re.match(r"^torch\s*==", line.strip())]
     assert len(pins) == 1
-    assert f'--index-url {gradescope.TORCH_CPU_INDEX} "{pins[0]}"' in setup
-    assert '-r "$SOURCE/requirements.txt"' in setup
+    assert f'--index-url "${{WHY17_TORCH_INDEX:-{gradescope.TORCH_CPU_INDEX}}}" "{pins[0]}"' in setup
+    assert '-r "$SOURCE/requirements-grading.txt"' in setup and "requirements.txt" not in setup
     assert 'ROOT="${AUTOGRADER_ROOT:-/autograder}"' in setup
     (tmp_path / "setup.sh").write_text(setup)
     syntax = subprocess.run(["bash", "-n", str(tmp_path / "setup.sh")], capture_output=True, text=True)

@@ -8,6 +8,7 @@ import ast
 import csv
 import io
 import random
+import statistics
 import subprocess
 import sys
 import tokenize
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from autograder.core import course
-from autograder.similarity import compare
+from autograder.similarity import clusters, compare, dictated
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solutions" / "why17"
@@ -244,3 +245,101 @@ def test_code_is_read_from_zips_and_folders_one_level_deep(tmp_path):
     from autograder.batch.discover import Member, Submission
     sub = Submission(student="zoe", path=path, members=(Member("zoe"),))
     assert compare.code_files(sub, compare.python_names(asg)) == {"predict.py": "x = 1\n"}
+
+
+# --------------------------------------------------------------------------- baseline and clusters
+
+DOCSTRING_PREDICT = GOOD / "docstring_predict" / "predict.py"
+
+
+def make_ring_class(folder: Path) -> None:
+    """7 submissions: ``ref`` (the reference), ``doc`` (a predict.py written apart from it into the
+    stub, following the docstrings), a copy ring ``ring1`` (the independent solution) -> ``ring2``
+    (it renamed) -> ``ring3`` (ring2 renamed again), ``half`` (compact_all_four's bw.py and
+    flops.py) and ``stubs`` (the release untouched but one function)."""
+    ring2 = {f: renamed(INDEPENDENT[f].read_text()) for f in MODULES}
+    classes = {"ref": {f: (SOLUTION / f).read_text() for f in MODULES},
+               "doc": {"predict.py": DOCSTRING_PREDICT.read_text()},
+               "ring1": {f: INDEPENDENT[f].read_text() for f in MODULES},
+               "ring2": ring2, "ring3": {f: renamed(t) for f, t in ring2.items()},
+               "half": {f: (GOOD / "compact_all_four" / f).read_text() for f in ("bw.py", "flops.py")},
+               "stubs": {**{f: (STUBS / f).read_text() for f in MODULES},
+                         "predict.py": unfinished_predict(random.Random(5))}}
+    for name, files in classes.items():
+        (folder / name).mkdir(parents=True)
+        for file, text in files.items():
+            (folder / name / file).write_text(text)
+
+
+@pytest.fixture(scope="module")
+def ring(tmp_path_factory):
+    base = tmp_path_factory.mktemp("ring")
+    make_ring_class(base / "class")
+    proc = subprocess.run([sys.executable, "-m", "autograder", "similarity", str(base / "class"),
+                           "--out", str(base / "out")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    pairs = {frozenset((p["student_a"], p["student_b"])): p
+             for p in csv.DictReader((base / "out" / "pairs.csv").open())}
+    return base, pairs, proc
+
+
+def test_two_solutions_written_apart_from_the_stubs_are_no_longer_near_copies(ring):
+    _, pairs, _ = ring
+    pair = pairs[frozenset(("doc", "ref"))]
+    assert float(pair["similarity"]) < 30 and pair["cluster"] == ""
+    # the same two files with only the stubs discounted (not the code they dictate) look alike
+    asg = course.load().assignment("why17")
+    stubs_only = frozenset().union(*(compare._fingerprint(p.name, p.read_text()).hashes
+                                     for p in compare.boilerplate_files(asg)))
+    before = compare.compare_pair(
+        "doc", "ref", compare.fingerprint_texts({"predict.py": DOCSTRING_PREDICT.read_text()}, stubs_only),
+        compare.fingerprint_texts({"predict.py": (SOLUTION / "predict.py").read_text()}, stubs_only))
+    assert before.similarity > 0.5 > float(pair["similarity"]) / 100 + 0.2
+
+
+def test_a_copy_ring_of_three_is_one_cluster(ring):
+    base, pairs, proc = ring
+    clustered = {k: p["cluster"] for k, p in pairs.items() if p["cluster"]}
+    assert set(clustered.values()) == {"C1"}
+    assert set().union(*clustered) == {"ring1", "ring2", "ring3"}
+    assert "1 cluster linked at 50% or more; C1: ring1, ring2, ring3" in proc.stderr
+    html = (base / "out" / "report.html").read_text()
+    assert "<td>C1</td><td>3</td><td>ring1, ring2, ring3</td>" in html
+
+
+def test_each_pair_carries_the_class_baseline(ring):
+    _, pairs, proc = ring
+    rows = list(pairs.values())
+    median = statistics.median(float(p["similarity"]) for p in rows)
+    assert {p["class_median"] for p in rows} == {f"{median:.1f}"}
+    against = {}
+    for p in rows:
+        against.setdefault(p["student_a"], set()).add(p["a_vs_reference"])
+        against.setdefault(p["student_b"], set()).add(p["b_vs_reference"])
+    assert all(len(v) == 1 for v in against.values())          # one figure per student
+    assert against["ref"] == {"100.0"}                          # the reference against itself
+    assert float(next(iter(against["doc"]))) < 30               # written apart: low, like the class
+    assert f"baseline: median pair {median:.0f}%" in proc.stderr
+
+
+def test_clusters_join_through_a_shared_member():
+    pairs = [compare.Pair("a", "b", 0.9), compare.Pair("b", "c", 0.6), compare.Pair("a", "c", 0.2),
+             compare.Pair("d", "e", 0.55), compare.Pair("e", "f", 0.49), compare.Pair("x", "y", 0.1)]
+    found = clusters.group(pairs, 0.5)
+    assert [(c.name, c.students, c.highest, c.lowest) for c in found] == [
+        ("C1", ["a", "b", "c"], 0.9, 0.6), ("C2", ["d", "e"], 0.55, 0.55)]
+    assert clusters.group(pairs, 0.95) == []
+
+
+def test_the_docstrings_return_line_is_read_as_code_only_when_it_is_code():
+    assert dictated.returned("Returns:\n    bw_gbs * 1e9 / (p * b), in tokens/s.\n") == "bw_gbs * 1e9 / (p * b)"
+    assert dictated.returned("Returns:\n    (1 / step time, batch / step time), both in tokens/s.") is None
+    assert dictated.returned("Tokens per second.") is None
+
+
+def test_a_bad_cluster_threshold_is_one_line(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "autograder", "similarity", str(tmp_path), "--out",
+                           str(tmp_path / "o"), "--cluster-at", "150"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2 and "--cluster-at 150" in proc.stderr and "Traceback" not in proc.stderr

@@ -13,6 +13,7 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     path = gradescope.build(args.out)
-    print(f"wrote {path} ({len(gradescope.files())} files + setup.sh, run_autograder); "
+    print(f"wrote {path} ({len(gradescope.files())} files + setup.sh, run_autograder, "
+          f"{gradescope.GRADING_REQUIREMENTS}); "
           "upload it as the assignment's autograder on Gradescope")
     return 0

@@ -6,7 +6,10 @@ Gradescope unpacks the zip into ``$ROOT/source`` (``ROOT`` is ``/autograder`` th
 ``$ROOT/results/results.json``. Both scripts take ``ROOT`` from ``AUTOGRADER_ROOT`` when set.
 
 - ``setup.sh`` finds (or installs) Python >= 3.11, makes a venv at ``$ROOT/venv`` and installs
-  requirements.txt, torch from PyTorch's CPU index at the same pin (no GPU there);
+  requirements-grading.txt: only what grading imports (GRADING_PACKAGES), each line taken from
+  requirements.txt when the zip is built, so the two never drift; torch from PyTorch's CPU index at
+  the same pin (no GPU there; ``$WHY17_TORCH_INDEX`` replaces that index, as the tests do with this
+  machine's local one);
 - ``run_autograder`` hides the grader's files from other users (root only), then runs
   ``python -m autograder grade $ROOT/submission --out $ROOT/results/results.json`` with the
   packaged source on PYTHONPATH and the venv's Python, or ``$WHY17_PYTHON`` when set (the tests
@@ -29,9 +32,16 @@ from pathlib import Path
 from autograder.core.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
-#: What the package holds besides the two scripts: the grader, the shared code, the reference
-#: solutions (the trusted reference process needs them), the course and the requirements.
-PACKAGED = ("autograder", "shared", "solutions", "course.yml", "requirements.txt", "pyproject.toml")
+#: What the package holds besides the two scripts and requirements-grading.txt (written, not
+#: copied): the grader, the shared code, the reference solutions (the trusted reference process
+#: needs them), the course and pyproject.toml.
+PACKAGED = ("autograder", "shared", "solutions", "course.yml", "pyproject.toml")
+#: What grading imports, by package name (line and pin as requirements.txt has them): torch (the
+#: student's code and the simulated GPU), numpy, matplotlib (the roofline plot), pyyaml (course.yml),
+#: hypothesis (the property checks). Not nbgrader, pytest, selenium, copydetect or ruff.
+GRADING_PACKAGES = ("torch", "numpy", "matplotlib", "pyyaml", "hypothesis")
+#: The runtime requirements file in the zip, written from requirements.txt by grading_requirements().
+GRADING_REQUIREMENTS = "requirements-grading.txt"
 #: Never packaged: caches and editor debris.
 SKIPPED = re.compile(r"(^|/)(__pycache__|\.pytest_cache|\.hypothesis|\.ipynb_checkpoints)(/|$)|\.py[co]$|~$")
 #: PyTorch's index of CPU-only wheels (Gradescope's machines have no GPU).
@@ -58,9 +68,9 @@ if [ -z "$PYTHON" ]; then
 fi
 "$PYTHON" -m venv --clear "$ROOT/venv"
 "$ROOT/venv/bin/python" -m pip install --quiet --upgrade pip
-# torch from the CPU index first, at the project's pin; requirements.txt then finds it satisfied.
-"$ROOT/venv/bin/python" -m pip install --quiet --index-url @TORCH_INDEX@ "@TORCH_PIN@"
-"$ROOT/venv/bin/python" -m pip install --quiet -r "$SOURCE/requirements.txt"
+# torch from the CPU index first, at the project's pin; requirements-grading.txt then finds it satisfied.
+"$ROOT/venv/bin/python" -m pip install --quiet --index-url "${WHY17_TORCH_INDEX:-@TORCH_INDEX@}" "@TORCH_PIN@"
+"$ROOT/venv/bin/python" -m pip install --quiet -r "$SOURCE/@GRADING_REQUIREMENTS@"
 chmod -R a+rX "$ROOT/venv"
 # A smoke test: the grader imports and reads course.yml.
 cd "$SOURCE" && PYTHONPATH="$SOURCE" "$ROOT/venv/bin/python" -c 'import autograder.core.course as c; c.load()'
@@ -125,6 +135,23 @@ def torch_pin(requirements: Path) -> str:
     raise UsageError(f"{requirements}: no 'torch==VERSION' line; setup.sh needs the pin")
 
 
+def _package_name(line: str) -> str:
+    return re.split(r"[\s\[<>=!~;@]", line.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def grading_requirements(requirements: Path) -> str:
+    """requirements-grading.txt: each of GRADING_PACKAGES as ``requirements`` (the project's
+    requirements.txt) has it, pin included; a package missing there is one clear error."""
+    lines = [line.split("#", 1)[0].strip() for line in requirements.read_text(encoding="utf-8").splitlines()]
+    listed = {_package_name(line): line for line in lines if line}
+    missing = [name for name in GRADING_PACKAGES if name not in listed]
+    if missing:
+        raise UsageError(f"{requirements}: no line for {', '.join(missing)}; grading needs it")
+    body = "\n".join(listed[name] for name in GRADING_PACKAGES)
+    return (f"# What grading needs, written from requirements.txt by `python -m autograder gradescope`;\n"
+            f"# setup.sh installs only this (autograder/exports/gradescope.py).\n{body}\n")
+
+
 def scripts(root: Path = ROOT) -> dict[str, str]:
     """The two scripts at the zip's top level, filled in from this project."""
     from autograder.gpu import seed
@@ -132,7 +159,8 @@ def scripts(root: Path = ROOT) -> dict[str, str]:
     hidden = ("solutions", "course.yml", seed.SECRET_FILE)
     secrets = " ".join(['"$SOURCE"/autograder/*'] + [f'"$SOURCE/{name}"' for name in hidden])
     setup = (SETUP_SH.replace("@TORCH_INDEX@", TORCH_CPU_INDEX)
-             .replace("@TORCH_PIN@", torch_pin(root / "requirements.txt")))
+             .replace("@TORCH_PIN@", torch_pin(root / "requirements.txt"))
+             .replace("@GRADING_REQUIREMENTS@", GRADING_REQUIREMENTS))
     return {"setup.sh": setup, "run_autograder": RUN_AUTOGRADER.replace("@SECRETS@", secrets)}
 
 
@@ -177,6 +205,8 @@ def build(out: Path | str, root: Path = ROOT) -> Path:
     with zipfile.ZipFile(buffer, "w") as zf:
         for name, text in scripts(root).items():
             _add(zf, name, text.encode(), executable=True)
+        _add(zf, GRADING_REQUIREMENTS, grading_requirements(root / "requirements.txt").encode(),
+             executable=False)
         for rel in files(root):
             _add(zf, rel.as_posix(), (root / rel).read_bytes(), executable=False)
     out.write_bytes(buffer.getvalue())

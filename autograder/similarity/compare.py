@@ -3,7 +3,8 @@
 copydetect (Pygments tokens, names and strings replaced by placeholders, winnowed k-gram hashes)
 does the fingerprinting and the overlap; this module decides what is compared: the Python files
 the assignment asks for (same name against same name), minus every k-gram of the boilerplate
-(the stubs and public tests of assignments/<folder>/, which every student starts from).
+(the stubs and public tests of assignments/<folder>/, which every student starts from, and the
+checks and return lines those stubs dictate: ``dictated``).
 
 A pair's ``similarity`` is the share of both sides' fingerprinted tokens that the other side
 also has, over the files both submitted: (overlap in a + overlap in b) / (tokens of a + tokens
@@ -11,6 +12,7 @@ of b), from 0 to 1.
 """
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import logging
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from autograder.batch.discover import JUNK_NAMES, SEARCH_DEPTH, Submission, gradable_names
 from autograder.core import ziplimits
+from autograder.similarity import dictated
 
 #: copydetect's noise threshold: matches shorter than this many filtered characters are ignored.
 NOISE_T = 25
@@ -118,13 +121,31 @@ def _fingerprint(name: str, text: str, boilerplate: frozenset = frozenset()):
 
 
 def boilerplate_hashes(asg) -> frozenset:
-    """Every k-gram hash of the boilerplate (the stubs and public tests)."""
-    hashes: set = set()
+    """Every k-gram hash of the boilerplate: the stubs and public tests, and the code the stubs
+    dictate (their checks and docstrings' return lines, written out by ``dictated``)."""
+    stamps = []
     for path in boilerplate_files(asg):
         try:
-            hashes |= _fingerprint(path.name, path.read_text(encoding="utf-8")).hashes
+            info = path.stat()
+        except OSError:
+            continue
+        stamps.append((path, info.st_mtime_ns, info.st_size))
+    return _hashes_of(tuple(stamps))
+
+
+@functools.lru_cache(maxsize=4)
+def _hashes_of(stamps: tuple) -> frozenset:
+    """The hashes of the files in ``stamps`` ((path, mtime, size), so an edited stub is read again)."""
+    hashes: set = set()
+    for path, _mtime, _size in stamps:
+        try:
+            source = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
+        hashes |= _fingerprint(path.name, source).hashes
+        written = dictated.text(source)
+        if written:
+            hashes |= _fingerprint(path.name, written).hashes
     return frozenset(hashes)
 
 
@@ -133,15 +154,19 @@ def fingerprints(subs, asg) -> dict[str, dict]:
     names = python_names(asg)
     plate = boilerplate_hashes(asg)
     out = {}
-    logging.getLogger().setLevel(max(logging.getLogger().level, logging.ERROR))
     for sub in subs:
-        files = code_files(sub, names)
-        if files:
-            mine = {n: _fingerprint(n, text, plate) for n, text in sorted(files.items())}
-            mine = {n: fp for n, fp in mine.items() if fp.token_coverage > 0}
-            if mine:
-                out[sub.student] = mine
+        mine = fingerprint_texts(code_files(sub, names), plate)
+        if mine:
+            out[sub.student] = mine
     return out
+
+
+def fingerprint_texts(files: dict[str, str], plate: frozenset) -> dict:
+    """file name -> CodeFingerprint of each of ``files`` (name -> code) that holds code beyond
+    the boilerplate hashes ``plate``."""
+    logging.getLogger().setLevel(max(logging.getLogger().level, logging.ERROR))
+    mine = {n: _fingerprint(n, text, plate) for n, text in sorted(files.items())}
+    return {n: fp for n, fp in mine.items() if fp.token_coverage > 0}
 
 
 def compare_pair(a: str, b: str, fa: dict, fb: dict, keep_slices: bool = False) -> Pair:
