@@ -36,13 +36,14 @@ def number(value) -> float | None:
     return x if math.isfinite(x) and x > 0 else None
 
 
-def explain(ratio: float, counts: dict, units: dict) -> tuple[float, float] | None:
-    """(count factor, unit factor) whose product is within RATIO_TOLERANCE of ``ratio``, or None."""
+def explain(ratio: float, counts: dict, units: dict,
+            tolerance: float = RATIO_TOLERANCE) -> tuple[float, float] | None:
+    """(count factor, unit factor) whose product is within ``tolerance`` of ``ratio``, or None."""
     best = None
     for c in counts:
         for u in units:
             off = abs(math.log(ratio / (c * u)))
-            if off <= math.log(RATIO_TOLERANCE) and (best is None or off < best[0]):
+            if off <= math.log(tolerance) and (best is None or off < best[0]):
                 best = (off, c, u)
     return None if best is None else best[1:]
 

@@ -18,14 +18,13 @@ What the engine asks of this module (autograder/core/lesson.py): PAIR, MODULES, 
 """
 from __future__ import annotations
 
-import math
 import statistics
 from pathlib import Path
 
 from autograder.lessons.why17 import realgpu_pair
 from shared.lessons.why17.gpu import factors, rubric
 from shared.simgpu.judging import Verdict
-from shared.simgpu.ratios import fmt_ratio
+from shared.simgpu.ratios import explain, fmt_ratio
 
 #: The script the engine puts in the reference's child (``device_info``), the student modules
 #: measured, and how: ``measure(student, reference, device, **options)``.
@@ -49,17 +48,6 @@ def _median_ratio(pairs: list) -> float | None:
     return statistics.median(ratios) if ratios else None
 
 
-def _explain(ratio: float, counts: dict, units: dict) -> tuple[float, float] | None:
-    """(count factor, unit factor) whose product is within TOLERANCE of ``ratio``, or None."""
-    best = None
-    for c in counts:
-        for u in units:
-            off = abs(math.log(ratio / (c * u)))
-            if off <= math.log(TOLERANCE) and (best is None or off < best[0]):
-                best = (off, c, u)
-    return None if best is None else best[1:]
-
-
 def _no_value(check: str, m: dict, key: str, what: str) -> Verdict:
     line = m["errors"].get(key) or m["errors"].get("reference") or f"{what} returned no positive number"
     return Verdict(check, False, f"on this GPU: {line}.")
@@ -75,7 +63,7 @@ def judge(m: dict) -> dict[str, Verdict]:
             out[check] = _no_value(check, m, "copy", "copy_bandwidth")
     else:
         head = f"on the {dev}, copy_bandwidth reads {fmt_ratio(r)} the reference GB/s (medians, interleaved)"
-        explained = _explain(r, factors.BYTE_FACTORS, factors.GBS_UNITS)
+        explained = explain(r, factors.BYTE_FACTORS, factors.GBS_UNITS, TOLERANCE)
         no_sync = explained is None and r > SYNC_MAX
         out["sync_present"] = Verdict("sync_present", not no_sync, (
             f"{head}, more than any byte count or unit explains: the clock stopped before the GPU "
@@ -111,7 +99,7 @@ def judge(m: dict) -> dict[str, Verdict]:
         out["flops_counted_2n3"] = _no_value("flops_counted_2n3", m, "matmul", "matmul_tflops")
     else:
         head = f"on the {dev}, matmul_tflops reads {fmt_ratio(f)} the reference TFLOP/s"
-        explained = _explain(f, factors.FLOP_FACTORS, factors.TFLOPS_UNITS)
+        explained = explain(f, factors.FLOP_FACTORS, factors.TFLOPS_UNITS, TOLERANCE)
         why = ("no FLOP count or unit explains it" if explained is None else
                "; ".join(x for x in (factors.FLOP_FACTORS[explained[0]], factors.TFLOPS_UNITS[explained[1]]) if x))
         ok = explained == (1.0, 1.0)
