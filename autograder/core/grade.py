@@ -159,7 +159,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
     plan = checks_for(asg, only)
     light = only is not None and not any(set(c.files) & torch_files or _on_gpu(c)
                                          for _task, cs in plan for c in cs)
-    # issue 5: a fresh child per student file (autograder/sandbox/perfile.py)
+    # A fresh child per student file (autograder/sandbox/perfile.py): one file's crash costs only its checks.
     # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
     reference = kept_reference.sandbox(asg.solutions_dir, Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
                                                                  memory_limit_mb=asg.memory_limit_mb))
@@ -211,7 +211,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
                                         "error" if isinstance(message, NotRun) else "failed")
         position = {c.id: i for i, c in enumerate(c for _task, cs in plan for c in cs)}
         tests.sort(key=lambda t: position[t["check"]])   # results in course.yml order
-        if device == "cuda":   # issue 3 item 6: informational real-GPU checks (autograder/gpu/real.py)
+        if device == "cuda":   # informational real-GPU checks (autograder/gpu/real.py)
             tests = _real_gpu(tests, plan, asg, sub, limits, notes)
         if gpu:
             notes.append(f"The simulated GPU's profile was seeded with the grader's secret ({secret.source}).")
@@ -304,7 +304,7 @@ def _overview(device: str, asg: course.Assignment, sub: submission.Submission, s
              f"Files graded: {', '.join(sub.files) or '(none)'}."]
     if sub.found_in:
         lines.insert(1, f"Your files were found in {sub.found_in}/ inside the submission and graded from there.")
-    lines.append(isolation.describe(student.limits))   # issue 5: the protection in force, as probed
+    lines.append(isolation.describe(student.limits))   # the protection in force, as probed
     if student.starts > 1:
         lines.append(f"Your code was restarted {student.starts - 1} time(s) after a crash or a time limit.")
     lines.extend(notes)
