@@ -47,7 +47,7 @@ def serve(child, message: dict, send) -> None:
             device.handle(request)
     except RuntimeError:
         pass                                 # an error nobody waits for (CUDA reports it later, or never)
-    except Exception:  # noqa: BLE001 - any malformed request is the child's fault
+    except Exception:  # any malformed request is the child's fault
         raise garbage from None
     if ask is None:
         return
@@ -59,5 +59,5 @@ def serve(child, message: dict, send) -> None:
         send(child, {"dev_error": str(exc)})
     except ChildGone:
         raise
-    except Exception:  # noqa: BLE001
+    except Exception:
         raise garbage from None
