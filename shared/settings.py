@@ -1,4 +1,4 @@
-"""The environment variables that shared/ code reads, each declared once with its type and default.
+"""The environment variables that shared/ code and the lab notebook read, each declared once.
 
 A ``Setting`` reads its variable when asked (``get()``), so a value set by a parent process or a
 test is seen; an empty value counts as unset. A value the setting refuses raises ``error`` with one
@@ -16,6 +16,7 @@ from typing import ClassVar
 KINDS = {
     "flag": "bool: 1 (on) or 0 (off)",
     "choice": "str: one of the listed words",
+    "names": "tuple of str: comma-separated names",
     "path": "str: a file or folder path",
     "pid": "int: a process id",
     "text": "str: any text",
@@ -64,6 +65,11 @@ class Setting:
             if text not in self.choices:
                 raise self.error(f"{self.name}={text!r}: expected one of {', '.join(self.choices)}")
             return text
+        if self.kind == "names":
+            names = tuple(name.strip() for name in text.split(",") if name.strip())
+            if not names:
+                raise self.error(f"{self.name}={text!r}: expected comma-separated names")
+            return names
         if self.kind == "pid":
             if not text.isdigit() or int(text) < 1:
                 raise self.error(f"{self.name}={text!r}: expected a process id (a positive whole number)")
@@ -78,5 +84,18 @@ SUBMIT_REPORT = Setting(
     "WHY17_SUBMIT_REPORT", "path", "",
     "JSON file the public tests' report plugin writes (set by `python -m shared.submit` for its child pytest)")
 
+#: The lab notebook's settings (solutions/why17/why17.ipynb; the student README explains them).
+RUN_ON = Setting(
+    "WHY17_RUN_ON", "choice", "auto",
+    "Where the lab notebook measures: `auto` a GPU when torch sees one, else the CPU; `cuda`; `cpu`; "
+    "`sim` the simulated GPU", choices=("auto", "cuda", "cpu", "sim"))
+SIM_PROFILE = Setting(
+    "WHY17_SIM_PROFILE", "text", "h100-sxm",
+    "The simulated GPU's profile when the notebook runs on `sim` (a device key of shared/data/hardware.yml)")
+MEASURE_MODELS = Setting(
+    "WHY17_MEASURE_MODELS", "names", "",
+    "Models of the notebook's Measure table (keys of shared/data/models.yml). Unset: the lesson's "
+    "models on a GPU, a tiny config on a CPU")
+
 #: Every setting of this module, in the order the docs table lists them.
-ALL = (SUBMIT_REPORT,)
+ALL = (SUBMIT_REPORT, RUN_ON, SIM_PROFILE, MEASURE_MODELS)

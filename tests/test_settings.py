@@ -3,6 +3,7 @@ declared once, read only through its setting, refused in one line naming it, and
 docs/maintaining.md exactly as the module prints it."""
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -18,8 +19,9 @@ from shared import settings as shared_settings
 ROOT = Path(__file__).resolve().parent.parent
 #: The only files that may spell a setting's name: where each is declared.
 DECLARED_IN = {ROOT / "autograder" / "core" / "settings.py", ROOT / "shared" / "settings.py"}
-#: Where code lives (docs and READMEs are for people and name the variables freely).
-CODE = ("autograder", "shared", "bench", "tests", ".ci")
+#: Where code lives: its files but Markdown (docs, READMEs and notebooks' text cells are for people
+#: and name the variables freely).
+CODE = ("autograder", "shared", "bench", "tests", ".ci", "solutions")
 
 
 def test_the_docs_table_is_the_modules_output():
@@ -83,7 +85,8 @@ def test_the_fork_server_keeps_the_graders_settings_but_never_the_secret():
 def test_no_code_spells_a_settings_name_outside_its_declaration():
     names = {s.name for s in settings.ALL}
     found = []
-    files = [p for top in CODE for p in (ROOT / top).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    files = [p for top in CODE for p in (ROOT / top).rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".md"]
     for path in [*files, ROOT / "Makefile"]:
         if path in DECLARED_IN:
             continue
@@ -91,6 +94,8 @@ def test_no_code_spells_a_settings_name_outside_its_declaration():
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue
+        if path.suffix == ".ipynb":
+            text = "\n".join("".join(c["source"]) for c in json.loads(text)["cells"] if c["cell_type"] == "code")
         for number, line in enumerate(text.splitlines(), 1):
             found += [f"{path.relative_to(ROOT)}:{number}: {name}"
                       for name in set(re.findall(r"\bWHY17_[A-Z0-9_]+\b", line)) & names]
