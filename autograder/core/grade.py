@@ -54,8 +54,10 @@ def _without_hypothesis_plugins():
     Hypothesis runs them when first imported, which is when a property check's module is. The
     only one installed is trio's (selenium needs trio, for the HTML report's browser test): it
     imports trio and pytest, 0.3 CPU s of every cold grading, to register strategies for trio's
-    types, which no check draws. HYPOTHESIS_NO_PLUGINS skips them (hypothesis/entry_points.py);
-    it is set only while the checks import, so no process the grader starts inherits it.
+    types, which no check draws. HYPOTHESIS_NO_PLUGINS skips them (hypothesis/entry_points.py):
+    hypothesis has no other switch, and reads it once, at its own first import. It is set only
+    while the checks import (the only importers of hypothesis in a grading), so no process the
+    grader starts inherits it.
     """
     before = os.environ.get("HYPOTHESIS_NO_PLUGINS")
     os.environ["HYPOTHESIS_NO_PLUGINS"] = "1"
