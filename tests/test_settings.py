@@ -75,6 +75,18 @@ def test_a_bad_value_stops_grade_with_exit_2_and_one_line(tmp_path):
     assert not (tmp_path / "results.json").exists()
 
 
+def test_every_command_checks_the_settings_before_its_arguments(tmp_path):
+    """grade-all reads the fork-server setting only in its workers: the command line checks every
+    grader setting first, so a bad one stops it in one line, before it looks at its folder."""
+    env = {"PATH": "/usr/bin:/bin", settings.FORKSERVER.name: "yes"}
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(tmp_path / "no-such-class"),
+                           "--out", str(tmp_path / "out")], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    expected = f"error: {settings.FORKSERVER.name}='yes': expected 1 (on) or 0 (off)\n"
+    assert (done.returncode, done.stderr) == (2, expected)
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_fork_server_keeps_the_graders_settings_but_never_the_secret():
     env = {s.name: "x" for s in settings.ALL} | {"PATH": "/bin", "WHY17_OTHER": "y", "TOKEN": "z"}
     kept = forkserver.server_environment(env)

@@ -55,8 +55,17 @@ PYTHON = Setting(
     "Python that nbgrader's task cells and the Gradescope package's run_autograder grade with. "
     "Unset: nbgrader's kernel's Python; on Gradescope, the package's venv")
 
-#: The grader's settings, then those shared/ reads, in the order of the docs table.
-ALL = (COURSE, SANDBOX, FORKSERVER, SIM_SECRET, BATCH_PARENT, ROOT, PYTHON, *shared_settings.ALL)
+#: The grader's own settings.
+GRADER = (COURSE, SANDBOX, FORKSERVER, SIM_SECRET, BATCH_PARENT, ROOT, PYTHON)
+#: The grader's settings, then those shared/ and the lab notebook read, in the order of the docs table.
+ALL = (*GRADER, *shared_settings.ALL)
+
+
+def check() -> None:
+    """Read every grader setting once, so a bad value stops a command before it starts work (a
+    grade-all worker would otherwise meet it mid-class); UsageError names the first bad one."""
+    for setting in GRADER:
+        setting.get()
 
 
 def table() -> str:
