@@ -16,7 +16,7 @@ import pkgutil
 import sys
 
 from autograder import commands
-from autograder.core import course
+from autograder.core import course, settings
 from autograder.core.errors import UsageError
 
 #: Commands whose output names the course file they graded with (one line on stdout, first).
@@ -66,6 +66,7 @@ def _select_course(argv) -> list[str]:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        settings.check()
         rest = _select_course(argv)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)

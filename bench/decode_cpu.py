@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from shared.decode import bench, config  # noqa: E402
+from shared.decode import bench, config
 
 RUNS = [("tiny", "bf16", 1), ("tiny", "fp32", 1), ("llama-3.2-1b", "bf16", 1), ("llama-3.2-1b", "fp32", 1),
         ("llama-3.2-1b", "bf16", 4)]

@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from autograder.core import settings  # noqa: E402
 from autograder.lessons.why17.fixtures.classes import (  # noqa: E402
     KINDS,
     QUICK_CHECKS,
@@ -69,7 +70,7 @@ def main(argv=None) -> int:
         cmd += ["--time-limit-s", str(args.time_limit_s)]
     env = dict(os.environ)
     if args.no_forkserver:
-        env["WHY17_FORKSERVER"] = "0"
+        env[settings.FORKSERVER.name] = "0"
     load_before = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
@@ -85,7 +86,7 @@ def main(argv=None) -> int:
     summary = json.loads((out / "summary.json").read_text())
     graded = len([d for d in out.iterdir() if (d / "results.json").is_file()])
     print(f"class: {args.n} submissions ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
-    print(f"command: {' '.join(cmd[1:])}{'  [WHY17_FORKSERVER=0]' if args.no_forkserver else ''}")
+    print(f"command: {' '.join(cmd[1:])}{f'  [{settings.FORKSERVER.name}=0]' if args.no_forkserver else ''}")
     print(f"machine: {os.cpu_count()} CPUs; 1-minute load average {load_before:.1f} before, "
           f"{os.getloadavg()[0]:.1f} after (other work on the machine slows the wall clock, not "
           f"the CPU seconds)")

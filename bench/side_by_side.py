@@ -28,6 +28,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder.core import settings  # noqa: E402
+
 SOLUTIONS = ROOT / "solutions" / "why17"
 COURSE_ID = "why17-bench"
 LAB = "lab"
@@ -74,7 +78,7 @@ def _cell(kind: str, source: str, **nbgrader) -> dict:
 
 def notebook() -> dict:
     """The source notebook: a preamble, the answer cell, three graded test cells."""
-    preamble = ("import os, sys, time\nsys.path.insert(0, os.environ['WHY17_ROOT'])\n"
+    preamble = (f"import os, sys, time\nsys.path.insert(0, os.environ[{settings.ROOT.name!r}])\n"
                 "import torch\nfrom shared import devices, validate\n")
     cells = [_cell("markdown", "# Why ~17 tokens per second? (three functions)"),
              _cell("code", preamble, grade_id="preamble", locked=True),
@@ -91,7 +95,7 @@ def write_course(folder: Path) -> None:
     (folder / "source" / LAB).mkdir(parents=True)
     (folder / "nbgrader_config.py").write_text(
         "import os\n"
-        f"os.environ.setdefault('WHY17_ROOT', {str(ROOT)!r})\n"
+        f"os.environ.setdefault({settings.ROOT.name!r}, {str(ROOT)!r})\n"
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
         "c.Execute.timeout = 600\n")
@@ -149,7 +153,6 @@ def main(argv=None) -> int:
     p.add_argument("--hostile", default="endless_loop", help="hostile fixture (default endless_loop)")
     p.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
     args = p.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
     work = args.keep or Path(tempfile.mkdtemp(prefix="why17-side-"))
     work.mkdir(parents=True, exist_ok=True)
     load0 = os.getloadavg()

@@ -12,10 +12,12 @@ import os
 
 import pytest
 
+from autograder.core import settings
+
 # Gradings repeat from run to run and clone to clone: a fixed simulated-GPU secret (the grader
 # would otherwise generate one per course folder, autograder/gpu/seed.py). Tests of the secret
 # itself set or clear it.
-os.environ.setdefault("WHY17_SIM_SECRET", "the test suite's fixed secret")
+os.environ.setdefault(settings.SIM_SECRET.name, "the test suite's fixed secret")
 
 #: Test modules that share the session's Slurm cluster (tests/slurm/fixtures.py): one work unit.
 SLURM_MODULES = ("tests/test_slurm_grade_all.py", "tests/test_slurm_queue.py")

@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests import pytest_task_report
+
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = Path(__file__).with_name("pytest_task_report.py")
 #: Generous bound for one child pytest run, in seconds (the public tests take a few seconds).
@@ -39,7 +41,7 @@ def run_pytest(*args: str, cwd: Path, scratch: Path, env: dict | None = None) ->
     report = scratch / "report.json"
     if report.exists():
         report.unlink()
-    child_env = {**os.environ, "PYTHONPATH": str(plugin_dir), "WHY17_TASK_REPORT": str(report),
+    child_env = {**os.environ, "PYTHONPATH": str(plugin_dir), pytest_task_report.REPORT_ENV: str(report),
                  "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", PLUGIN.stem, "-q",
                            "-p", "no:cacheprovider", *args],

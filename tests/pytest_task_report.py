@@ -1,11 +1,15 @@
 """A pytest plugin for the package's tests: what each public test was marked with and how it ended.
 
 Loaded into a child pytest run with ``-p pytest_task_report`` (its folder on PYTHONPATH); writes
-JSON to the path in $WHY17_TASK_REPORT: {nodeid: {"marks": [...], "outcome": ..., "message": ...}}.
-Standalone on purpose (json, os, pytest only), so it also runs inside an unpacked student bundle.
+JSON to the path in $REPORT_ENV: {nodeid: {"marks": [...], "outcome": ..., "message": ...}}.
+Standalone on purpose (json, os, pytest only), so it also runs inside an unpacked student bundle;
+hence its variable is declared here, not in shared/settings.py (a test harness's, not a setting).
 """
 import json
 import os
+
+#: Environment variable naming the JSON file the plugin writes (tests/public_runs.py sets it).
+REPORT_ENV = "WHY17_TASK_REPORT"
 
 _items: dict[str, dict] = {}
 
@@ -29,7 +33,7 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    path = os.environ.get("WHY17_TASK_REPORT")
+    path = os.environ.get(REPORT_ENV)
     if path:
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(_items, fh, indent=1)

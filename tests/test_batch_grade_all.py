@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.core import settings
 from tests.test_batch_fixtures import (
     MISTAKE_OF,
     NOT_GRADABLE,
@@ -162,7 +163,7 @@ def _markers(out: Path) -> dict[str, int]:
 def _workers_of(pid: int) -> list[int]:
     """Live processes started by the grade-all process ``pid``: its workers, their fork servers
     and the sandboxed children (all inherit the tag in their environment block)."""
-    tag = f"WHY17_BATCH_PARENT={pid}".encode()
+    tag = f"{settings.BATCH_PARENT.name}={pid}".encode()
     alive = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():

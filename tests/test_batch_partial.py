@@ -1,6 +1,6 @@
 """Exports never lie: a grading of some checks (--checks, --student) merges into the student's
 stored full result, or, with no full result, is marked partial and left out of gradebook.csv and
-canvas.csv with a one-line warning. Reproduces issue 15's case: carol, fully graded, then
+canvas.csv with a one-line warning. The case that once lost a total: carol, fully graded, then
 ``grade-all CLASS --out OUT --student carol --checks sync_present``, keeps her total in both files."""
 from __future__ import annotations
 

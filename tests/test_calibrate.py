@@ -1,4 +1,4 @@
-"""`python -m autograder calibrate`: the table of ratios and verdicts (issue 3 item 6).
+"""`python -m autograder calibrate`: the table of ratios and verdicts.
 
 `--device sim` runs for real here (the simulated GPU); `--device cuda` needs a GPU, and without
 one it must say so in one line. The table's parts that need no device (device matching, the

@@ -1,4 +1,4 @@
-"""The class of issue 13, rebuilt: nine students, each the reference with one different slip
+"""A class a TA graded by hand, rebuilt: nine students, each the reference with one different slip
 (autograder/lessons/why17/fixtures/class/<slip>/mistake.yml). Their grades are ones a TA would
 sign: each headline mistake of the lesson costs at least 4 points of 100, a missing input check
 at most 1; the batching slip is named as such; a broken predict.py costs task3 only; and a

@@ -1,6 +1,6 @@
 """The Gradescope package, end to end: build the zip, unpack it under a temporary root laid out as
 Gradescope lays out /autograder (source/, submission/, results/, run_autograder), run its
-run_autograder with AUTOGRADER_ROOT pointing there and WHY17_PYTHON at this venv's Python (setup.sh
+run_autograder with AUTOGRADER_ROOT pointing there and the PYTHON setting at this venv's Python (setup.sh
 is Gradescope's job: nothing is pip-installed here), and read results/results.json.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.core import course
+from autograder.core import course, settings
 from autograder.exports import gradescope
 from autograder.gpu import seed
 
@@ -52,7 +52,7 @@ def gradescope_root(package: Path, where: Path, files: dict[str, Path]) -> Path:
 
 
 def run_autograder(root: Path, python: str = sys.executable) -> dict:
-    env = dict(os.environ, AUTOGRADER_ROOT=str(root), WHY17_PYTHON=python)
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), **{settings.PYTHON.name: python})
     env.pop("PYTHONPATH", None)
     env.pop(seed.ENV, None)        # the package grades with the secret it carries
     done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True,

@@ -14,6 +14,7 @@ import pytest
 
 from autograder.core import course
 from autograder.core.grade import grade_submission
+from shared import settings
 
 if TYPE_CHECKING:
     import nbformat
@@ -31,12 +32,12 @@ CELL_TIMEOUT_S = 600
 
 def run_notebook(folder: Path, allow_errors: bool = False, **env: str) -> nbformat.NotebookNode:
     """Execute folder/why17.ipynb in place, as a student would with Run All (on the CPU unless
-    ``env`` says otherwise, e.g. WHY17_RUN_ON='sim')."""
+    ``env`` says otherwise, e.g. {settings.RUN_ON.name: 'sim'})."""
     import nbformat
     from nbclient import NotebookClient
 
     nb = nbformat.read(folder / "why17.ipynb", as_version=4)
-    env = {"WHY17_RUN_ON": "cpu", **env}
+    env = {settings.RUN_ON.name: "cpu", **env}
     before = {name: os.environ.get(name) for name in env}
     os.environ.update(env)                      # the kernel inherits it
     try:
@@ -123,11 +124,11 @@ def test_student_notebook_stops_at_the_stubs_naming_the_task(tmp_path):
 
 
 def test_notebook_on_the_simulated_gpu_shows_the_mistakes_and_passes_task5(tmp_path):
-    """WHY17_RUN_ON=sim: an H100 profile; the spec check has a spec to compare with, and forgetting
+    """The notebook on `sim`: an H100 profile; the spec check has a spec to compare with, and forgetting
     to synchronize shows as an impossible number (on a CPU the two agree)."""
     folder = student_folder(tmp_path, ROOT / "solutions" / "why17", ROOT / "solutions" / "why17")
-    nb = run_notebook(folder, WHY17_RUN_ON="sim", WHY17_SIM_PROFILE="h100-sxm",
-                      WHY17_MEASURE_MODELS="llama-3.2-1b")
+    nb = run_notebook(folder, **{settings.RUN_ON.name: "sim", settings.SIM_PROFILE.name: "h100-sxm",
+                                 settings.MEASURE_MODELS.name: "llama-3.2-1b"})
     assert outputs(nb, "error") == []
     table = json.loads((folder / "measurements.json").read_text())
     assert table["device"]["key"] == "h100-sxm" and [r["model"] for r in table["rows"]] == ["llama-3.2-1b"]

@@ -1,4 +1,4 @@
-"""The real-GPU path (issue 3 item 6): verdicts from real-GPU figures, the measuring child run on
+"""The real-GPU path: verdicts from real-GPU figures, the measuring child run on
 this machine's CPU, and `grade --device cuda` falling back to the simulated GPU without one.
 
 The verdict tests feed ``realgpu.judge`` the figures ``realgpu_pair.measure`` returns (plain

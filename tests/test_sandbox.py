@@ -88,7 +88,7 @@ def test_timeout_kills_the_process_group_and_a_fresh_child_serves_the_next_call(
         with pytest.raises(StudentTimeout, match="hang did not return within 1.5 s"):
             box.call("m", "hang")
         assert time.monotonic() - started < 30
-        # issue 5: the child has its own pid namespace, so the pid it returns is not the host's;
+        # The child has its own pid namespace, so the pid it returns is not the host's;
         # find the grandchild by the mark on its command line instead.
         _wait_gone_marked("why17-grandchild-mark")
         with pytest.raises(StudentTimeout):  # not called again: a hang costs one time limit
@@ -98,8 +98,8 @@ def test_timeout_kills_the_process_group_and_a_fresh_child_serves_the_next_call(
 
 
 def _wait_gone_marked(mark):
-    """Wait until no process has ``mark`` on its command line (issue 5: pids of a sandboxed child
-    are its namespace's, not the host's)."""
+    """Wait until no process has ``mark`` on its command line (pids of a sandboxed child are
+    its namespace's, not the host's)."""
     def alive():
         for entry in os.listdir("/proc"):
             try:

@@ -5,7 +5,7 @@ jail (autograder/sandbox/jail.py, confine.py, cgroup.py).
 Each test runs in whatever mode this machine gives (isolation.protection()); where a bound does
 not exist in that mode, the test checks that the results say so, with the reason, and skips with
 it. tests/test_security_nonroot.py runs this file again as an unprivileged user in plain mode
-(``WHY17_SANDBOX=plain``), where Landlock stands in for the private root.
+(the SANDBOX setting ``plain``), where Landlock stands in for the private root.
 """
 from __future__ import annotations
 

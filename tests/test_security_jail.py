@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.core import settings
 from autograder.sandbox import cgroup, confine, isolation
 
 PROT = isolation.protection()
@@ -255,7 +256,7 @@ def _reachable_by_others(path: str) -> bool:
 
 
 def test_plain_mode_says_what_it_cannot_protect():
-    env = dict(os.environ, WHY17_SANDBOX="plain")
+    env = dict(os.environ, **{settings.SANDBOX.name: "plain"})
     done = subprocess.run([sys.executable, "-c",
                            "from autograder.sandbox import isolation; print(isolation.protection().describe())"],
                           capture_output=True, text=True, cwd=isolation.ROOT, env=env, timeout=120)
@@ -268,7 +269,7 @@ def test_plain_mode_says_what_it_cannot_protect():
     assert done.returncode == 0, done.stderr
     text = done.stdout
     assert text.startswith("Sandbox (plain):")
-    assert "WITHOUT namespaces (WHY17_SANDBOX=plain)" in text
+    assert f"WITHOUT namespaces ({settings.SANDBOX.name}=plain)" in text
     abi = confine.landlock_abi()
     if abi >= 4:     # Landlock refuses TCP; the seccomp filter UDP
         assert "with no network" in text and f"Landlock (ABI {abi})" in text

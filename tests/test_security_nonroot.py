@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.core import settings
 from autograder.sandbox import confine, isolation
 
 NOBODY = 65534
@@ -108,7 +109,7 @@ def test_quota_and_confinement_tests_pass_in_plain_mode_for_an_unprivileged_grad
     profile): what tests/test_security_confine.py proves there (the seccomp filter, Landlock)
     holds, and each bound that does not exist is stated with its reason."""
     done = as_nobody([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-                      "tests/test_security_confine.py"], cwd=ROOT, extra_env=["WHY17_SANDBOX=plain"])
+                      "tests/test_security_confine.py"], cwd=ROOT, extra_env=[f"{settings.SANDBOX.name}=plain"])
     tail = (done.stdout + done.stderr)[-3000:]
     assert done.returncode == 0, tail
     assert " passed" in done.stdout and " failed" not in done.stdout, tail
@@ -121,7 +122,7 @@ def test_the_reference_grades_in_full_under_the_filter_and_landlock_in_plain_mod
     os.chmod(out, 0o777)
     try:
         done = as_nobody([sys.executable, "-m", "autograder", "grade", "solutions/why17", "--out",
-                          str(out / "results.json")], cwd=ROOT, extra_env=["WHY17_SANDBOX=plain"])
+                          str(out / "results.json")], cwd=ROOT, extra_env=[f"{settings.SANDBOX.name}=plain"])
         assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
         results = json.loads((out / "results.json").read_text())
     finally:

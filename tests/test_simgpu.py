@@ -356,7 +356,7 @@ def test_measured_bandwidth_reads_the_l2_and_uses_4x_it():
     assert simgpu.trace()["largest_copy_bytes"] >= 4 * cfg["l2_bytes"]
 
 
-# ------------------------------------------------- issue 12: byte ranges, self-copies, streams
+# ------------------------------------------------- byte ranges, self-copies, streams
 def test_l2_residency_is_by_byte_range_so_slices_of_a_big_buffer_stream_from_memory():
     l2 = H100["l2_bytes"]
     with simgpu.active(H100):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.core import settings
 from autograder.core.grade import grade_submission
 from autograder.lessons.why17.checks.gpu_common import VERDICTS
 from autograder.sandbox import forkserver
@@ -93,15 +94,15 @@ def look():
     found = sorted({float(o[k]) for o in tables for k in ("bw_gbs", "peak_tflops", "l2_speedup")
                     if isinstance(o.get(k), (int, float))})
     props = torch.cuda.get_device_properties(0)
-    return {"found": found, "env": os.environ.get("WHY17_SIM_SECRET"),
+    return {"found": found, "env": os.environ.get("@SECRET_ENV@"),
             "l2": props.L2_cache_size, "name": torch.cuda.get_device_name()}
-'''
+'''.replace("@SECRET_ENV@", settings.SIM_SECRET.name)
 
 
 def test_during_a_call_the_child_holds_no_profile_only_the_device_properties(tmp_path, monkeypatch):
     from autograder.sandbox.parent import Limits, Sandbox
 
-    monkeypatch.setenv("WHY17_SIM_SECRET", "grader-only")
+    monkeypatch.setenv(settings.SIM_SECRET.name, "grader-only")
     (tmp_path / "probe.py").write_text(PROBE)
     cfg = simgpu.config("h100", seed=12345)
     with Sandbox(tmp_path, Limits(time_limit_s=120)) as box:

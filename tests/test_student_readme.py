@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from autograder.core import course
-from shared import tables
+from shared import settings, tables
 from tests.public_runs import ROOT
 
 ASSIGNMENT = course.load().assignment("why17")
@@ -144,7 +144,7 @@ def _notebook_code() -> str:
 @pytest.mark.parametrize("needle", [
     "pip install notebook", "jupyter notebook assignments/why17/why17.ipynb",
     "jupyter nbconvert --to notebook --execute --inplace assignments/why17/why17.ipynb",
-    "WHY17_RUN_ON=sim jupyter notebook", "assignments/why17/measurements.json", "*Run All*",
+    f"{settings.RUN_ON.name}=sim jupyter notebook", "assignments/why17/measurements.json", "*Run All*",
 ])
 def test_the_readme_says_how_to_run_the_notebook(needle):
     assert needle in section(_readme(), "Running the lab notebook (task5)")
@@ -173,18 +173,23 @@ def test_every_release_path_the_readme_names_exists():
 
 
 def test_the_environment_variables_are_the_notebooks():
+    """The README names the variables the notebook reads (through shared/settings.py), RUN_ON's
+    choices and default, SIM_PROFILE's default, and models that exist."""
     code = _notebook_code()
-    assert set(re.findall(r"WHY17_\w+", _readme())) == set(re.findall(r"WHY17_\w+", code))
-    default = re.search(r'os\.environ\.get\("WHY17_RUN_ON", "(\w+)"\)', code).group(1)
-    choices = set(re.findall(r'"(\w+)"', next(line for line in code.splitlines()
-                                              if line.startswith("#: Where to measure"))))
+    read = {s.name for s in settings.ALL if f"settings.{_attribute(s)}.get()" in code}
+    assert set(re.findall(r"WHY17_\w+", _readme())) == read
     text = section(_readme(), "Running the lab notebook (task5)")
-    table = set(re.findall(r"^\| `(\w+)`", text, flags=re.M)) - {"WHY17_RUN_ON"}
-    assert table == choices and f"`{default}` (or unset)" in text
-    profile = re.search(r'os\.environ\.get\("WHY17_SIM_PROFILE", "([\w-]+)"\)', code).group(1)
+    table = set(re.findall(r"^\| `(\w+)`", text, flags=re.M)) - {settings.RUN_ON.name}
+    assert table == set(settings.RUN_ON.choices) and f"`{settings.RUN_ON.default}` (or unset)" in text
+    profile = settings.SIM_PROFILE.default
     assert f"default `{profile}`" in text and tables.device(profile)
-    models = re.search(r"WHY17_MEASURE_MODELS=([\w.,-]+)", text).group(1).split(",")
+    models = re.search(settings.MEASURE_MODELS.name + r"=([\w.,-]+)", text).group(1).split(",")
     assert all(tables.model(key) for key in models)
+
+
+def _attribute(setting: settings.Setting) -> str:
+    """The name ``setting`` is bound to in shared/settings.py (``RUN_ON`` for the notebook's device)."""
+    return next(k for k, v in vars(settings).items() if v is setting)
 
 
 def test_the_helpers_the_readme_names_exist_with_those_arguments():

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.batch.discover import JUNK_NAMES, Submission
-from autograder.core.atomic import atomic_write  # noqa: F401 - re-exported: batch and slurm write through store
+from autograder.core.atomic import atomic_write  # also re-exported: batch and slurm write through store
 from autograder.core.errors import UsageError
 
 MARKER = ".grade-all.json"

@@ -21,6 +21,8 @@ import resource
 import sys
 import traceback
 
+from autograder.core import settings
+
 
 def _set_pdeathsig() -> None:
     """Die with the parent (Linux): a killed grade-all leaves no worker behind."""
@@ -71,12 +73,12 @@ def grade_one(job: dict) -> dict:
         return zero_results(asg, str(exc))
     except GraderError as exc:                      # the grader's own failure: no score at all
         return grader_failure(asg, str(exc))
-    except Exception as exc:  # noqa: BLE001 - one bad submission must not stop the worker
+    except Exception as exc:  # one bad submission must not stop the worker
         traceback.print_exc(file=sys.stderr)
         return grader_failure(asg, f"{type(exc).__name__}: {exc}")
     try:
         data = lesson.plots_of(asg, job["path"])
-    except Exception:  # noqa: BLE001 - plots are a nicety; a failure leaves them out
+    except Exception:  # plots are a nicety; a failure leaves them out
         traceback.print_exc(file=sys.stderr)
         data = None
     if data is not None:
@@ -96,18 +98,18 @@ def _stamped(asg, results: dict, only) -> dict:
 
 def main() -> int:
     _set_pdeathsig()
-    parent = os.environ.get("WHY17_BATCH_PARENT", "")   # kept: it tags every process of the run
-    if parent.isdigit() and os.getppid() != int(parent):   # grade-all died before we started
+    parent = settings.BATCH_PARENT.get()            # kept: it tags every process of the run
+    if parent is not None and os.getppid() != parent:   # grade-all died before we started
         return 1
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)                                   # stray prints go to the log, not the protocol
     sys.stdout = sys.stderr
-    if os.environ.get("WHY17_FORKSERVER", "1") != "0":
+    if settings.FORKSERVER.get():
         from autograder.sandbox import forkserver
         forkserver.start(wait=False)                # imports torch while we import the grader
     from autograder.core.grade import load_checks
     load_checks()                                   # the grader's imports, paid once per worker
-    if os.environ.get("WHY17_FORKSERVER", "1") != "0":
+    if settings.FORKSERVER.get():
         forkserver.active().wait_ready()
     protocol.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
     for line in sys.stdin:

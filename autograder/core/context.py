@@ -73,7 +73,7 @@ class GradingContext:
             return (self.submission_dir / module).is_file()
         try:
             names = self._student.has(module)
-        except Exception:  # noqa: BLE001 - StudentError: absent, does not import, crashed
+        except Exception:  # StudentError: absent, does not import, crashed
             return False
         return function is None or function in names
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.core import late as late_policy
+from autograder.core import settings
 from autograder.core.errors import UsageError
 from shared import course_file
 
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 COURSE_FILE = ROOT / "course.yml"
 #: Environment variable naming the selected course file, so a command's child processes (grade-all's
 #: workers, Slurm tasks) grade with the course their parent was given.
-COURSE_ENV = "WHY17_COURSE"
+COURSE_ENV = settings.COURSE.name
 DEVICES = ("sim", "cpu", "cuda")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
@@ -176,7 +177,7 @@ def select(path: Path | str | None) -> Path:
 
 def current_file() -> Path:
     """The course file ``load()`` reads by default: the selected one (COURSE_ENV), else ``find()``'s."""
-    selected = os.environ.get(COURSE_ENV)
+    selected = settings.COURSE.get()
     return Path(selected) if selected else find()
 
 

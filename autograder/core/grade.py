@@ -61,8 +61,10 @@ def _without_hypothesis_plugins():
     Hypothesis runs them when first imported, which is when a property check's module is. The
     only one installed is trio's (selenium needs trio, for the HTML report's browser test): it
     imports trio and pytest, 0.3 CPU s of every cold grading, to register strategies for trio's
-    types, which no check draws. HYPOTHESIS_NO_PLUGINS skips them (hypothesis/entry_points.py);
-    it is set only while the checks import, so no process the grader starts inherits it.
+    types, which no check draws. HYPOTHESIS_NO_PLUGINS skips them (hypothesis/entry_points.py):
+    hypothesis has no other switch, and reads it once, at its own first import. It is set only
+    while the checks import (the only importers of hypothesis in a grading), so no process the
+    grader starts inherits it.
     """
     before = os.environ.get("HYPOTHESIS_NO_PLUGINS")
     os.environ["HYPOTHESIS_NO_PLUGINS"] = "1"
@@ -114,7 +116,7 @@ def run_check(ctx: GradingContext, check: Check) -> tuple[bool, str]:
         return False, NotRun(describe(exc))
     except GraderError:
         raise                               # the grader's own failure: never a student's score
-    except Exception as exc:  # noqa: BLE001 - a check that trips on an odd value must not stop grading
+    except Exception as exc:  # a check that trips on an odd value must not stop grading
         print(f"grader: check {check.id} raised {type(exc).__name__}: {exc}", file=sys.stderr)
         traceback.print_exc(limit=3, file=sys.stderr)
         return False, NotRun(f"the grader could not interpret your result ({type(exc).__name__}); "
@@ -176,7 +178,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
     plan = checks_for(asg, only)
     light = only is not None and not any(set(c.files) & torch_files or _on_gpu(c)
                                          for _task, cs in plan for c in cs)
-    # issue 5: a fresh child per student file (autograder/sandbox/perfile.py)
+    # A fresh child per student file (autograder/sandbox/perfile.py): one file's crash costs only its checks.
     # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
     reference = kept_reference.sandbox(asg.solutions_dir, Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
                                                                  memory_limit_mb=asg.memory_limit_mb))
@@ -232,7 +234,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
                                         "error" if isinstance(message, NotRun) else "failed")
         position = {c.id: i for i, c in enumerate(c for _task, cs in plan for c in cs)}
         tests.sort(key=lambda t: position[t["check"]])   # results in course.yml order
-        if device == "cuda":   # issue 3 item 6: informational real-GPU checks (autograder/gpu/real.py)
+        if device == "cuda":   # informational real-GPU checks (autograder/gpu/real.py)
             tests = _real_gpu(tests, plan, asg, sub, limits, notes)
         if gpu:
             notes.append(f"The simulated GPU's profile was seeded with the grader's secret ({secret.source}).")
@@ -326,7 +328,7 @@ def _overview(device: str, asg: course.Assignment, sub: submission.Submission, s
              f"Files graded: {', '.join(sub.files) or '(none)'}."]
     if sub.found_in:
         lines.insert(1, f"Your files were found in {sub.found_in}/ inside the submission and graded from there.")
-    lines.append(isolation.describe(student.limits))   # issue 5: the protection in force, as probed
+    lines.append(isolation.describe(student.limits))   # the protection in force, as probed
     if student.starts > 1:
         lines.append(f"Your code was restarted {student.starts - 1} time(s) after a crash or a time limit.")
     lines.extend(notes)

@@ -12,7 +12,7 @@ Gradescope unpacks the zip into ``$ROOT/source`` (``ROOT`` is ``/autograder`` th
   machine's local one);
 - ``run_autograder`` hides the grader's files from other users (root only), then runs
   ``python -m autograder grade $ROOT/submission --out $ROOT/results/results.json`` with the
-  packaged source on PYTHONPATH and the venv's Python, or ``$WHY17_PYTHON`` when set (the tests
+  packaged source on PYTHONPATH and the venv's Python, or the PYTHON setting's when set (the tests
   point it at the project's venv). When grading cannot finish it still writes a valid
   results.json with score 0, so Gradescope never shows a bare failure; a refused submission
   (exit status 2: a symlink, an unreadable zip ...) gets the grader's one-line reason in that
@@ -29,6 +29,7 @@ import stat
 import zipfile
 from pathlib import Path
 
+from autograder.core import settings
 from autograder.core.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,11 +79,11 @@ cd "$SOURCE" && PYTHONPATH="$SOURCE" "$ROOT/venv/bin/python" -c 'import autograd
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # Gradescope's entry point: grade $ROOT/submission into $ROOT/results/results.json.
-# ROOT is $AUTOGRADER_ROOT or /autograder; the Python is $WHY17_PYTHON or $ROOT/venv/bin/python.
+# ROOT is $AUTOGRADER_ROOT or /autograder; the Python is $@PYTHON_ENV@ or $ROOT/venv/bin/python.
 set -uo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
-PY="${WHY17_PYTHON:-$ROOT/venv/bin/python}"
+PY="${@PYTHON_ENV@:-$ROOT/venv/bin/python}"
 RESULTS="$ROOT/results/results.json"
 mkdir -p "$ROOT/results"
 if [ "$(id -u)" = 0 ]; then
@@ -161,7 +162,8 @@ def scripts(root: Path = ROOT) -> dict[str, str]:
     setup = (SETUP_SH.replace("@TORCH_INDEX@", TORCH_CPU_INDEX)
              .replace("@TORCH_PIN@", torch_pin(root / "requirements.txt"))
              .replace("@GRADING_REQUIREMENTS@", GRADING_REQUIREMENTS))
-    return {"setup.sh": setup, "run_autograder": RUN_AUTOGRADER.replace("@SECRETS@", secrets)}
+    return {"setup.sh": setup, "run_autograder": (RUN_AUTOGRADER.replace("@SECRETS@", secrets)
+                                                       .replace("@PYTHON_ENV@", settings.PYTHON.name))}
 
 
 def files(root: Path = ROOT) -> list[Path]:

@@ -19,7 +19,6 @@ nbgrader would score as zero.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -27,12 +26,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.core import settings
+
 BEGIN = "### BEGIN SOLUTION"
 #: Seconds nbgrader lets one cell run: a task cell runs a whole grade the first time.
 CELL_TIMEOUT_S = 1800
 #: Environment variables nbgrader_config.py sets for the kernel that runs the task cells.
-ROOT_ENV = "WHY17_ROOT"
-PYTHON_ENV = "WHY17_PYTHON"
+ROOT_ENV = settings.ROOT.name
+PYTHON_ENV = settings.PYTHON.name
 #: nbgrader's cell metadata schema version (nbgrader 0.9).
 SCHEMA_VERSION = 3
 
@@ -175,8 +176,8 @@ def grade_results(folder: Path, assignment: str | None = None) -> dict:
     """The results dict of ``python -m autograder grade folder``, run once per folder and kernel."""
     key = f"{assignment}:{folder}"
     if key not in _RESULTS:
-        root = os.environ.get(ROOT_ENV) or str(Path(__file__).resolve().parents[2])
-        python = os.environ.get(PYTHON_ENV) or sys.executable
+        root = settings.ROOT.get() or str(Path(__file__).resolve().parents[2])
+        python = settings.PYTHON.get() or sys.executable
         with tempfile.TemporaryDirectory(prefix="grader-nbgrader-") as tmp:
             out = Path(tmp) / "results.json"
             done = subprocess.run([python, "-m", "autograder", "grade", str(folder), "--assignment", assignment,

@@ -49,7 +49,7 @@ def serve(child, message: dict, send) -> None:
         pass                                 # an error nobody waits for (CUDA reports it later, or never)
     except OverBudget as exc:
         raise ChildGone(f"the process running {child.who} was stopped: {exc}") from None
-    except Exception:  # noqa: BLE001 - any malformed request is the child's fault
+    except Exception:  # any malformed request is the child's fault
         raise garbage from None
     if ask is None:
         return
@@ -61,5 +61,5 @@ def serve(child, message: dict, send) -> None:
         send(child, {"dev_error": str(exc)})
     except ChildGone:
         raise
-    except Exception:  # noqa: BLE001
+    except Exception:
         raise garbage from None

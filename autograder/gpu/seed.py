@@ -5,8 +5,8 @@ settings and order (autograder/gpu/probe.py). Students hold the simulator's sour
 own files, so a seed computed from the files alone would let them rebuild the profile and return
 its numbers without measuring. A secret therefore always exists:
 
-- ``WHY17_SIM_SECRET`` in the grader's environment, when the instructor sets one (the same on
-  every grading machine keeps regrades identical everywhere); else
+- the SIM_SECRET setting (autograder/core/settings.py) in the grader's environment, when the
+  instructor sets one (the same on every grading machine keeps regrades identical everywhere); else
 - the course's secret file, ``SECRET_FILE`` beside course.yml (mode 0600), generated on first use
   and never shipped to students (the release and the student zip hold assignments/ only; the
   Gradescope package carries it where only root can read it); else, where the course folder
@@ -26,8 +26,10 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.core import settings
+
 #: Environment variable holding the grader's secret (any text).
-ENV = "WHY17_SIM_SECRET"
+ENV = settings.SIM_SECRET.name
 #: The course's secret, beside course.yml.
 SECRET_FILE = ".why17-sim-secret"
 #: Bytes of randomness in a generated secret.
@@ -48,7 +50,7 @@ _PROCESS_SECRET = secrets.token_hex(SECRET_BYTES)
 
 def course_secret(course_dir: Path | str) -> Secret:
     """The secret in force for the course in ``course_dir`` (see the module docstring)."""
-    text = os.environ.get(ENV)
+    text = settings.SIM_SECRET.get()
     if text:
         return Secret(text, "environment")
     path = Path(course_dir) / SECRET_FILE

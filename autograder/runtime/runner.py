@@ -348,7 +348,7 @@ class Child:
             local = self.simgpu is not None and not attached
             with self.simgpu.active(self.simgpu.config()) if local else _no_context():
                 mod = importlib.import_module(name)
-        except BaseException as exc:  # noqa: BLE001 - SyntaxError, SystemExit, anything at import
+        except BaseException as exc:  # SyntaxError, SystemExit, anything at import
             if isinstance(exc, KeyboardInterrupt):
                 raise
             self.failed[name] = _import_failure(name, exc)
@@ -418,7 +418,7 @@ class Child:
                     "message": f"{function} called sys.exit({exc.code!r})"}
         except KeyboardInterrupt:
             return {"id": rid, "ok": False, "kind": "exit", "message": f"{function} raised KeyboardInterrupt"}
-        except BaseException as exc:  # noqa: BLE001 - the student's exception is the answer
+        except BaseException as exc:  # the student's exception is the answer
             return {"id": rid, "ok": False, "kind": "raised", "exc_type": type(exc).__name__,
                     "message": _one_line(exc) + _student_line(exc)}
         return {"id": rid, "ok": True, "value": encoded, "trace": encode(trace)}
@@ -513,7 +513,7 @@ def _preload(config: dict):
     try:
         simgpu = importlib.import_module("shared.simgpu")
         simgpu.install()
-    except Exception as exc:  # noqa: BLE001 - no simulator: CPU checks still run, sim calls say why
+    except Exception as exc:  # no simulator: CPU checks still run, sim calls say why
         print(f"runner: simulated GPU unavailable ({type(exc).__name__}: {exc})", file=sys.stderr)
         return None
     return simgpu
@@ -549,6 +549,6 @@ if __name__ == "__main__":
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except Exception:  # noqa: BLE001 - a closed or broken stream: nothing left to keep
+        except Exception:  # a closed or broken stream: nothing left to keep
             pass
     os._exit(status)

@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 
+from autograder.core import settings
 from autograder.runtime import runner as _runner
 from autograder.sandbox import jail as _jail
 
@@ -64,7 +65,7 @@ STOP_TIMEOUT_S = 5.0
 _active: "ForkServer | None" = None
 _stop_at_exit = False
 #: Environment variable: "0" turns fork servers off for ``ensure`` (grade-all workers read it too).
-ENV = "WHY17_FORKSERVER"
+ENV = settings.FORKSERVER.name
 
 
 class ForkServerError(RuntimeError):
@@ -96,9 +97,9 @@ def start(preload=PRELOAD, env: dict | None = None, wait: bool = True, later=LAT
 def ensure() -> "ForkServer | None":
     """This process's fork server, started (without waiting) when there is none, and kept until
     the process ends: every grading in the process forks its children from it, so torch is
-    imported once per process, not once per child. None when ``WHY17_FORKSERVER=0`` (then each
-    child is a fresh interpreter)."""
-    if os.environ.get(ENV, "1") == "0":
+    imported once per process, not once per child. None when the FORKSERVER setting is 0 (then
+    each child is a fresh interpreter)."""
+    if not settings.FORKSERVER.get():
         return None
     return active() or start(wait=False)
 
@@ -117,7 +118,7 @@ def stop() -> None:
 
 
 #: What the server's environment keeps of the grader's: what Python, the libraries it preloads and
-#: the grader's own WHY17_* settings read. Every child forks from the server, and a forked
+#: the grader's own settings (autograder/core/settings.py) read. Every child forks from the server, and a forked
 #: process's /proc/self/environ shows the environment its image was started with, so nothing else
 #: of the grader's shell (the simulated GPU's secret, a TA's tokens) may be in it.
 SERVER_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "MPLBACKEND", "MPLCONFIGDIR",
@@ -126,12 +127,10 @@ SERVER_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "MPL
 
 
 def server_environment(env) -> dict:
-    """The fork server's environment: ``env`` cleared to SERVER_ENV and WHY17_* settings, never
-    the simulated GPU's secret (autograder/gpu/seed.py)."""
-    from autograder.gpu import seed
-
-    out = {k: v for k, v in env.items()
-           if k in SERVER_ENV or (k.startswith("WHY17_") and k != seed.ENV)}
+    """The fork server's environment: ``env`` cleared to SERVER_ENV and the grader's settings,
+    never the simulated GPU's secret (autograder/gpu/seed.py)."""
+    kept = {s.name for s in settings.ALL} - {settings.SIM_SECRET.name}
+    out = {k: v for k, v in env.items() if k in SERVER_ENV or k in kept}
     out.setdefault("MPLBACKEND", "Agg")
     return out
 

@@ -10,7 +10,7 @@ asking it what it sees (its uid, whether the grader's files and the network are 
   namespaces; a private root holding only the system, Python, the venv, the project's
   ``shared/`` and the working folder; no network at all; every capability dropped;
 - **plain** (namespaces refused, e.g. a container whose seccomp profile blocks them, or
-  ``WHY17_SANDBOX=plain``): rlimits and, as root, an unprivileged uid; where the kernel has
+  the SANDBOX setting ``plain``): rlimits and, as root, an unprivileged uid; where the kernel has
   Landlock, a ruleset that lets the child read only what the private root would show and write
   only its working folder (and, from Landlock ABI 4, no TCP); otherwise the grader's files are
   protected only by their permissions, and the network is not isolated.
@@ -40,6 +40,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.core import settings
 from autograder.sandbox import cgroup
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +64,7 @@ GPU_DEVICES = ("nvidia0", "nvidia1", "nvidia2", "nvidia3", "nvidia4", "nvidia5",
 #: The kernel's flag (in /proc/PID/stat) of a process that is already on its way out.
 PF_EXITING = 0x4
 #: Mode override for operators and tests: 'auto' (default), 'namespaces' (fail when refused), 'plain'.
-MODE_ENV = "WHY17_SANDBOX"
+MODE_ENV = settings.SANDBOX.name
 
 
 @dataclass(frozen=True)
@@ -472,10 +473,7 @@ def _kill_uid(uid: int) -> None:
 
 
 def _mode_wanted() -> str:
-    mode = os.environ.get(MODE_ENV, "auto")
-    if mode not in ("auto", "namespaces", "plain"):
-        raise ValueError(f"{MODE_ENV}={mode!r}: expected auto, namespaces or plain")
-    return mode
+    return settings.SANDBOX.get()
 
 
 _PROBE = """

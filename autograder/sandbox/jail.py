@@ -402,14 +402,14 @@ def _run_script(argv: list[str]) -> None:
         run_main(args[0], PRECOMPILED)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except BaseException:  # noqa: BLE001 -- as the interpreter does: traceback, status 1
+    except BaseException:  # as the interpreter does: traceback, status 1
         import traceback
         traceback.print_exc()
         code = 1
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except Exception:  # noqa: BLE001
+        except Exception:
             pass
     os._exit(code & 0xFF)
 
@@ -464,7 +464,7 @@ def run(policy: dict, argv: list[str]) -> None:
             os.close(status_r)
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)   # the launcher killed -> the namespace dies
             _init(policy, argv, status_w)
-        except BaseException as exc:  # noqa: BLE001 -- report any setup failure in one line
+        except BaseException as exc:  # report any setup failure in one line
             _fail(exc)
     os.close(status_w)
     for fd in policy.get("keep_fds", ()):
@@ -494,7 +494,7 @@ def main(args: list[str]) -> None:
         _fail(JailError("usage: sandbox_jail.py POLICY_JSON -- ARGV..."))
     try:
         run(json.loads(args[0]), args[2:])
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:
         _fail(exc)
 
 

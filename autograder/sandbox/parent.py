@@ -187,7 +187,7 @@ def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib
         server = None
     popen = server.spawn if server is not None else subprocess.Popen
     try:
-        # Hardening (issue 5): the child starts through the jail (autograder/sandbox/isolation.py): its own
+        # Hardening: the child starts through the jail (autograder/sandbox/isolation.py): its own
         # uid, namespaces without network, a private root without the grader's files, rlimits.
         argv = isolation.wrap([sys.executable, "-I", "-S", "-B", str(RUNNER), json.dumps(config)],
                               workdir, (req_r, rep_w), isolation.JailLimits.from_sandbox(limits))

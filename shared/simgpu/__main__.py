@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     except (ValueError, local.UsageError) as exc:
         print(f"python -m shared.simgpu: {exc}", file=sys.stderr)
         return 2
-    except Exception as exc:  # noqa: BLE001 - the student's module does not import
+    except Exception as exc:  # the student's module does not import
         where = f" line {exc.lineno}" if isinstance(exc, SyntaxError) else ""
         print(f"python -m shared.simgpu: your module does not import: {type(exc).__name__}{where}: "
               f"{' '.join(str(exc).split())[:200]}", file=sys.stderr)
@@ -102,7 +102,7 @@ def judge(gpu, modules: dict, device: str, seed: int) -> int:
             continue
         try:
             v = verdict(runner, device, seed)
-        except Exception as exc:  # noqa: BLE001 - the student's code raised
+        except Exception as exc:  # the student's code raised
             failed += 1
             print(f"  FAIL {check}: your code raised {type(exc).__name__}: {' '.join(str(exc).split())[:200]}")
             continue

@@ -150,7 +150,7 @@ class Session:
         if key not in self.memo:
             try:
                 self.memo[key] = (True, fn())
-            except Exception as exc:  # noqa: BLE001 - re-raised to every check that asks
+            except Exception as exc:  # re-raised to every check that asks
                 self.memo[key] = (False, exc)
         ok, value = self.memo[key]
         if not ok:
@@ -190,7 +190,7 @@ class Session:
                 for variant in self.rubric.variants(self, function, setting):
                     try:
                         self.measure(function, setting, variant)
-                    except Exception:  # noqa: BLE001 - cached; re-raised to the check that asks
+                    except Exception:  # cached; re-raised to the check that asks
                         raised.add(function)
 
     def reference(self, function: str, setting: str, *args, **kwargs) -> float:
@@ -244,7 +244,7 @@ class _Instance:
         base_id = self.rubric.check_id(self.check, base)
         try:
             other = s.verdict(base_id)
-        except Exception:  # noqa: BLE001 - the base raised: this function's own failure stands
+        except Exception:  # the base raised: this function's own failure stands
             return verdict
         if other.passed:
             return verdict

@@ -1,17 +1,19 @@
 """A pytest plugin for ``python -m shared.submit``: each public test's task marks and how it ended.
 
-Loaded into the child pytest run with ``-p shared.submit.report_plugin``; writes JSON to the path
-in $WHY17_SUBMIT_REPORT: a list of {"marks": [...], "outcome": "passed" | "failed" | "skipped",
-"message": the first line of a failure}, plus {"uncollected": test file, "message": why} for each
-test file that could not be loaded (a student module that does not import). Needs only json, os
-and pytest.
+Loaded into the child pytest run with ``-p shared.submit.report_plugin``; writes JSON to the file
+the SUBMIT_REPORT setting names (shared/settings.py): a list of {"marks": [...], "outcome":
+"passed" | "failed" | "skipped", "message": the first line of a failure}, plus {"uncollected":
+test file, "message": why} for each test file that could not be loaded (a student module that does
+not import). Needs only json, os, pytest and shared.settings.
 """
 import json
 import os
 import re
 
+from shared import settings
+
 #: Environment variable naming the JSON file the plugin writes.
-REPORT_ENV = "WHY17_SUBMIT_REPORT"
+REPORT_ENV = settings.SUBMIT_REPORT.name
 
 _tests: dict[str, dict] = {}
 _uncollected: list[dict] = []
@@ -56,7 +58,7 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    path = os.environ.get(REPORT_ENV)
+    path = settings.SUBMIT_REPORT.get()
     if path:
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(list(_tests.values()) + _uncollected, fh)

@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, TextIO
 
+from autograder.core import settings
+
 #: Seconds a worker may take to start (import the grader, start its fork server).
 STARTUP_TIMEOUT_S = 300.0
 #: Times a submission is tried when its worker dies under it (a crash, not a timeout).
@@ -132,7 +134,7 @@ class Pool:
     def _start_worker(self) -> _Worker:
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
         env = dict(os.environ if self.env is None else self.env)
-        env["WHY17_BATCH_PARENT"] = str(os.getpid())
+        env[settings.BATCH_PARENT.name] = str(os.getpid())
         proc = subprocess.Popen(self.worker_argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=self.log if self.log is not None else subprocess.DEVNULL,
                                 cwd=root, env=env, start_new_session=True)

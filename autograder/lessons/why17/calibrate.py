@@ -162,7 +162,7 @@ def calibrate_sim(profile: str, seed: int = SEED) -> tuple[str, list[SpecRow], l
             for check, verdict in VERDICTS.items():
                 try:
                     row.verdicts[check] = verdict(runner, profile, seed)
-                except Exception as exc:  # noqa: BLE001 - a submission that raises fails the check
+                except Exception as exc:  # a submission that raises fails the check
                     row.verdicts[check] = Verdict(check, False, f"raised {type(exc).__name__}: {exc}")
             rows.append(row)
     return f"simulated {dev.name} (profile {profile}, checks on seed {seed})", spec, rows
@@ -181,7 +181,7 @@ def _spec_rows(reference: dict, dev: tables.Device | None, run=lambda fn: fn()) 
     def measured(what, fn):
         try:
             return float(run(fn))
-        except Exception as exc:  # noqa: BLE001 - one figure missing, not the whole table
+        except Exception as exc:  # one figure missing, not the whole table
             print(f"calibrate: {what}: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}", file=sys.stderr)
             return None
 

@@ -43,7 +43,7 @@ def _call(errors: dict, key: str, fn, *args, **kwargs) -> float | None:
     """``fn(*args, **kwargs)`` as a float; a raise is recorded once under ``key`` as one line."""
     try:
         return _number(fn(*args, **kwargs))
-    except Exception as exc:  # noqa: BLE001 - the student's error is a result here
+    except Exception as exc:  # the student's error is a result here
         errors.setdefault(key, f"{getattr(fn, '__name__', 'function')} raised {type(exc).__name__}: "
                                f"{' '.join(str(exc).split())[:200]}")
         return None
@@ -122,7 +122,7 @@ def measure(student: dict, reference: dict, device: dict, *, rounds: int = ROUND
                                  _call(err, "copy", s_bw.copy_bandwidth, n, iters=COPY_ITERS)])
         try:
             out["measured_bytes"] = largest_watched(s_bw, "measured_bandwidth")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             err["measured"] = f"measured_bandwidth raised {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
     s_fl, r_fl = student.get("flops"), reference.get("flops")
     if s_fl is not None and r_fl is not None:

@@ -178,7 +178,7 @@ def run_law(strategy, body, max_examples: int = MAX_EXAMPLES) -> None:
         return
     except (StudentTimeout, StudentCrashed, StudentMissing):
         raise          # hypothesis would stop at this same case and re-raise it as it is
-    except Exception:  # noqa: BLE001 - a failing case: hypothesis shrinks it and words it
+    except Exception:  # a failing case: hypothesis shrinks it and words it
         pass
     _hypothesis(strategy, body, max_examples)
 

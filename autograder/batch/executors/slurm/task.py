@@ -36,7 +36,7 @@ class UnlockedStore(store.Store):
     """OUT's store as an array task opens it: the same reads and atomic writes, without taking
     OUT's lock, which the submitting grade-all holds for the whole array."""
 
-    def __init__(self, out, key):  # noqa: D107 - Store's attributes, without the flock
+    def __init__(self, out, key):  # Store's attributes, without the flock
         self.out = Path(out)
         self.key = key
         self._lock = None

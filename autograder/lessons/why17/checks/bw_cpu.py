@@ -44,7 +44,7 @@ METADATA_OPS = {"__get__", "numel", "size", "element_size", "dim", "nelement", "
                 "stride", "is_contiguous", "untyped_storage", "storage", "__repr__", "__format__",
                 "__str__", "type", "is_floating_point", "__bool__", "device", "synchronize",
                 "empty_like", "zeros_like", "ones_like", "rand_like", "randn_like", "full_like", "randint_like",
-                # views and host reads of one element move no buffer (issue 12: src[-1].item(), chunks)
+                # views and host reads of one element move no buffer (src[-1].item(), chunks of the buffer)
                 "__getitem__", "item", "view", "chunk", "split", "tensor_split", "narrow", "select",
                 "unbind", "reshape", "flatten", "unflatten", "as_strided", "detach"}
 #: Most repeats of the timed loop a correct copy_bandwidth may run (best of k, as STREAM does).

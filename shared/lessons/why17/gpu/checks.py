@@ -44,7 +44,7 @@ def sync_present(s: Session, function: str) -> Verdict:
     check = s.rubric.check_id("sync_present", function)
     try:
         fast, a, _ = s.measure(function, "async")
-    except Exception as exc:  # noqa: BLE001 - only the events error and a zero time are this check's
+    except Exception as exc:  # only the events error and a zero time are this check's
         if getattr(exc, "exc_type", type(exc).__name__) == "ZeroDivisionError":
             s.measure(function, "ideal")     # raises in the ideal setting too: that is its own error
             return Verdict(check, False,
