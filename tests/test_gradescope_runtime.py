@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
+from autograder.core import settings
 from autograder.core.errors import UsageError
 from autograder.exports import gradescope
 from autograder.gpu import seed
@@ -170,7 +171,7 @@ def test_run_autograder_grades_the_reference_in_a_venv_of_the_runtime_file_alone
     for module in ("bw", "flops", "predict", "roofline"):
         shutil.copyfile(REFERENCE / f"{module}.py", root / "submission" / f"{module}.py")
     shutil.copyfile(MEASUREMENTS / "measurements.json", root / "submission" / "measurements.json")
-    env = dict(os.environ, AUTOGRADER_ROOT=str(root), WHY17_PYTHON=str(venv / "bin" / "python"))
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), **{settings.PYTHON.name: str(venv / "bin" / "python")})
     env.pop("PYTHONPATH", None)
     env.pop(seed.ENV, None)
     done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True,
