@@ -100,9 +100,14 @@ def read(sweep: dict, *, llc_bytes: int | None = None, device_type: str = "cpu",
                 f"{_gbs(clean[large])} at {_mib(large)}, the inverse of the cache cliff. That is this "
                 f"machine, not your code.")
     else:
+        hi, lo = max(clean[small], clean[large]), min(clean[small], clean[large])
+        if hi < STEP * lo:
+            why_flat = f"within {STEP:g}x of each other"
+        else:
+            spans = [f"{ranges[s][0]:.3g}-{ranges[s][1]:.3g}" for s in (cache_size, large, small) if s in ranges]
+            why_flat = f"inside their run-to-run range ({' and '.join(dict.fromkeys(spans))} GB/s)"
         head = (f"Your sweep shows no cache cliff: {_gbs(clean[small])} at {_mib(small)} and "
-                f"{_gbs(clean[large])} at {_mib(large)} are within {STEP:g}x of each other"
-                f"{' or inside their run-to-run range' if ranges else ''}.")
+                f"{_gbs(clean[large])} at {_mib(large)} are {why_flat}.")
     reasons = _reasons(clean, sizes, llc, device_type, threads)
     tail = " The ceilings use the large-buffer number, the one decode streams at."
     return Reading(shape, f"{head} Why: {'; '.join(reasons)}.{tail}" if reasons else head + tail, labels)
@@ -157,9 +162,9 @@ def _reasons(clean: dict, sizes: list, llc: int | None, device_type: str, thread
             reasons.append(f"none of your sizes fits twice in the {llc / MIB:g} MiB last-level cache: "
                            f"sweep smaller buffers")
         else:
-            reasons.append(f"{len(inside)} of your {len(sizes)} sizes fit in the {llc / MIB:g} MiB "
-                           f"last-level cache" + (", so most of the sweep never left it"
-                                                  if len(inside) * 2 >= len(sizes) else ""))
+            reasons.append(f"{len(inside)} of your {len(sizes)} sizes fit{'s' if len(inside) == 1 else ''} "
+                           f"in the {llc / MIB:g} MiB last-level cache" + (", so most of the sweep never left it"
+                                                                            if len(inside) * 2 > len(sizes) else ""))
         if sizes[-1] * MIB < MEMORY_MULTIPLE * llc:
             reasons.append(f"your largest buffer is only {sizes[-1] * MIB / llc:.2g}x the cache, short "
                            f"of the {MEMORY_MULTIPLE}x that streams from main memory")
