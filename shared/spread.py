@@ -66,22 +66,22 @@ def slowdown_caption(predicted_ratio: float, short: Spread, long: Spread, *, con
     cache in bytes, when known.
     """
     ratio = long.median / short.median
-    said = (f"measured {ratio:.2f}x (median of {len(long.runs)} long runs over median of "
-            f"{len(short.runs)} short ones), predicted {predicted_ratio:.2f}x")
+    said = (f"the medians of {len(short.runs)} short and {len(long.runs)} long runs give {ratio:.2f}x, "
+            f"the prediction {predicted_ratio:.2f}x")
     if long.high < short.low:
         return f"The long context is slower, as predicted: {said}."
     share = kv_bytes / (kv_bytes + weight_bytes)
-    why = [f"the KV cache adds only {share:.0%} to the bytes read per token"]
+    why = [f"the KV cache is {share:.0%} of the bytes read per token"]
     if llc_bytes and kv_bytes <= llc_bytes:
         why.append(f"its {kv_bytes / 2**20:.0f} MiB fits in the {llc_bytes / 2**20:.0f} MiB "
                    f"last-level cache")
     if not apart(short, long):
-        verdict = "No measurable slowdown: the two ranges overlap"
-        why.append(f"the runs spread over {short.low:.3g}-{short.high:.3g} and {long.low:.3g}-"
-                   f"{long.high:.3g} tokens/s, wider than the predicted change")
+        head = (f"The change is inside the run-to-run spread ({short.low:.3g}-{short.high:.3g} tokens/s "
+                f"short, {long.low:.3g}-{long.high:.3g} long): {said}, but these runs cannot tell "
+                f"the two apart")
     else:
-        verdict = "The long context measured faster, the inverse of the lesson"
+        head = f"The long context measured faster, the inverse of the lesson: {said}"
         why.append("something other than the bytes changed between the runs (other programs' load, "
                    "the clock speed)")
-    return (f"{verdict} ({said}). Why here: {'; '.join(why)}. On a GPU with a larger model and a "
-            f"longer context the slowdown follows the prediction.")
+    return (f"{head}. Why here: {'; '.join(why)}. On a GPU with a larger model and a longer context "
+            f"the slowdown follows the prediction.")
