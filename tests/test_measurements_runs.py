@@ -21,6 +21,7 @@ def version2() -> dict:
     data["schema"] = "why17-measurements/2"
     data["device"].update(llc_bytes=260 * 2**20, threads=2)
     data["bw_runs_gbs"] = [27.5, 30, 29.1]
+    data["peak_runs_tflops"] = [0.2, 0.15, 0.19]
     data["sweep_runs_gbs_by_mib"] = {"1": [0.1, 120.5, 130.0], "1024": [28.0, 29.0, 29.5]}
     data["rows"][0]["measured_tok_s_runs"] = [4.7, 14.245, 18.3]
     return data
@@ -36,7 +37,7 @@ def test_version_1_files_still_read_without_runs():
 def test_version_2_reads_runs_cache_and_threads():
     table = measurements.parse(json.dumps(version2()))
     assert table.llc_bytes == 260 * 2**20 and table.threads == 2
-    assert table.bw_runs_gbs == (27.5, 30.0, 29.1)
+    assert table.bw_runs_gbs == (27.5, 30.0, 29.1) and table.peak_runs_tflops == (0.2, 0.15, 0.19)
     assert table.sweep_runs_gbs_by_mib[1] == (0.1, 120.5, 130.0)
     assert table.rows[0].measured_tok_s_runs == (4.7, 14.245, 18.3)
 
@@ -53,6 +54,8 @@ def test_version_2_passes_every_task5_check(tmp_path):
      "the figure 14.245 tokens/s is outside its runs 'rows[0].measured_tok_s_runs' (4.7-5)"),
     (lambda d: d.update(bw_runs_gbs=[]), "'bw_runs_gbs' must be a list of 1 to 64 runs in GB/s"),
     (lambda d: d.update(bw_runs_gbs=[30, -1]), "'bw_runs_gbs[1]' must be a positive number in GB/s"),
+    (lambda d: d.update(peak_runs_tflops=[0.1, 0.15]),
+     "the figure 0.2 TFLOP/s is outside its runs 'peak_runs_tflops' (0.1-0.15)"),
     (lambda d: d.update(sweep_runs_gbs_by_mib={"2": [1.0]}), "must map sizes of 'sweep_gbs_by_mib'"),
     (lambda d: d["device"].update(llc_bytes=3.5), "'device.llc_bytes' must be a positive whole number"),
     (lambda d: d["device"].update(threads=0), "'device.threads' must be a positive whole number"),

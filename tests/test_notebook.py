@@ -116,6 +116,7 @@ def test_reference_notebook_writes_a_table_the_grader_accepts(executed):
     assert table["device"]["type"] == "cpu" and table["rows"]
     assert table["schema"] == "why17-measurements/2" and table["device"]["llc_bytes"] > 0
     assert table["bw_gbs"] == max(table["bw_runs_gbs"]) and len(table["bw_runs_gbs"]) == 3
+    assert table["peak_tflops"] == max(table["peak_runs_tflops"]) and len(table["peak_runs_tflops"]) == 3
     for size, gbs in table["sweep_gbs_by_mib"].items():
         assert gbs == statistics.median(table["sweep_runs_gbs_by_mib"][size])
     for row in table["rows"]:

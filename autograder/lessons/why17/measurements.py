@@ -16,6 +16,7 @@ Schema (version ``why17-measurements/2``; a ``/1`` file is the same without the 
       "bw_gbs": 2950.0,                 # measured main-memory bandwidth, GB/s (bw.measured_bandwidth)
       "bw_runs_gbs": [2941.0, 2950.0],  # optional: each run; bw_gbs is one of them (the best)
       "peak_tflops": 700.0,             # measured matmul peak, TFLOP/s (flops.measured_peak_tflops)
+      "peak_runs_tflops": [695.0, 700.0],   # optional: each run; peak_tflops is one of them (the best)
       "ridge_flops_per_byte": 237.3,    # peak_tflops * 1e12 / (bw_gbs * 1e9), FLOPs per byte
       "sweep_gbs_by_mib": {"8": 9000.0, "32": 8100.0, ...},   # buffer MiB -> copy GB/s (median)
       "sweep_runs_gbs_by_mib": {"8": [8900.0, 9000.0, 9050.0], ...},  # optional: each repeat
@@ -56,7 +57,7 @@ DEVICE_TYPES = ("cuda", "cpu")
 
 _TOP = ("schema", "device", "bw_gbs", "peak_tflops", "ridge_flops_per_byte", "sweep_gbs_by_mib", "rows")
 _DEVICE = ("name", "key", "type")
-_OPTIONAL = {"top": ("bw_runs_gbs", "sweep_runs_gbs_by_mib"), "device": ("llc_bytes", "threads"),
+_OPTIONAL = {"top": ("bw_runs_gbs", "peak_runs_tflops", "sweep_runs_gbs_by_mib"), "device": ("llc_bytes", "threads"),
              "row": ("measured_tok_s_runs",)}
 _ROW = ("model", "params_read", "bytes_per_weight", "ceiling_tok_s", "measured_tok_s", "pct_of_ceiling")
 
@@ -94,6 +95,7 @@ class Measurements:
     llc_bytes: int | None = None        # last-level cache, bytes
     threads: int | None = None          # torch's CPU threads
     bw_runs_gbs: tuple = ()             # each bandwidth run, GB/s
+    peak_runs_tflops: tuple = ()        # each matmul peak run, TFLOP/s
     sweep_runs_gbs_by_mib: dict = field(default_factory=dict)   # MiB -> each repeat's GB/s
 
 
@@ -174,6 +176,9 @@ def parse(data: bytes | str) -> Measurements:
                           measured_tok_s_runs=runs))
     bw_gbs = _positive(raw["bw_gbs"], "bw_gbs", "GB/s")
     bw_runs = _runs(raw["bw_runs_gbs"], "bw_runs_gbs", "GB/s", bw_gbs) if "bw_runs_gbs" in raw else ()
+    peak = _positive(raw["peak_tflops"], "peak_tflops", "TFLOP/s")
+    peak_runs = (_runs(raw["peak_runs_tflops"], "peak_runs_tflops", "TFLOP/s", peak)
+                 if "peak_runs_tflops" in raw else ())
     sweep_runs = {}
     if "sweep_runs_gbs_by_mib" in raw:
         given = raw["sweep_runs_gbs_by_mib"]
@@ -186,10 +191,10 @@ def parse(data: bytes | str) -> Measurements:
     return Measurements(schema=raw["schema"],
                         llc_bytes=_optional_int(device.get("llc_bytes"), "device.llc_bytes", "bytes"),
                         threads=_optional_int(device.get("threads"), "device.threads", "threads"),
-                        bw_runs_gbs=bw_runs, sweep_runs_gbs_by_mib=sweep_runs,
+                        bw_runs_gbs=bw_runs, peak_runs_tflops=peak_runs, sweep_runs_gbs_by_mib=sweep_runs,
                         device_name=device["name"], device_key=device["key"], device_type=device["type"],
                         bw_gbs=bw_gbs,
-                        peak_tflops=_positive(raw["peak_tflops"], "peak_tflops", "TFLOP/s"),
+                        peak_tflops=peak,
                         ridge_flops_per_byte=_positive(raw["ridge_flops_per_byte"], "ridge_flops_per_byte",
                                                        "FLOPs/byte"),
                         sweep_gbs_by_mib=sweep_gbs, rows=tuple(parsed))
