@@ -32,7 +32,9 @@ class Reading:
 
     shape: str
     caption: str
-    labels: dict            # MiB -> "fits in the cache" | "fits in the cache, no faster here" | "main memory" | ""
+    #: MiB -> "fits in the cache" (a cliff shows it), "fits in the cache, no faster here", "past the
+    #: cache" (under MEMORY_MULTIPLE x it), "main memory", or "" (cache size unknown)
+    labels: dict
 
 
 def _finite_positive(x) -> bool:
@@ -134,7 +136,7 @@ def _label(size: float, llc: int | None, cliff: bool) -> str:
         return ""
     if fits(size, llc):
         return "fits in the cache" if cliff else "fits in the cache, no faster here"
-    return "main memory" if size * MIB >= MEMORY_MULTIPLE * llc / 2 else "just past the cache"
+    return "main memory" if size * MIB >= MEMORY_MULTIPLE * llc else "past the cache"
 
 
 def _fixed_cost(clean: dict, sizes: list, threads: int | None, device_type: str) -> str:

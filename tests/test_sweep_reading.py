@@ -66,7 +66,7 @@ def test_a_rising_sweep_is_never_called_a_cliff_and_says_why(sweep, llc, threads
     assert (f"{threads} core" in reading.caption) == bool(threads)
     if llc:
         assert f"{llc / MIB:g} MiB last-level cache" in reading.caption
-    assert all(label in ("", "fits in the cache, no faster here", "just past the cache", "main memory")
+    assert all(label in ("", "fits in the cache, no faster here", "past the cache", "main memory")
                for label in reading.labels.values())
     assert "fits in the cache" not in reading.labels.values()
 
@@ -88,6 +88,9 @@ def test_the_issue_s_large_cache_cpu_sweep_names_every_reason_from_its_numbers()
     assert "fixed cost per copy" in caption and "torch.set_num_threads(1)" in caption
     assert "4 of your 6 sizes fit in the 260 MiB last-level cache" in caption
     assert "only 3.9x the cache" in caption
+    labels = sweep_reading.read(sweep, llc_bytes=260 * MIB).labels
+    assert labels[256] == labels[1024] == "past the cache"        # under 4x the cache: not yet main memory
+    assert sweep_reading.read(sweep, llc_bytes=32 * MIB).labels[256] == "main memory"
 
 
 def test_medians_a_step_apart_but_runs_that_overlap_are_not_a_cliff():
