@@ -106,8 +106,8 @@ def read(sweep: dict, *, llc_bytes: int | None = None, device_type: str = "cpu",
         if hi < STEP * lo:
             why_flat = f"within {STEP:g}x of each other"
         else:
-            spans = [f"{ranges[s][0]:.3g}-{ranges[s][1]:.3g}" for s in (cache_size, large, small) if s in ranges]
-            why_flat = f"inside their run-to-run range ({' and '.join(dict.fromkeys(spans))} GB/s)"
+            spans = [f"{ranges[s][0]:.3g}-{ranges[s][1]:.3g}" for s in (small, large) if s in ranges]
+            why_flat = f"inside their run-to-run range ({' and '.join(spans)} GB/s)"
         head = (f"Your sweep shows no cache cliff: {_gbs(clean[small])} at {_mib(small)} and "
                 f"{_gbs(clean[large])} at {_mib(large)} are {why_flat}.")
     reasons = _reasons(clean, sizes, llc, device_type, threads)
