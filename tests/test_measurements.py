@@ -68,7 +68,7 @@ def reference() -> dict:
     (lambda d: d.update(bw_gbs=float("nan")), "NaN is not a measurement"),
     (lambda d: d.update(bw_gbs=-3.0), "'bw_gbs' must be a positive number in GB/s"),
     (lambda d: d.update(bw_gbs="2950"), "'bw_gbs' must be a positive number"),
-    (lambda d: d.update(schema="v0"), "'schema' must be 'why17-measurements/1'"),
+    (lambda d: d.update(schema="v0"), "'schema' must be 'why17-measurements/2' (or the older 'why17-measurements/1')"),
     (lambda d: d.update(extra=1), "unknown key 'extra'"),
     (lambda d: d.pop("rows"), "missing 'rows'"),
     (lambda d: d.update(rows=[]), "'rows' must be a list of 1 to"),

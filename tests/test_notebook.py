@@ -90,10 +90,39 @@ def test_reference_notebook_runs_without_errors_and_draws_its_plots(executed):
     assert "never called torch.cuda.synchronize" not in text     # on a CPU there is nothing to remove
 
 
+def test_reference_notebook_captions_come_from_its_own_numbers_and_quote_each_figure_once(executed):
+    from shared import spread, sweep_reading
+
+    folder, nb = executed
+    table = json.loads((folder / "measurements.json").read_text())
+    text = "".join(o.text for o in outputs(nb, "stream") if o.name == "stdout")
+    flat = " ".join(text.split())
+    reading = sweep_reading.read(table["sweep_gbs_by_mib"], llc_bytes=table["device"]["llc_bytes"],
+                                 device_type="cpu", threads=table["device"]["threads"],
+                                 runs=table["sweep_runs_gbs_by_mib"])
+    assert reading.caption in flat                      # the caption printed is the one its numbers give
+    if reading.shape != "cliff":
+        assert not re.search(r"fits in the cache\s*$", text, re.M)     # no row claims the cache's speed
+    row = table["rows"][-1]
+    short = spread.of(row["measured_tok_s_runs"])
+    # the cache-heavy experiment quotes the Measure table's runs, not a new measurement
+    assert f"measured: {short.text(1, 'tok/s')} at short context" in text
+
+
 def test_reference_notebook_writes_a_table_the_grader_accepts(executed):
+    import statistics
+
     folder, _nb = executed
     table = json.loads((folder / "measurements.json").read_text())
     assert table["device"]["type"] == "cpu" and table["rows"]
+    assert table["schema"] == "why17-measurements/2" and table["device"]["llc_bytes"] > 0
+    assert table["bw_gbs"] == max(table["bw_runs_gbs"]) and len(table["bw_runs_gbs"]) == 3
+    assert table["peak_tflops"] == max(table["peak_runs_tflops"]) and len(table["peak_runs_tflops"]) == 3
+    for size, gbs in table["sweep_gbs_by_mib"].items():
+        assert gbs == statistics.median(table["sweep_runs_gbs_by_mib"][size])
+    for row in table["rows"]:
+        assert len(row["measured_tok_s_runs"]) == 3
+        assert row["measured_tok_s"] == statistics.median(row["measured_tok_s_runs"])
     res = grade_submission(folder, only=TASK5)
     verdicts = {t["check"]: (t["status"], t["output"]) for t in res["tests"]}
     assert set(verdicts) == TASK5

@@ -122,8 +122,8 @@ def test_a_laptop_student_sees_the_gpu_mistakes_in_pytest(tmp_path, name):
 
     root = student_tree(tmp_path)
     build.gpu_submission(name, root / "assignments" / "why17")
-    run = run_pytest("assignments/why17/tests/test_bw_simulated_gpu.py", "assignments/why17/tests/test_flops_simulated_gpu.py",
-                   cwd=root, scratch=tmp_path / "run", env=NO_GPU)
+    tests = [f"assignments/why17/tests/test_{m}_simulated_gpu.py" for m in ("bw", "flops")]
+    run = run_pytest(*tests, cwd=root, scratch=tmp_path / "run", env=NO_GPU)
     failed = {n.split("[", 1)[1].rstrip("]"): msg for n, msg in _failed(run).items()}
     check, words = LAPTOP_MISTAKES[name]
     assert set(failed) == ({check} if check else set()), failed

@@ -1,14 +1,34 @@
 """The feedback page's plots of this lesson: the student's sweep and roofline (inline SVG), drawn
-from the numbers plotdata.py stored in results.json."""
+from the numbers plotdata.py stored in results.json. The caption under them is read from the
+student's own sweep (shared/sweep_reading.py): a cliff where it shows one, and why not where not."""
 from __future__ import annotations
 
 from html import escape
 
 from autograder.reports import svg
+from shared import sweep_reading
+
+
+def _cache_bytes(device: dict):
+    """The last-level cache in bytes the plot marks: the machine's own, else the spec's L2."""
+    for key in ("llc_bytes", "l2_bytes"):
+        value = device.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def reading(data: dict) -> sweep_reading.Reading:
+    """What the student's sweep shows, from the numbers in ``data`` (plotdata's dict)."""
+    device = data.get("device") or {}
+    threads = device.get("threads") if isinstance(device.get("threads"), int) else None
+    return sweep_reading.read(data.get("sweep_gbs") or {}, llc_bytes=_cache_bytes(device),
+                              device_type=device.get("type") or ("cuda" if device.get("key") else "cpu"),
+                              threads=threads, runs=data.get("sweep_runs_gbs") or {})
 
 
 def sweep_chart(data: dict) -> str:
-    """The student's bandwidth sweep against the device's curve, the L2 size marked."""
+    """The student's bandwidth sweep against the device's curve, the last-level cache marked."""
     chart = svg.Chart(title="Copy bandwidth against buffer size", xlabel="buffer size (MiB)",
                       ylabel="bandwidth (GB/s)", xlog=True, ylog=True, legend="bottom-left")
     device = data.get("device") or {}
@@ -21,10 +41,12 @@ def sweep_chart(data: dict) -> str:
     if sweep:
         xs = sorted(sweep, key=float)
         chart.line([float(x) for x in xs], [sweep[x] for x in xs], "your sweep", color=svg.PALETTE[1])
-    l2 = device.get("l2_bytes")
-    if isinstance(l2, (int, float)) and l2 > 0:
-        # A copy's two buffers leave the L2 when 2 x size exceeds it: the cliff is at L2 / 2.
-        chart.vline(l2 / 2 / 2**20, f"cache cliff (L2 {l2 / 2**20:g} MiB)", color="#b3261e")
+    cache = _cache_bytes(device)
+    if cache:
+        # A copy's two buffers leave the cache when 2 x size exceeds it: a cliff would be at cache / 2.
+        label = (f"cache cliff (cache {cache / 2**20:g} MiB)" if reading(data).shape == "cliff"
+                 else f"cache {cache / 2**20:g} MiB: no cliff in your sweep")
+        chart.vline(cache / 2 / 2**20, label, color="#b3261e")
     return chart.svg()
 
 
@@ -61,6 +83,6 @@ def render(data: dict | None) -> str:
                 "why17.ipynb) is missing or unreadable, so there is no sweep or roofline to draw.</p>")
     return (f"<div class=\"plots\">{sweep_chart(data)}{roofline_chart(data)}</div>"
             f"<p class=\"muted\">From your {escape(str(data.get('source', '')))}, measured on "
-            f"{escape(str((data.get('device') or {}).get('name', 'your machine')))}. Below the "
-            "cliff the copy fits in the cache and looks faster than main memory; decode reads "
+            f"{escape(str((data.get('device') or {}).get('name', 'your machine')))}. "
+            f"<span class=\"sweep-reading\">{escape(reading(data).caption)}</span> Decode reads "
             "weights far larger than any cache.</p>")

@@ -4,36 +4,49 @@ The lab notebook (why17.ipynb) writes it; the task5 checks (autograder/lessons/w
 read it. It is DATA, never code: parsed with ``json`` only, size-capped, every field type-checked.
 Units are in the field names: GB/s = 1e9 bytes/s, TFLOP/s = 1e12 FLOP/s, MiB = 2**20 bytes.
 
-Schema (version ``why17-measurements/1``)::
+Schema (version ``why17-measurements/2``; a ``/1`` file is the same without the optional keys)::
 
     {
-      "schema": "why17-measurements/1",
+      "schema": "why17-measurements/2",
       "device": {"name": "NVIDIA H100 80GB HBM3",   # what torch reports
                  "key": "h100-sxm",                 # a shared.tables device key, or null (a CPU)
-                 "type": "cuda"},                   # "cuda" or "cpu"
+                 "type": "cuda",                    # "cuda" or "cpu"
+                 "llc_bytes": 52428800,             # optional: last-level cache, bytes, or null
+                 "threads": null},                  # optional: torch's CPU threads, or null
       "bw_gbs": 2950.0,                 # measured main-memory bandwidth, GB/s (bw.measured_bandwidth)
+      "bw_runs_gbs": [2941.0, 2950.0],  # optional: each run; bw_gbs is one of them (the best)
       "peak_tflops": 700.0,             # measured matmul peak, TFLOP/s (flops.measured_peak_tflops)
+      "peak_runs_tflops": [695.0, 700.0],   # optional: each run; peak_tflops is one of them (the best)
       "ridge_flops_per_byte": 237.3,    # peak_tflops * 1e12 / (bw_gbs * 1e9), FLOPs per byte
-      "sweep_gbs_by_mib": {"8": 9000.0, "32": 8100.0, ...},   # buffer MiB -> copy GB/s
+      "sweep_gbs_by_mib": {"8": 9000.0, "32": 8100.0, ...},   # buffer MiB -> copy GB/s (median)
+      "sweep_runs_gbs_by_mib": {"8": [8900.0, 9000.0, 9050.0], ...},  # optional: each repeat
       "rows": [                         # the Measure table, one row per model
         {"model": "llama-3.1-8b",       # a shared.tables model key
          "params_read": 7504924672,     # parameters read per decode token
          "bytes_per_weight": 2.0,       # bytes per weight (2 for bf16)
          "ceiling_tok_s": 196.5,        # bw_gbs * 1e9 / (params_read * bytes_per_weight), tokens/s
-         "measured_tok_s": 150.2,       # tokens/s the decode benchmark measured
+         "measured_tok_s": 150.2,       # tokens/s the decode benchmark measured (median)
+         "measured_tok_s_runs": [149.0, 150.2, 151.1],   # optional: each run
          "pct_of_ceiling": 76.4}        # 100 * measured_tok_s / ceiling_tok_s, percent
       ]
     }
+
+Optional keys may be left out; a figure with runs must lie within their min-max (it is one of
+them or their median), so one measurement is quoted as one figure.
 """
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 FILENAME = "measurements.json"
-SCHEMA = "why17-measurements/1"
+SCHEMA = "why17-measurements/2"
+#: Older schemas still read: the same fields without the optional ones.
+OLD_SCHEMAS = ("why17-measurements/1",)
+#: Most repeats of one measurement.
+MAX_RUNS = 64
 #: Largest measurements.json read, in bytes; a Measure table is a few KiB.
 MAX_BYTES = 256 * 1024
 #: Most rows in the Measure table.
@@ -46,6 +59,8 @@ DEVICE_TYPES = ("cuda", "cpu")
 
 _TOP = ("schema", "device", "bw_gbs", "peak_tflops", "ridge_flops_per_byte", "sweep_gbs_by_mib", "rows")
 _DEVICE = ("name", "key", "type")
+_OPTIONAL = {"top": ("bw_runs_gbs", "peak_runs_tflops", "sweep_runs_gbs_by_mib"), "device": ("llc_bytes", "threads"),
+             "row": ("measured_tok_s_runs",)}
 _ROW = ("model", "params_read", "bytes_per_weight", "ceiling_tok_s", "measured_tok_s", "pct_of_ceiling")
 
 
@@ -63,6 +78,7 @@ class Row:
     ceiling_tok_s: float
     measured_tok_s: float
     pct_of_ceiling: float
+    measured_tok_s_runs: tuple = ()     # each run, tokens/s; () when not repeated
 
 
 @dataclass(frozen=True)
@@ -77,6 +93,12 @@ class Measurements:
     ridge_flops_per_byte: float
     sweep_gbs_by_mib: dict
     rows: tuple
+    schema: str = SCHEMA
+    llc_bytes: int | None = None        # last-level cache, bytes
+    threads: int | None = None          # torch's CPU threads
+    bw_runs_gbs: tuple = ()             # each bandwidth run, GB/s
+    peak_runs_tflops: tuple = ()        # each matmul peak run, TFLOP/s
+    sweep_runs_gbs_by_mib: dict = field(default_factory=dict)   # MiB -> each repeat's GB/s
 
 
 def load(path: Path | str) -> Measurements:
@@ -111,11 +133,13 @@ def parse(data: bytes | str) -> Measurements:
         raise MeasurementsError(f"{FILENAME} is nested too deeply to be a Measure table") from None
     except ValueError as exc:   # a constant such as NaN; an integer of more digits than Python reads
         raise MeasurementsError(f"{FILENAME}: {_clip(str(exc))}") from None
-    _keys(raw, _TOP, "the top level")
-    if raw["schema"] != SCHEMA:
-        raise MeasurementsError(f"{FILENAME}: 'schema' must be {SCHEMA!r}, got {_show(raw['schema'])}")
+    if isinstance(raw, dict) and raw.get("schema") not in (SCHEMA, *OLD_SCHEMAS) and "schema" in raw:
+        raise MeasurementsError(f"{FILENAME}: 'schema' must be {SCHEMA!r} (or the older "
+                                f"{', '.join(map(repr, OLD_SCHEMAS))}), got {_show(raw['schema'])}")
+    new = isinstance(raw, dict) and raw.get("schema") == SCHEMA
+    _keys(raw, _TOP, "the top level", _OPTIONAL["top"] if new else ())
     device = raw["device"]
-    _keys(device, _DEVICE, "'device'")
+    _keys(device, _DEVICE, "'device'", _OPTIONAL["device"] if new else ())
     if not isinstance(device["name"], str) or not device["name"].strip():
         raise MeasurementsError(f"{FILENAME}: 'device.name' must be a non-empty string")
     if device["key"] is not None and not isinstance(device["key"], str):
@@ -140,21 +164,42 @@ def parse(data: bytes | str) -> Measurements:
     parsed = []
     for i, row in enumerate(rows):
         where = f"rows[{i}]"
-        _keys(row, _ROW, where)
+        _keys(row, _ROW, where, _OPTIONAL["row"] if new else ())
         if not isinstance(row["model"], str) or not row["model"]:
             raise MeasurementsError(f"{FILENAME}: '{where}.model' must be a model key string")
+        measured = _positive(row["measured_tok_s"], f"{where}.measured_tok_s", "tokens/s")
+        runs = (_runs(row["measured_tok_s_runs"], f"{where}.measured_tok_s_runs", "tokens/s", measured)
+                if "measured_tok_s_runs" in row else ())
         parsed.append(Row(model=row["model"],
                           params_read=_positive(row["params_read"], f"{where}.params_read", "parameters"),
                           bytes_per_weight=_positive(row["bytes_per_weight"], f"{where}.bytes_per_weight",
                                                      "bytes"),
                           ceiling_tok_s=_positive(row["ceiling_tok_s"], f"{where}.ceiling_tok_s", "tokens/s"),
-                          measured_tok_s=_positive(row["measured_tok_s"], f"{where}.measured_tok_s",
-                                                   "tokens/s"),
+                          measured_tok_s=measured,
                           pct_of_ceiling=_positive(row["pct_of_ceiling"], f"{where}.pct_of_ceiling",
-                                                   "percent")))
-    return Measurements(device_name=device["name"], device_key=device["key"], device_type=device["type"],
-                        bw_gbs=_positive(raw["bw_gbs"], "bw_gbs", "GB/s"),
-                        peak_tflops=_positive(raw["peak_tflops"], "peak_tflops", "TFLOP/s"),
+                                                   "percent"),
+                          measured_tok_s_runs=runs))
+    bw_gbs = _positive(raw["bw_gbs"], "bw_gbs", "GB/s")
+    bw_runs = _runs(raw["bw_runs_gbs"], "bw_runs_gbs", "GB/s", bw_gbs) if "bw_runs_gbs" in raw else ()
+    peak = _positive(raw["peak_tflops"], "peak_tflops", "TFLOP/s")
+    peak_runs = (_runs(raw["peak_runs_tflops"], "peak_runs_tflops", "TFLOP/s", peak)
+                 if "peak_runs_tflops" in raw else ())
+    sweep_runs = {}
+    if "sweep_runs_gbs_by_mib" in raw:
+        given = raw["sweep_runs_gbs_by_mib"]
+        if not isinstance(given, dict) or set(given) - set(sweep):
+            raise MeasurementsError(f"{FILENAME}: 'sweep_runs_gbs_by_mib' must map sizes of "
+                                    f"'sweep_gbs_by_mib' to lists of runs in GB/s")
+        for size, values in given.items():
+            sweep_runs[int(size)] = _runs(values, f"sweep_runs_gbs_by_mib[{size!r}]", "GB/s",
+                                          sweep_gbs[int(size)])
+    return Measurements(schema=raw["schema"],
+                        llc_bytes=_optional_int(device.get("llc_bytes"), "device.llc_bytes", "bytes"),
+                        threads=_optional_int(device.get("threads"), "device.threads", "threads"),
+                        bw_runs_gbs=bw_runs, peak_runs_tflops=peak_runs, sweep_runs_gbs_by_mib=sweep_runs,
+                        device_name=device["name"], device_key=device["key"], device_type=device["type"],
+                        bw_gbs=bw_gbs,
+                        peak_tflops=peak,
                         ridge_flops_per_byte=_positive(raw["ridge_flops_per_byte"], "ridge_flops_per_byte",
                                                        "FLOPs/byte"),
                         sweep_gbs_by_mib=sweep_gbs, rows=tuple(parsed))
@@ -164,16 +209,39 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a measurement; write a positive finite number")
 
 
-def _keys(raw, names: tuple, where: str) -> None:
+def _keys(raw, names: tuple, where: str, optional: tuple = ()) -> None:
     if not isinstance(raw, dict):
         raise MeasurementsError(f"{FILENAME}: {where} must be a JSON object")
     missing = [k for k in names if k not in raw]
     if missing:
         raise MeasurementsError(f"{FILENAME}: {where} is missing {', '.join(repr(k) for k in missing)}")
-    extra = sorted(k for k in raw if k not in names)
+    extra = sorted(k for k in raw if k not in names and k not in optional)
     if extra:
+        newer = any(extra[0] in keys for keys in _OPTIONAL.values())
         raise MeasurementsError(f"{FILENAME}: {where} has unknown key {_show(extra[0])} "
-                                f"(expected: {', '.join(names)})")
+                                + (f"(it needs 'schema': {SCHEMA!r})" if newer
+                                   else f"(expected: {', '.join(names + optional)})"))
+
+
+def _runs(value, name: str, unit: str, figure: float) -> tuple:
+    """A list of 1 to MAX_RUNS positive numbers whose min-max holds ``figure``."""
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_RUNS:
+        raise MeasurementsError(f"{FILENAME}: '{name}' must be a list of 1 to {MAX_RUNS} runs in {unit}")
+    runs = tuple(_positive(v, f"{name}[{i}]", unit) for i, v in enumerate(value))
+    slack = 1e-6 * figure
+    if not min(runs) - slack <= figure <= max(runs) + slack:
+        raise MeasurementsError(f"{FILENAME}: the figure {figure:g} {unit} is outside its runs "
+                                f"'{name}' ({min(runs):g}-{max(runs):g}); quote the median or best of them")
+    return runs
+
+
+def _optional_int(value, name: str, unit: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise MeasurementsError(f"{FILENAME}: '{name}' must be a positive whole number of {unit} or null, "
+                                f"got {value!r}")
+    return value
 
 
 def _positive(value, name: str, unit: str) -> float:

@@ -9,8 +9,11 @@ notebook writes), read as data with the grader's safe loader, never executed. Sc
       "device": {"name": str, "key": str | null,            # the machine the student measured
                  "bw_gbs": float | null,                     # spec main-memory bandwidth, GB/s
                  "peak_tflops": float | null,                # spec dense BF16 peak, TFLOP/s
-                 "l2_bytes": int | null},                    # last-level cache, bytes (the cliff)
-      "sweep_gbs": {"8": float, ...},                        # student's sweep: MiB -> GB/s
+                 "l2_bytes": int | null,                     # spec last-level cache, bytes (the cliff)
+                 "llc_bytes": int | null,                    # the cache the student's machine reported
+                 "type": "cuda" | "cpu", "threads": int | null},   # torch's CPU threads
+      "sweep_gbs": {"8": float, ...},                        # student's sweep: MiB -> GB/s (median)
+      "sweep_runs_gbs": {"8": [float, ...], ...},            # each repeat, when the sweep was repeated
       "device_sweep_gbs": {"8": float, ...},                 # what that device gives at each size
       "bw_gbs": float, "peak_tflops": float,                 # student's measured roofs
       "points": [{"label": str, "intensity": float,          # FLOPs/byte
@@ -131,6 +134,11 @@ def from_measurements(data: bytes) -> dict | None:
                    if len(sizes) >= 2 else DEFAULT_SIZES_MIB)
     facts, curve = device_curve(table.device_key, curve_sizes)
     facts["name"] = table.device_name or facts.get("name") or "unknown device"
+    facts["llc_bytes"] = table.llc_bytes or facts.get("l2_bytes")
+    facts["type"] = table.device_type
+    facts["threads"] = table.threads
+    runs = {f"{float(size):g}": list(values) for size, values in table.sweep_runs_gbs_by_mib.items()
+            if f"{float(size):g}" in sweep}
     points = []
     for row in table.rows:
         if not (_finite(row.bytes_per_weight) and row.bytes_per_weight > 0 and _finite(row.params_read)):
@@ -138,7 +146,8 @@ def from_measurements(data: bytes) -> dict | None:
         intensity = 2.0 / row.bytes_per_weight       # 2 FLOPs per weight read, bytes per weight
         tflops = row.measured_tok_s * 2.0 * row.params_read / 1e12
         points.append({"label": f"{row.model} decode", "intensity": intensity, "tflops": tflops})
-    return {"source": FILENAME, "device": facts, "sweep_gbs": sweep, "device_sweep_gbs": curve,
+    return {"source": FILENAME, "device": facts, "sweep_gbs": sweep, "sweep_runs_gbs": runs,
+            "device_sweep_gbs": curve,
             "bw_gbs": table.bw_gbs, "peak_tflops": table.peak_tflops, "points": points}
 
 

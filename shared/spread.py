@@ -1,0 +1,87 @@
+"""Repeated measurements as one figure with its spread: the median of k runs and their min-max.
+
+A number the lab measures more than once is quoted as ``median (min-max of k)``, from one place;
+two figures are told apart only when their ranges do not overlap. Pure functions of the numbers
+given, in whatever unit the caller uses (GB/s, tokens/s).
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Spread:
+    """k runs of one measurement: ``median`` is the figure, ``low``-``high`` the range."""
+
+    runs: tuple
+
+    @property
+    def median(self) -> float:
+        return float(statistics.median(self.runs))
+
+    @property
+    def low(self) -> float:
+        return float(min(self.runs))
+
+    @property
+    def high(self) -> float:
+        return float(max(self.runs))
+
+    @property
+    def best(self) -> float:
+        """The largest run: for a copy, noise (a busy machine) only ever makes it slower."""
+        return self.high
+
+    def text(self, digits: int = 1, unit: str = "") -> str:
+        """``"4.7 tok/s (4.1-5.0, 3 runs)"``; one run reads ``"4.7 tok/s (1 run)"``."""
+        suffix = f" {unit}" if unit else ""
+        figure = f"{self.median:.{digits}f}{suffix}"
+        if len(self.runs) == 1:
+            return f"{figure} (1 run)"
+        return f"{figure} ({self.low:.{digits}f}-{self.high:.{digits}f}, {len(self.runs)} runs)"
+
+
+def of(runs) -> Spread:
+    """A Spread of ``runs``: one or more finite numbers."""
+    values = tuple(float(r) for r in runs)
+    if not values or not all(math.isfinite(v) for v in values):
+        raise ValueError(f"runs must be one or more finite numbers, got {runs!r}")
+    return Spread(values)
+
+
+def apart(a: Spread, b: Spread) -> bool:
+    """Whether the two ranges do not overlap: only then is the difference more than the noise."""
+    return a.high < b.low or b.high < a.low
+
+
+def slowdown_caption(predicted_ratio: float, short: Spread, long: Spread, *, context: int,
+                     kv_bytes: float, weight_bytes: float, llc_bytes: int | None = None) -> str:
+    """What the measured long-context ratio says next to the prediction, in one or two sentences.
+
+    ``predicted_ratio`` is the ceiling at ``context`` tokens over the ceiling at short context
+    (below 1: slower); ``short`` and ``long`` are tokens/s runs; ``kv_bytes`` is the KV cache at
+    ``context`` tokens and ``weight_bytes`` the weights, in bytes; ``llc_bytes`` the last-level
+    cache in bytes, when known.
+    """
+    ratio = long.median / short.median
+    said = (f"the medians of {len(short.runs)} short and {len(long.runs)} long runs give {ratio:.2f}x, "
+            f"the prediction {predicted_ratio:.2f}x")
+    if long.high < short.low:
+        return f"The long context is slower, as predicted: {said}."
+    share = kv_bytes / (kv_bytes + weight_bytes)
+    why = [f"the KV cache is {share:.0%} of the bytes read per token"]
+    if llc_bytes and kv_bytes <= llc_bytes:
+        why.append(f"its {kv_bytes / 2**20:.0f} MiB fits in the {llc_bytes / 2**20:.0f} MiB "
+                   f"last-level cache")
+    if not apart(short, long):
+        head = (f"The change is inside the run-to-run spread ({short.low:.3g}-{short.high:.3g} tokens/s "
+                f"short, {long.low:.3g}-{long.high:.3g} long): {said}, but these runs cannot tell "
+                f"the two apart")
+    else:
+        head = f"The long context measured faster, the inverse of the lesson: {said}"
+        why.append("something other than the bytes changed between the runs (other programs' load, "
+                   "the clock speed)")
+    return (f"{head}. Why here: {'; '.join(why)}. On a GPU with a larger model and a longer context "
+            f"the slowdown follows the prediction.")
