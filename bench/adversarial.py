@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.core.grade import grade_submission  # noqa: E402
+from autograder.grading.grade import grade_submission  # noqa: E402
 from autograder.lessons.why17.fixtures import adversarial  # noqa: E402
 from autograder.sandbox import forkserver  # noqa: E402
 

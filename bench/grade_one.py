@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder.core import course  # noqa: E402
-from autograder.core.grade import grade_submission, load_checks  # noqa: E402
+from autograder.grading.grade import grade_submission, load_checks  # noqa: E402
 from autograder.sandbox import forkserver  # noqa: E402
 
 

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder.core import course  # noqa: E402
-from autograder.core.grade import grade_submission  # noqa: E402
+from autograder.grading.grade import grade_submission  # noqa: E402
 from autograder.lessons.why17.fixtures import build  # noqa: E402
 from autograder.sandbox import calltime, forkserver  # noqa: E402
 

@@ -96,7 +96,7 @@ RETEACH = {"decode_forgets_1e9": "units_slip", "ridge_in_gflops": "units_slip",
 
 
 def test_every_check_a_mistake_names_is_a_real_check(asg):
-    from autograder.core.grade import load_checks
+    from autograder.grading.grade import load_checks
     registered = set(load_checks(asg))
     for m in mistakes.of(asg):
         assert set(m.checks) | set(m.requires) <= registered, m.id

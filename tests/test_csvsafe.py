@@ -1,4 +1,4 @@
-"""Spreadsheet-safe CSV (autograder/reports/csvsafe.py): no cell the grader writes opens as a formula.
+"""Spreadsheet-safe CSV (autograder/core/csvsafe.py): no cell the grader writes opens as a formula.
 
 The rule on its own, then every CSV writer fed hostile text (gradebook.csv, canvas.csv,
 partial.csv, regrades.csv, similarity/pairs.csv), then a whole class through the real grade-all
@@ -20,8 +20,8 @@ import yaml
 
 from autograder.batch import regrades, store
 from autograder.batch.discover import Member, Submission
-from autograder.core import course
-from autograder.reports import csvsafe, gradebook
+from autograder.core import course, csvsafe
+from autograder.reports import gradebook
 from tests.tiny_course import cli, copy_of_tiny
 
 FORMULA = ("=", "+", "-", "@", "\t", "\r")

@@ -457,8 +457,8 @@ def _dotted_problem(name: str) -> str | None:
 
 
 def test_the_extra_checks_of_the_prose_catch_stale_names():
-    assert _dotted_problem("autograder.core.grade.grade_submission") is None
-    assert _dotted_problem("autograder.core.grade.no_such_function") is not None
+    assert _dotted_problem("autograder.grading.grade.grade_submission") is None
+    assert _dotted_problem("autograder.grading.grade.no_such_function") is not None
     assert _dotted_problem("autograder.no_such_package.grade") is not None
     assert _path_problems(["autograder/sandbox/isolation.py", "tests/test_decode_*.py"]) == []
     assert _path_problems(["autograder/sandbox.py"]) != []

@@ -13,7 +13,7 @@ import math
 import pytest
 from hypothesis import strategies as st
 
-from autograder.core.grade import grade_submission, load_checks
+from autograder.grading.grade import grade_submission, load_checks
 from autograder.lessons.why17 import drawn
 from autograder.lessons.why17 import strategies as S
 from autograder.lessons.why17.fixtures import build

@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import pytest
 
 from autograder.core import course
-from autograder.core.fallback import depends
-from autograder.core.grade import _run_order, checks_for
+from autograder.grading.fallback import depends
+from autograder.grading.grade import _run_order, checks_for
 from autograder.lessons.why17 import PLOT_FILES, TORCH_FILES
 from autograder.lessons.why17.fixtures import build
 from autograder.sandbox import forkserver, imports

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.core.grade import grade_submission
+from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import adversarial
 from autograder.sandbox import forkserver
 

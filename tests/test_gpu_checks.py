@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.core.grade import grade_submission
 from autograder.core.registry import CheckFailed
+from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.checks import bw_cpu
 from autograder.lessons.why17.checks.gpu_common import VERDICTS
 from autograder.lessons.why17.fixtures import build

@@ -13,7 +13,7 @@ import zipfile
 
 import pytest
 
-from autograder.core.grade import grade_submission, load_checks
+from autograder.grading.grade import grade_submission, load_checks
 from autograder.lessons.why17.fixtures import build
 from shared import diagnose
 

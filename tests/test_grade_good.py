@@ -5,7 +5,7 @@ import zipfile
 
 import pytest
 
-from autograder.core.grade import grade_submission
+from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import build
 
 GOOD = sorted(p.name for p in (build.HERE / "good").iterdir() if p.is_dir())

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from autograder.core import course
-from autograder.core.grade import grade_submission
+from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import build
 
 #: A short time limit per call, so an endless loop costs seconds in this test.

@@ -10,7 +10,7 @@ import yaml
 
 from autograder.core import course, points
 from autograder.core.errors import UsageError
-from autograder.core.grade import checks_for, grade_submission
+from autograder.grading.grade import checks_for, grade_submission
 from autograder.lessons.why17.fixtures import build
 
 RAW = yaml.safe_load(course.COURSE_FILE.read_text(encoding="utf-8"))

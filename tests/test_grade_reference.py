@@ -8,7 +8,7 @@ import re
 import pytest
 
 from autograder.core import course, results
-from autograder.core.grade import checks_for, grade_submission
+from autograder.grading.grade import checks_for, grade_submission
 
 CODE_TASKS = ("task1", "task2", "task3", "task4")
 

@@ -132,7 +132,7 @@ def test_files_at_the_top_win_over_a_copy_deeper_down(tmp_path):
 
 
 def test_a_folder_named_like_the_assignment_is_found_and_the_output_says_where(tmp_path):
-    from autograder.core.grade import grade_submission
+    from autograder.grading.grade import grade_submission
 
     archive = _zip(tmp_path / "s.zip", {
         "notes.txt": b"my notes\n",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.core.grade import grade_submission
+from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import build
 
 #: Submission -> the checks it must fail (and no others among the checks its file can reach).
@@ -35,7 +35,7 @@ EXPECTED = {
                                                       "ridge_point", "attainable_tflops", "decode_ceiling",
                                                       "prefill_seconds")},
     # the reference roofline.py draws with ridge_point, but task4 then runs it with the reference's
-    # predict.py (autograder/core/fallback.py): one mistake, one charge
+    # predict.py (autograder/grading/fallback.py): one mistake, one charge
     "ridge_in_gflops": {"intensity_and_ridge", "law_ridge_meets"},
     # the batching misconception: every stream re-reads the weights
     "ceiling_rereads_weights": {"ceiling_batch_shares_weights", "ceiling_kv_cache", "ceiling_compute_roof",

@@ -19,7 +19,7 @@ import pytest
 
 from autograder.batch import discover
 from autograder.core import course, submission, ziplimits
-from autograder.core.grade import _handed_in, grade_submission
+from autograder.grading.grade import _handed_in, grade_submission
 from autograder.lessons.why17.fixtures import intake
 from autograder.sandbox import imports
 

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from autograder.batch import discover
 from autograder.core import course, submission
-from autograder.core.context import GradingContext
-from autograder.core.grade import _handed_in, load_checks, run_check
+from autograder.grading.context import GradingContext
+from autograder.grading.grade import _handed_in, load_checks, run_check
 from autograder.lessons.why17 import measurements, plotdata
 from autograder.lessons.why17.fixtures import classes
 from autograder.similarity import compare

@@ -154,7 +154,7 @@ def test_the_local_constants_of_the_process_stay_as_hypothesis_left_them():
 def test_loading_the_checks_runs_no_hypothesis_plugin_and_leaves_the_environment_alone():
     if importlib.util.find_spec("trio") is None:
         pytest.skip("trio is not installed (selenium brings it): there is no plugin to skip")
-    code = ("import os, sys\nfrom autograder.core.grade import load_checks\nload_checks()\n"
+    code = ("import os, sys\nfrom autograder.grading.grade import load_checks\nload_checks()\n"
             "print('trio' in sys.modules, os.environ.get('HYPOTHESIS_NO_PLUGINS'))")
     env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_NO_PLUGINS"}
     done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent,

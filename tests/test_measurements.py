@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.core.grade import grade_submission
+from autograder.grading.grade import grade_submission
 from autograder.lessons.why17 import measurements
 
 CASES = Path(__file__).resolve().parents[1] / "autograder" / "lessons" / "why17" / "fixtures" / "measurements"

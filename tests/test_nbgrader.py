@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from autograder.core import course
-from autograder.core.grade import load_checks
+from autograder.grading.grade import load_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "why17"
@@ -81,7 +81,7 @@ def gradebook_scores(course_dir: Path, student: str) -> dict:
 def grader_scores(folder: Path) -> dict:
     """task id -> points the grader gives ``folder`` (grade_submission, what `grade` runs; in this
     process, whose fork server is already warm)."""
-    from autograder.core.grade import grade_submission
+    from autograder.grading.grade import grade_submission
 
     scores: dict[str, float] = {}
     for test in grade_submission(folder)["tests"]:
@@ -106,7 +106,7 @@ def test_partial_credit_reaches_the_gradebook(graded):
     """Stubs with an inverted % of ceiling: task5 fails one of its six checks, and nbgrader records
     the cell's numeric value as partial credit, the grader's points."""
     nbgrader = gradebook_scores(graded, "half")
-    from autograder.core.grade import grade_submission
+    from autograder.grading.grade import grade_submission
 
     res = grade_submission(graded / "submitted" / "half" / ASSIGNMENT,
                            only={t.id for t in load_checks().values() if t.task == "task5"})

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from autograder.core import course
-from autograder.core.grade import grade_submission
+from autograder.grading.grade import grade_submission
 from shared import settings
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.core.grade import grade_submission
+from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import build
 from shared import diagnose
 from tests.public_runs import run_pytest, student_tree

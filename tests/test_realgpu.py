@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograder.core.grade import grade_submission
-from autograder.gpu import real as realgpu_engine
+from autograder.grading import real_gpu as realgpu_engine
+from autograder.grading.grade import grade_submission
 from autograder.lessons.why17 import realgpu, realgpu_pair
 from autograder.lessons.why17.fixtures import build
 from autograder.sandbox.parent import Limits

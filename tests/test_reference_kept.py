@@ -1,10 +1,10 @@
-"""The reference's sandbox is kept from one grading to the next (autograder/core/reference.py)."""
+"""The reference's sandbox is kept from one grading to the next (autograder/grading/reference.py)."""
 from pathlib import Path
 
 import pytest
 
-from autograder.core import reference
 from autograder.core.errors import StudentTimeout
+from autograder.grading import reference
 from autograder.sandbox.parent import Limits
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions" / "why17"

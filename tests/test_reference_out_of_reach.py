@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder.core import fallback
-from autograder.core.grade import grade_submission
+from autograder.grading import fallback
+from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import build
 from autograder.lessons.why17.standin import predict as standin
 from autograder.sandbox import isolation

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from autograder.core import course
-from autograder.core.grade import load_checks
+from autograder.grading.grade import load_checks
 from tests.tiny_course import TINY, cli, copy_of_tiny
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.core.grade import grade_submission
+from autograder.grading.grade import grade_submission
 from autograder.sandbox import forkserver, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox

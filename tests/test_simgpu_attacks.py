@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from autograder.core import settings
-from autograder.core.grade import grade_submission
+from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.checks.gpu_common import VERDICTS
 from autograder.sandbox import forkserver
 from shared import simgpu

@@ -13,10 +13,9 @@ import csv
 import io
 from pathlib import Path
 
-from autograder.core import late
+from autograder.core import csvsafe, late
 from autograder.core.atomic import atomic_write
 from autograder.core.errors import UsageError
-from autograder.reports import csvsafe
 
 NAME = "extensions.csv"
 FIELDS = ("student", "days", "due", "granted", "source")

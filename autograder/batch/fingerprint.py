@@ -43,7 +43,7 @@ def _digest(grader: str) -> str:
 def of_checks(asg, ids) -> dict[str, str]:
     """``{check id: 'checks/<module>.py:<hash>'}`` for the registered checks among ``ids``."""
     from autograder.core import lesson
-    from autograder.core.grade import load_checks
+    from autograder.grading.grade import load_checks
     registry = load_checks(asg)
     root = lesson.package_dir(asg)
     out = {}

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.batch import regrades, zero
+from autograder.core import csvsafe
 from autograder.core.atomic import atomic_write
 from autograder.core.errors import UsageError
-from autograder.reports import csvsafe
 
 NAME = "overrides.csv"
 FIELDS = ("student", "item", "points", "delta", "reason", "grader")

@@ -8,7 +8,7 @@ nobody graded) at the first problem:
 - the reference solution folder ``solutions/<folder>/`` beside the course file exists, and holds
   every module the tasks name, each readable and valid Python (compiled, not run: importing it
   costs a torch import, and a reference that compiles but fails to import is caught per student
-  as a grader failure, never a score: autograder/core/context.py);
+  as a grader failure, never a score: autograder/grading/context.py);
 - the grader package (course.yml's ``grader``) imports with all its check modules, course.yml's
   points per check name exactly its checks, and every task worth points has at least one check.
 
@@ -51,7 +51,7 @@ def check(asg) -> None:
         except SyntaxError as exc:
             raise UsageError(f"{where}: the reference solution {path} line {exc.lineno} is not valid "
                              f"Python ({exc.msg}); nobody was graded") from None
-    from autograder.core.grade import load_checks
+    from autograder.grading.grade import load_checks
     try:
         checks = load_checks(asg)
     except UsageError:
@@ -60,7 +60,7 @@ def check(asg) -> None:
         raise UsageError(f"{where}: the grader package {asg.grader!r} does not import "
                          f"({type(exc).__name__}: {exc}); nobody was graded") from None
     from autograder.core import points
-    from autograder.core.grade import checks_for
+    from autograder.grading.grade import checks_for
     try:
         points.of_checks(asg, checks_for(asg))    # course.yml's points name exactly the checks
     except UsageError as exc:

@@ -7,7 +7,7 @@ One row per changed check score and one per changed total (``check`` = ``(total)
 the device, a time limit), else ``regraded (--force or --student), nothing changed``. A first
 grading is not a regrade and writes nothing. The file is appended to, never rewritten, so it is
 the semester's record; the class summary lists the students whose totals changed. It is
-spreadsheet-safe (autograder/reports/csvsafe.py); ``read`` gives back the values as they were.
+spreadsheet-safe (autograder/core/csvsafe.py); ``read`` gives back the values as they were.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import csv
 import io
 from pathlib import Path
 
-from autograder.reports import csvsafe
+from autograder.core import csvsafe
 
 NAME = "regrades.csv"
 FIELDS = ("run", "student", "check", "old_score", "new_score", "reason")

@@ -243,7 +243,7 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
 def load_overrides(out: Path, layout: discover.Layout, asg) -> dict:
     """OUT/overrides.csv (its header written when OUT has none), validated against the class:
     student folder name -> its overrides. UsageError (a line per bad row) before anyone is graded."""
-    from autograder.core.grade import load_checks
+    from autograder.grading.grade import load_checks
     path = overrides.ensure_template(out)
     names: dict[str, str] = {}
     for sub in layout.submissions:

@@ -62,7 +62,7 @@ def grade_one(job: dict) -> dict:
     from autograder.batch.zero import grader_failure, zero_results
     from autograder.core import course, lesson
     from autograder.core.errors import GraderError, UsageError
-    from autograder.core.grade import grade_submission
+    from autograder.grading.grade import grade_submission
 
     asg = course.load().assignment(job["assignment"])
     try:
@@ -107,7 +107,7 @@ def main() -> int:
     if settings.FORKSERVER.get():
         from autograder.sandbox import forkserver
         forkserver.start(wait=False)                # imports torch while we import the grader
-    from autograder.core.grade import load_checks
+    from autograder.grading.grade import load_checks
     load_checks()                                   # the grader's imports, paid once per worker
     if settings.FORKSERVER.get():
         forkserver.active().wait_ready()

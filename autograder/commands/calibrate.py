@@ -23,7 +23,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     # Imported here: the simulator pulls in torch, which no other command's start-up should pay.
     from autograder.core import lesson
-    from autograder.gpu import real as realgpu
+    from autograder.grading import real_gpu as realgpu
 
     asg = course.load().assignment(args.assignment)
     calibrate = lesson.calibration_of(asg)

@@ -6,7 +6,7 @@ import sys
 from autograder.batch import submitted
 from autograder.core import course, late, results
 from autograder.core.errors import GraderError
-from autograder.core.grade import grade_submission
+from autograder.grading.grade import grade_submission
 
 NAME = "grade"
 HELP = "grade one submission (a folder or a .zip) and write Gradescope's results.json"

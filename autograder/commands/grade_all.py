@@ -36,7 +36,7 @@ def _positive_int(text: str) -> int:
 def _check_ids(text: str) -> set[str]:
     import argparse
 
-    from autograder.core.grade import load_checks
+    from autograder.grading.grade import load_checks
     ids = {t.strip() for t in text.split(",") if t.strip()}
     unknown = sorted(ids - set(load_checks()))
     if not ids or unknown:

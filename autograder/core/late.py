@@ -148,7 +148,7 @@ class Extension:
 def load_extensions(path: Path | str) -> dict[str, Extension]:
     """The extensions CSV as student -> Extension; UsageError names the file, line and problem.
     The header names ``student`` and ``days`` or ``due`` (or both: then each row fills one)."""
-    from autograder.reports import csvsafe
+    from autograder.core import csvsafe
 
     path = Path(path)
     try:

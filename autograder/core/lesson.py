@@ -4,12 +4,12 @@
                            (files that draw with matplotlib): their children preload them
     <grader>/checks/       the checks, each registered with autograder.core.registry.check
                            (its __init__ may set DEPENDS, student module -> modules its checks also
-                           run, and HANDED_IN, other files a submission holds: core/grade.py)
+                           run, and HANDED_IN, other files a submission holds: grading/grade.py)
     <grader>/mistakes.yml  optional: the classic mistakes and the checks that reveal them
     <grader>/plotdata.py   optional: ``collect(submission_path) -> dict | None``, stored in
                            results.json under PLOTS_KEY
     <grader>/charts.py     optional: ``render(data: dict | None) -> str``, HTML of the feedback plots
-    <grader>/realgpu.py    optional: the real-GPU tier (autograder/gpu/real.py): MODULES (the student
+    <grader>/realgpu.py    optional: the real-GPU tier (autograder/grading/real_gpu.py): MODULES (the student
                            modules it needs), PAIR (a script for the reference's child, with
                            ``device_info(l2_bytes)``), ``measure(student, reference, device, **options)``
                            over modules living in two children, ``judge(figures) -> {check: Verdict}``

@@ -17,7 +17,7 @@ class CheckFailed(AssertionError):
 
 
 class Context(Protocol):
-    """What a check may ask of the grader (implemented by autograder/core/context.py)."""
+    """What a check may ask of the grader (implemented by autograder/grading/context.py)."""
 
     seed: int            # stable per submission (hash of its files); seeds randomized profiles
     device: str          # 'sim', 'cpu' or 'cuda'

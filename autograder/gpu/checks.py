@@ -2,7 +2,7 @@
 seeded for the submission, behind the hidden probe (autograder/gpu/probe.py).
 
 A lesson's ``<grader>/checks/gpu_<name>.py`` modules (the engine runs checks from ``gpu_*``
-modules on the simulated GPU with the reference beside them: core/grade.py) call ``register``
+modules on the simulated GPU with the reference beside them: grading/grade.py) call ``register``
 with the lesson's verdict table, ``rubric.verdicts(probe.settings, probe.follows)``.
 """
 from __future__ import annotations

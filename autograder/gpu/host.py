@@ -30,15 +30,24 @@ def open(sim: dict | None):
     return SimDevice(cfg), public(cfg)
 
 
+class Refused(Exception):
+    """A line on the device channel the grader will not serve; ``reason`` says why, in words (the
+    sandbox ends the call with it)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 def serve(child, message: dict, send) -> None:
     """Carry out the device requests in ``message`` from ``child`` (a ChildHandle whose
-    ``device`` is the call's SimDevice); ``send(child, reply)`` answers an ask."""
-    from autograder.sandbox.parent import ChildGone
+    ``device`` is the call's SimDevice); ``send(child, reply)`` answers an ask. Raises Refused for
+    a request no CUDA program makes or a call past the device's budget."""
     from shared.simgpu.device import ASKS, OverBudget
 
     device = getattr(child, "device", None)
-    garbage = ChildGone(f"the process running {child.who} sent the simulated GPU a request no CUDA "
-                        "program makes")
+    garbage = Refused(f"the process running {child.who} sent the simulated GPU a request no CUDA "
+                      "program makes")
     posts, ask = message.get("dev"), message.get("ask")
     if device is None or not isinstance(posts, list) or len(posts) > MAX_REQUESTS:
         raise garbage
@@ -48,7 +57,7 @@ def serve(child, message: dict, send) -> None:
     except RuntimeError:
         pass                                 # an error nobody waits for (CUDA reports it later, or never)
     except OverBudget as exc:
-        raise ChildGone(f"the process running {child.who} was stopped: {exc}") from None
+        raise Refused(f"the process running {child.who} was stopped: {exc}") from None
     except Exception:  # any malformed request is the child's fault
         raise garbage from None
     if ask is None:
@@ -56,10 +65,9 @@ def serve(child, message: dict, send) -> None:
     if not isinstance(ask, dict) or ask.get("op") not in ASKS:
         raise garbage
     try:
-        send(child, {"dev_reply": device.handle(ask)})
+        reply = {"dev_reply": device.handle(ask)}
     except RuntimeError as exc:              # PyTorch's words: elapsed_time of incomplete events
-        send(child, {"dev_error": str(exc)})
-    except ChildGone:
-        raise
-    except Exception:
+        reply = {"dev_error": str(exc)}
+    except Exception:  # any malformed ask is the child's fault
         raise garbage from None
+    send(child, reply)

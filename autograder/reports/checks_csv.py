@@ -8,7 +8,7 @@ The first row after the header, ``Points Possible``, holds each column's maximum
 a student's result did not grade, a manual item nobody scored yet, and every score of a student the
 grader failed on (autograder/batch/zero.py) are empty cells, never 0. Check scores include
 OUT/overrides.csv's changes of checks; task and total overrides show in the total only.
-Spreadsheet-safe (autograder/reports/csvsafe.py).
+Spreadsheet-safe (autograder/core/csvsafe.py).
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ import io
 
 from autograder.batch import overrides, zero
 from autograder.batch.discover import Submission
-from autograder.reports import csvsafe, gradebook
+from autograder.core import csvsafe
+from autograder.reports import gradebook
 
 #: Decimal places of points.
 PLACES = 4

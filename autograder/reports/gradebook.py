@@ -21,7 +21,7 @@ Section) and one assignment column, ``<assignment> (<points>)``, holding the tot
 Canvas user id when the submissions came from a Canvas download); README's
 "Grading a class" says how to import it.
 
-Both are spreadsheet-safe (autograder/reports/csvsafe.py): a name, SID, email or folder name that
+Both are spreadsheet-safe (autograder/core/csvsafe.py): a name, SID, email or folder name that
 starts with a formula character is written with a quote in front; the scores stay numbers.
 """
 from __future__ import annotations
@@ -30,8 +30,7 @@ import io
 
 from autograder.batch import overrides, partial, zero
 from autograder.batch.discover import Submission
-from autograder.core import late
-from autograder.reports import csvsafe
+from autograder.core import csvsafe, late
 
 #: Decimal places of scores in the CSV files.
 PLACES = 2

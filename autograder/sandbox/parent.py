@@ -489,7 +489,10 @@ class Sandbox:
         while True:
             reply = receive(child, deadline)
             if reply is not None and "dev" in reply and "id" not in reply:   # the simulated GPU's requests
-                host.serve(child, reply, send)
+                try:
+                    host.serve(child, reply, send)
+                except host.Refused as exc:
+                    raise ChildGone(exc.reason) from None
                 if busy is not None:
                     deadline = min(max(deadline, time.monotonic() + busy[0]), max(deadline, busy[1]))
                 continue

@@ -16,7 +16,7 @@ TORCH_FILES) get a lighter child without the simulator: ``plots`` (its PLOT_FILE
 matplotlib, the others nothing. A file of either whose source imports only the standard library
 and what its child preloads starts at once as a fresh interpreter while the fork server still
 imports torch (autograder/sandbox/imports.py), so a cold grading runs its checks meanwhile
-(core/grade.py).
+(grading/grade.py).
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ class PerFileSandbox:
         self.upcoming: dict[str, list[dict]] = {}
         #: (module, setting, Sandbox): the next setting's child, started while the current one runs
         self.ahead: tuple[str, dict, Sandbox] | None = None
-        #: Modules whose child runs from another folder (autograder/core/fallback.py: the
+        #: Modules whose child runs from another folder (autograder/grading/fallback.py: the
         #: submission with a broken file it needs replaced by the reference's); set before first use.
         self.sources: dict[str, Path] = {}
         self.spare: Sandbox | None = None

@@ -8,7 +8,7 @@ hold: ``name a%/b%``), ``matched_tokens`` (filtered tokens in matching regions, 
 ``cluster`` (C1, C2, ... when the pair links a cluster at the threshold, else empty: clusters.py),
 ``a_vs_reference`` and ``b_vs_reference`` (each student against the course's reference solution,
 percent; empty without one), ``class_median`` (the median pair of the class, percent: baseline.py).
-Spreadsheet-safe (autograder/reports/csvsafe.py): a student name that starts with a formula
+Spreadsheet-safe (autograder/core/csvsafe.py): a student name that starts with a formula
 character gets a quote in front.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from autograder.batch import discover, store
-from autograder.reports import csvsafe
+from autograder.core import csvsafe
 from autograder.similarity import baseline as baselines
 from autograder.similarity import clusters as grouping
 from autograder.similarity import compare

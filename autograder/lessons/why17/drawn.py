@@ -156,7 +156,7 @@ def record() -> dict:
     """FILE's contents from a grading of the reference in this process, every law through
     hypothesis. ValueError when the reference fails a law (its cases would not be kept)."""
     from autograder.core import course
-    from autograder.core.grade import grade_submission
+    from autograder.grading.grade import grade_submission
 
     package = __package__       # also under python -m, where __name__ is "__main__"
     asg = next(a for a in course.load().assignments.values() if a.grader == package)

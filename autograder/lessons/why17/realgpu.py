@@ -1,6 +1,6 @@
 """The why17 real-GPU checks: the six verdicts from figures measured on this machine's GPU.
 
-The child (realgpu_pair.py, copied into the sandbox by autograder/gpu/real.py) measures the
+The child (realgpu_pair.py, copied into the sandbox by autograder/grading/real_gpu.py) measures the
 student's functions and the reference in one process, interleaved; ``judge`` turns those figures
 into the six verdicts as ratios of medians, with wider tolerances than the simulator's (real
 timings are noisy). What a real GPU can and cannot show, per check (the simulator isolates each

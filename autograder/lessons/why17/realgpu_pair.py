@@ -6,7 +6,7 @@ alternately lets realgpu.py's judge compare them as ratios of medians. Everythin
 data: numbers in the functions' own units (GB/s, TFLOP/s), bytes, and one-line error texts.
 
 Runs wherever torch runs: on CUDA when available, else on the CPU (so the tests exercise it). The
-grader (autograder/gpu/real.py) runs ``measure`` in its own process over two sandboxed children,
+grader (autograder/grading/real_gpu.py) runs ``measure`` in its own process over two sandboxed children,
 the student's files in one and the reference's in the other (with this file, for
 ``device_info``), so the student's code never shares a process or a folder with the reference.
 The calibration command runs ``python -m autograder.lessons.why17.realgpu_pair STUDENT_DIR

@@ -1,1 +1,1 @@
-"""Stand-ins a dependent file runs with when the student's own file is broken (autograder/core/fallback.py)."""
+"""Stand-ins a dependent file runs with when the student's own file is broken (autograder/grading/fallback.py)."""

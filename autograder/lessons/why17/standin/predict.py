@@ -2,7 +2,7 @@
 
 The grader puts this file, never the reference solution, beside a student's roofline.py when
 the student's own predict.py is missing, does not import or failed its checks
-(autograder/core/fallback.py). A student may read it: it holds nothing the handed-out stub
+(autograder/grading/fallback.py). A student may read it: it holds nothing the handed-out stub
 (assignments/why17/predict.py) does not say. It checks no argument (the stub's Raises lines are
 the student's work), so it would not pass task 3 if handed in.
 

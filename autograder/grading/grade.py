@@ -5,7 +5,7 @@ batch grader calls it; ``python -m autograder grade`` is a thin wrapper). Each t
 course.yml go to its checks as the task's ``checks`` mapping says (autograder/core/points.py; by
 weight when it has none); a check passes (all its points) or fails (zero). A file whose checks
 need another student file runs with a stand-in for it when the student's is broken
-(autograder/core/fallback.py), so one mistake is charged once.
+(autograder/grading/fallback.py), so one mistake is charged once.
 """
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ import traceback
 from contextlib import contextmanager
 from pathlib import Path
 
-from autograder.core import course, fallback, points, results, submission
-from autograder.core import reference as kept_reference
-from autograder.core.context import GradingContext
+from autograder.core import course, points, results, submission
 from autograder.core.errors import GraderError, StudentError, StudentRaised, UsageError
 from autograder.core.registry import REGISTRY, Check, CheckFailed
 from autograder.gpu import seed
+from autograder.grading import fallback
+from autograder.grading import reference as kept_reference
+from autograder.grading.context import GradingContext
 from autograder.sandbox import calltime, forkserver, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
@@ -234,7 +235,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
                                         "error" if isinstance(message, NotRun) else "failed")
         position = {c.id: i for i, c in enumerate(c for _task, cs in plan for c in cs)}
         tests.sort(key=lambda t: position[t["check"]])   # results in course.yml order
-        if device == "cuda":   # informational real-GPU checks (autograder/gpu/real.py)
+        if device == "cuda":   # informational real-GPU checks (autograder/grading/real_gpu.py)
             tests = _real_gpu(tests, plan, asg, sub, limits, notes)
         if gpu:
             notes.append(f"The simulated GPU's profile was seeded with the grader's secret ({secret.source}).")
@@ -300,7 +301,7 @@ def _real_gpu(tests: list[dict], plan, asg: course.Assignment, sub: submission.S
               limits: Limits, notes: list[str]) -> list[dict]:
     """``tests`` plus the real-GPU checks '[<check>/cuda]' (0 points) when this machine has a
     GPU; the line saying what ran (or that there is no GPU) goes first in ``notes``."""
-    from autograder.gpu import real as realgpu
+    from autograder.grading import real_gpu as realgpu
 
     gpu_checks = {c.id: (task, c) for task, cs in plan for c in cs if _on_gpu(c)}
     if not gpu_checks:

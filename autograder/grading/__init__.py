@@ -1,0 +1,11 @@
+"""Grading one submission: the layer above the sandbox and the simulated GPU.
+
+    grade.py      grade_submission: load, plan, run every check in its child, score, results
+    context.py    what a check sees: the student's and the reference's calls, within the budget
+    reference.py  the reference solution's sandbox, kept between gradings of one run
+    fallback.py   a stand-in for a broken module that another one needs (never the reference)
+    real_gpu.py   the real-GPU tier of ``--device cuda`` (a lesson's realgpu.py, two children)
+
+It imports ``core``, ``sandbox`` and ``gpu``; nothing below it imports it (pyproject.toml's
+import-linter contracts).
+"""
