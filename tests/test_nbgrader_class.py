@@ -2,7 +2,8 @@
 student zip and one from nbgrader's release autograde alike, a student whose predict.py never
 returns costs only the checks it hangs (the grader's sandbox stops it), a student with no notebook is
 graded from the .py files, the lab is not re-run on the grading machine, and a notebook without the
-nbgrader cell metadata is refused with one line naming the student and the file."""
+nbgrader cell metadata is refused with one line naming the student and the file. grade-all grades
+the class first and the test cells read its results; without it each notebook grades itself."""
 from __future__ import annotations
 
 import json
@@ -155,3 +156,42 @@ def test_a_notebook_without_the_metadata_is_refused_in_one_line(graded):
              if line.startswith("[AutogradeApp | ERROR] bare:")]
     assert len(lines) == 1
     assert "submitted/bare/why17/why17.ipynb has no nbgrader cell metadata" in lines[0]
+
+
+def test_the_test_cells_read_grade_alls_results_for_the_same_files(graded, tmp_path):
+    """The hook's grade-all wrote a result per student; a result is read back only for the very
+    files it graded."""
+    from autograder.exports.nbgrader_course import PREGRADED_DIR, pregraded_results
+
+    course_dir, done = graded
+    assert "with grade-all first" in done.stderr
+    for student in ("rel", "zip", "hang", "nonb"):
+        stored = json.loads((course_dir / PREGRADED_DIR / student / "results.json").read_text())
+        assert pregraded_results(course_dir / "submitted" / student / ASSIGNMENT) == stored
+    copy = tmp_path / "course"
+    shutil.copytree(course_dir / "submitted" / "zip", copy / "submitted" / "zip")
+    shutil.copytree(course_dir / PREGRADED_DIR / "zip", copy / PREGRADED_DIR / "zip")
+    folder = copy / "submitted" / "zip" / ASSIGNMENT
+    assert pregraded_results(folder) is not None
+    with open(folder / "predict.py", "a") as f:
+        f.write("\n# changed after grading\n")
+    assert pregraded_results(folder) is None
+
+
+def test_without_grade_all_a_hanging_notebook_grades_itself_in_the_sandbox(graded):
+    """With the pre-grading off (WHY17_PREGRADED set) and no stored result, the hanging student's
+    first test cell runs `python -m autograder grade`: the same scores, the hang stopped by the
+    sandbox's per-call limit."""
+    from autograder.exports.nbgrader_course import PREGRADED_DIR
+
+    course_dir, _ = graded
+    before = gradebook_scores(course_dir, "hang")
+    shutil.rmtree(course_dir / PREGRADED_DIR / "hang")
+    env = dict(os.environ, WHY17_PREGRADED="1",
+               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", "hang", "--force"],
+                          cwd=course_dir, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "with grade-all first" not in done.stderr
+    assert not (course_dir / PREGRADED_DIR / "hang").exists()
+    assert gradebook_scores(course_dir, "hang") == pytest.approx(before, abs=1e-3)

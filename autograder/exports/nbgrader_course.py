@@ -14,7 +14,9 @@ folder in a separate process (once per notebook run), in the grader's sandbox wi
 limits, and returns the task's score as the cell's value: nbgrader takes a numeric cell value as
 partial credit (nbgrader.utils.determine_grade). The grade's own output is captured, so nothing
 reaches the cell's stderr, which nbgrader would score as zero. During `nbgrader autograde` only those
-cells run (``nbgrader_hooks``): the lab is not re-measured on the grading machine.
+cells run (``nbgrader_hooks``): the lab is not re-measured on the grading machine; and grade-all has
+first graded the class into <course>/autograder-grades/, whose results the cells read when they are
+of the same files (``pregraded_results``).
 """
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ from autograder.exports.nbgrader_cells import ROOT_ENV, instructor_notebook, rel
 CELL_TIMEOUT_S = 600
 #: Environment variable naming the Python that runs `python -m autograder grade`.
 PYTHON_ENV = "WHY17_PYTHON"
+#: The course's folder where `nbgrader autograde` first runs grade-all on submitted/ (nbgrader_hooks).
+PREGRADED_DIR = "autograder-grades"
 
 _CONFIG = '''\
 """nbgrader configuration of the course, written by `python -m autograder nbgrader-course`.
@@ -62,6 +66,10 @@ if nbgrader_hooks.autograding(sys.argv):
     # a student who handed in .py files but no notebook is graded with the released notebook
     for _notebook in {notebooks!r}:
         nbgrader_hooks.add_missing_notebooks({out!r}, {course_id!r}, _notebook, {modules!r})
+    # grade-all grades the class first (new or changed submissions only), in parallel with one warm
+    # sandbox per worker; the test cells read its results. Delete this line and each notebook's
+    # first test cell runs `python -m autograder grade` itself (the same scores, slower).
+    nbgrader_hooks.pregrade({out!r}, {course_id!r})
 '''
 
 
@@ -144,10 +152,35 @@ def submission_dir(cwd: Path | None = None) -> Path:
     return cwd
 
 
+def pregraded_results(folder: Path) -> dict | None:
+    """grade-all's results for submitted/<student>/<assignment> ``folder``, from the course's
+    PREGRADED_DIR, when they are of these very files and every check (else None)."""
+    from autograder.batch.discover import Submission
+    from autograder.batch.store import MARKER, RESULTS, content_hash
+
+    folder = Path(folder)
+    if len(folder.parents) < 3 or folder.parents[1].name != "submitted":
+        return None
+    stored = folder.parents[2] / PREGRADED_DIR / folder.parent.name
+    try:
+        marker = json.loads((stored / MARKER).read_text(encoding="utf-8"))
+        if not marker.get("full") or marker.get("hash") != content_hash(Submission(folder.parent.name, folder, ())):
+            return None
+        results = json.loads((stored / RESULTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError, AttributeError):
+        return None
+    return results if isinstance(results, dict) and isinstance(results.get("tests"), list) else None
+
+
 def grade_results(folder: Path, assignment: str | None = None) -> dict:
-    """The results dict of ``python -m autograder grade folder``, run once per folder and kernel."""
+    """The results dict of ``python -m autograder grade folder``, run once per folder and kernel;
+    grade-all's, when the course's pre-grading graded these files (``pregraded_results``)."""
     key = f"{assignment}:{folder}"
     if key not in _RESULTS:
+        pregraded = pregraded_results(folder)
+        if pregraded is not None:
+            _RESULTS[key] = pregraded
+            return pregraded
         root = os.environ.get(ROOT_ENV) or str(Path(__file__).resolve().parents[2])
         python = os.environ.get(PYTHON_ENV) or sys.executable
         with tempfile.TemporaryDirectory(prefix="grader-nbgrader-") as tmp:
