@@ -1,6 +1,8 @@
 """`nbgrader autograde` of a class, with the real nbgrader and its SQLite gradebook: wall and CPU
 seconds for the whole class and per student, then one correct and one hanging student each on their
-own (`--student`), so the hang's extra cost shows. Figures only; nothing here asserts a time.
+own (`--student`, graded afresh), so the hang's extra cost shows: first as configured (grade-all
+grades first), then with WHY17_PREGRADED=1 (each notebook's first test cell runs `grade` itself).
+Figures only; nothing here asserts a time.
 
     .venv/bin/python bench/nbgrader_class.py [-n 10] [--keep DIR]
 
@@ -24,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from autograder.exports.nbgrader_course import PREGRADED_DIR  # noqa: E402
 from autograder.lessons.why17.fixtures.build import overlay  # noqa: E402
 
 ASSIGNMENT = "why17"
@@ -31,9 +34,10 @@ MODULES = ("bw", "flops", "predict", "roofline")
 TABLE = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "measurements" / "reference" / "measurements.json"
 
 
-def run(*args: str, cwd: Path) -> tuple[float, float]:
+def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
     """(wall s, CPU s of the command and its reaped children); exits on a failure."""
-    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    env = dict(os.environ, **(env or {}),
+               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     done = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=env)
@@ -74,9 +78,14 @@ def main(argv: list[str] | None = None) -> int:
     total = len(students) + 1
     print(f"nbgrader autograde {ASSIGNMENT}, {total} students (1 hanging): {wall:.1f} s wall, {cpu:.1f} s CPU; "
           f"{wall / total:.1f} s wall, {cpu / total:.1f} s CPU per student")
-    for student in (students[0], "hang"):
-        wall, cpu = run("-m", "nbgrader", "autograde", ASSIGNMENT, "--student", student, "--force", cwd=course_dir)
-        print(f"nbgrader autograde {ASSIGNMENT} --student {student} --force: {wall:.1f} s wall, {cpu:.1f} s CPU")
+    for pregrade in (True, False):
+        for student in (students[0], "hang"):
+            shutil.rmtree(course_dir / PREGRADED_DIR / student)       # graded afresh, by grade-all or the cell
+            wall, cpu = run("-m", "nbgrader", "autograde", ASSIGNMENT, "--student", student, "--force",
+                            cwd=course_dir, env={} if pregrade else {"WHY17_PREGRADED": "1"})
+            how = "grade-all first" if pregrade else "WHY17_PREGRADED=1, the cell runs grade"
+            print(f"nbgrader autograde {ASSIGNMENT} --student {student} --force ({how}): "
+                  f"{wall:.1f} s wall, {cpu:.1f} s CPU")
     print(f"load average {os.getloadavg()[0]:.1f} after")
     return 0
 
