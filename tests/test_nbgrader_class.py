@@ -195,3 +195,13 @@ def test_without_grade_all_a_hanging_notebook_grades_itself_in_the_sandbox(grade
     assert "with grade-all first" not in done.stderr
     assert not (course_dir / PREGRADED_DIR / "hang").exists()
     assert gradebook_scores(course_dir, "hang") == pytest.approx(before, abs=1e-3)
+
+
+def test_only_nbgrader_autograde_runs_the_hooks():
+    from autograder.exports.nbgrader_hooks import autograding
+
+    assert autograding(["nbgrader", "autograde", "why17"])
+    assert autograding(["/x/nbgrader/__main__.py", "--debug", "autograde", "why17", "--student", "ann"])
+    assert not autograding(["nbgrader", "generate_feedback", "why17"])
+    assert not autograding(["nbgrader", "export", "--to", "autograde"])
+    assert not autograding(["jupyter-lab"])

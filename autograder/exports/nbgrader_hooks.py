@@ -90,8 +90,10 @@ AUTOGRADE = [TestCellsOnly, IgnorePattern, ClearMetadataPreprocessor, LimitOutpu
 
 
 def autograding(argv: list[str]) -> bool:
-    """Whether this nbgrader process is `nbgrader autograde`."""
-    return len(argv) > 1 and argv[1] == "autograde"
+    """Whether this process is `nbgrader autograde` (its first word that is not an option). The
+    formgrader's autograde button runs inside the notebook server: no pre-grading, no added
+    notebooks there; its test cells grade each student themselves."""
+    return next((arg for arg in argv[1:] if not arg.startswith("-")), None) == "autograde"
 
 
 def add_missing_notebooks(course_dir: Path, assignment: str, notebook: str, modules: list[str]) -> list[Path]:
