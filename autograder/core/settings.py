@@ -55,8 +55,13 @@ PYTHON = Setting(
     "Python that nbgrader's task cells and the Gradescope package's run_autograder grade with. "
     "Unset: nbgrader's kernel's Python; on Gradescope, the package's venv")
 
+PREGRADED = Setting(
+    "WHY17_PREGRADED", "flag", "0",
+    "1: `nbgrader autograde` does not run grade-all on submitted/ first (each notebook's first "
+    "test cell then runs `grade` itself); the config sets it once it has pre-graded")
+
 #: The grader's own settings.
-GRADER = (COURSE, SANDBOX, FORKSERVER, SIM_SECRET, BATCH_PARENT, ROOT, PYTHON)
+GRADER = (COURSE, SANDBOX, FORKSERVER, SIM_SECRET, BATCH_PARENT, ROOT, PYTHON, PREGRADED)
 #: The grader's settings, then those shared/ and the lab notebook read, in the order of the docs table.
 ALL = (*GRADER, *shared_settings.ALL)
 

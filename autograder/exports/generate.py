@@ -2,7 +2,8 @@
 
 Each ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region becomes a stub that raises
 NotImplementedError naming its task (``task1.1: copy_bandwidth``), at the marker's indentation;
-signatures and docstrings stay as they are. Notebook cells are treated the same way, cell by cell.
+signatures and docstrings stay as they are. The notebook becomes what nbgrader's release would make
+of it, nbgrader cell metadata included (autograder/exports/nbgrader_cells.py).
 Other files are copied unchanged. Nested or unterminated regions raise GenerateError.
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from autograder.core.course import Assignment
+from autograder.exports import nbgrader_cells
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
@@ -70,27 +72,12 @@ def _python_labeller(assignment: Assignment, module: str, where: str):
     return label_for
 
 
-def _notebook(text: str, where: str) -> str:
-    nb = json.loads(text)
-    for i, cell in enumerate(nb.get("cells", [])):
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else source
-        if BEGIN not in source:
-            continue
-        label = cell.get("metadata", {}).get("grader_task", "this cell")
-        if cell.get("cell_type") == "markdown":
-            new = strip_regions(source, f"{where} cell {i}", lambda _f, label=label: label)
-            new = new.replace(f"raise NotImplementedError({label!r})", "YOUR ANSWER HERE")
-        else:
-            new = strip_regions(source, f"{where} cell {i}", lambda _f, label=label: label)
-        cell["source"] = new
-        if cell.get("cell_type") == "code":
-            cell["outputs"] = []
-            cell["execution_count"] = None
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") == "code":
-            cell["outputs"] = []
-            cell["execution_count"] = None
+def _notebook(assignment: Assignment, text: str, where: str) -> str:
+    """The student's notebook: nbgrader's release of the lab notebook, made here (nbgrader_cells)."""
+    try:
+        nb = nbgrader_cells.student_notebook(json.loads(text), assignment, where)
+    except nbgrader_cells.CellError as exc:
+        raise GenerateError(str(exc)) from None
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -104,7 +91,7 @@ def render(assignment: Assignment, path: Path, rel: str) -> bytes:
         labeller = _python_labeller(assignment, path.stem, where)
         return strip_regions(text, where, labeller).encode("utf-8")
     if path.suffix == ".ipynb":
-        return _notebook(path.read_text(encoding="utf-8"), where).encode("utf-8")
+        return _notebook(assignment, path.read_text(encoding="utf-8"), where).encode("utf-8")
     return path.read_bytes()
 
 

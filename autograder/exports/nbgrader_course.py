@@ -2,24 +2,25 @@
 
 ``write_course(out, assignment)`` lays out a working nbgrader course directory::
 
-    out/nbgrader_config.py      # course id, cell timeout, where this project and its Python live
+    out/nbgrader_config.py      # course id, cell timeout, the autograde steps, where this project lives
     out/shared/                 # the project's shared/ package (the notebook finds it upward)
     out/source/<folder>/<notebook>.ipynb  # the lab notebook with nbgrader cell metadata, solutions inside
     out/source/<folder>/*.py ...   # the student release's other files (stubs, README, public tests)
 
-In the source notebook every ``### BEGIN SOLUTION`` code cell becomes an nbgrader "autograded answer",
-every Explain It Back answer a "manually graded answer" (0 points: course.yml's points are all
-autograded), and one "autograder tests" cell per task of course.yml is appended, worth that task's
-points. Its hidden part calls ``task_points(task_id)``, which runs ``python -m autograder grade`` on the
-student's submitted folder in a separate process (once per notebook run) and returns the task's score
-as the cell's value: nbgrader takes a numeric cell value as partial credit (nbgrader.utils.
-determine_grade). The grade's own output is captured, so nothing reaches the cell's stderr, which
-nbgrader would score as zero.
+The source notebook is ``nbgrader_cells.instructor_notebook``: the one the student zip's notebook is
+made from too, so a notebook from either autogrades. Each task's locked "autograder tests" cell
+calls ``task_points(task_id)``, which runs ``python -m autograder grade`` on the student's submitted
+folder in a separate process (once per notebook run), in the grader's sandbox with its per-call
+limits, and returns the task's score as the cell's value: nbgrader takes a numeric cell value as
+partial credit (nbgrader.utils.determine_grade). The grade's own output is captured, so nothing
+reaches the cell's stderr, which nbgrader would score as zero. During `nbgrader autograde` only those
+cells run (``nbgrader_hooks``): the lab is not re-measured on the grading machine; and grade-all has
+first graded the class into <course>/autograder-grades/, whose results the cells read when they are
+of the same files (``pregraded_results``).
 """
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -27,15 +28,16 @@ import tempfile
 from pathlib import Path
 
 from autograder.core import settings
+from autograder.exports.nbgrader_cells import instructor_notebook, release_code_stub
 
-BEGIN = "### BEGIN SOLUTION"
-#: Seconds nbgrader lets one cell run: a task cell runs a whole grade the first time.
-CELL_TIMEOUT_S = 1800
+#: Seconds nbgrader lets one cell run, a backstop: a task cell's grade bounds each call of the
+#: student's code itself (the first task cell runs the whole grade, about the time `grade` takes).
+CELL_TIMEOUT_S = 600
 #: Environment variables nbgrader_config.py sets for the kernel that runs the task cells.
 ROOT_ENV = settings.ROOT.name
 PYTHON_ENV = settings.PYTHON.name
-#: nbgrader's cell metadata schema version (nbgrader 0.9).
-SCHEMA_VERSION = 3
+#: The course's folder where `nbgrader autograde` first runs grade-all on submitted/ (nbgrader_hooks).
+PREGRADED_DIR = "autograder-grades"
 
 _CONFIG = '''\
 """nbgrader configuration of the course, written by `python -m autograder nbgrader-course`.
@@ -44,68 +46,37 @@ The "autograder tests" cells run this project's grader ({root}) with {python};
 regenerate this course after moving either.
 """
 import os
+import sys
 
 os.environ.setdefault({root_env!r}, {root!r})
 os.environ.setdefault({python_env!r}, {python!r})
+sys.path.insert(0, os.environ[{root_env!r}])
+from autograder.exports import nbgrader_hooks
 
 c = get_config()  # noqa: F821 - provided by nbgrader
 c.CourseDirectory.course_id = {course_id!r}
 c.Execute.timeout = {timeout}
+# the release's code stub is the student zip's, so both notebooks are the same
+c.ClearSolutions.code_stub = {{"python": {code_stub!r}}}
 # autograde copies the source's files over the student's; never over the modules they wrote
 c.Autograde.exclude_overwriting = {{{course_id!r}: {modules!r}}}
+# autograde: refuse notebooks without the test cells, run only the test cells (the grader's sandbox)
+c.Autograde.sanitize_preprocessors = nbgrader_hooks.SANITIZE
+c.Autograde.autograde_preprocessors = nbgrader_hooks.AUTOGRADE
+if nbgrader_hooks.autograding(sys.argv):
+    # a student who handed in .py files but no notebook is graded with the released notebook
+    for _notebook in {notebooks!r}:
+        nbgrader_hooks.add_missing_notebooks({out!r}, {course_id!r}, _notebook, {modules!r})
+    # grade-all grades the class first (new or changed submissions only), in parallel with one warm
+    # sandbox per worker; the test cells read its results. Delete this line and each notebook's
+    # first test cell runs `python -m autograder grade` itself (the same scores, slower).
+    nbgrader_hooks.pregrade({out!r}, {course_id!r})
 '''
-
-_TASK_CELL = '''\
-# {task_id}: {title}, {points:g} points. The course's autograder fills this in when it grades.
-### BEGIN HIDDEN TESTS
-import os as _os, sys as _sys
-_sys.path.insert(0, _os.environ[{root_env!r}])
-from autograder.exports.nbgrader_course import task_points
-task_points({task_id!r}, {assignment!r})
-### END HIDDEN TESTS
-'''
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-zA-Z0-9_-]+", "-", text).strip("-").lower() or "cell"
 
 
 def nbgrader_notebook(solution_nb: dict, assignment) -> dict:
-    """The source notebook for nbgrader: cell metadata for answers, one task cell per task."""
-    nb = json.loads(json.dumps(solution_nb))
-    seen = set()
-    for i, cell in enumerate(nb["cells"]):
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else source
-        if BEGIN not in source:
-            continue
-        grade_id = _slug(cell.get("metadata", {}).get("grader_task", f"answer-{i}"))
-        if grade_id in seen:
-            grade_id = f"{grade_id}-{i}"
-        seen.add(grade_id)
-        manual = cell["cell_type"] == "markdown"
-        meta = {"grade": manual, "solution": True, "locked": False, "grade_id": grade_id,
-                "schema_version": SCHEMA_VERSION}
-        if manual:
-            meta["points"] = 0
-        cell.setdefault("metadata", {})["nbgrader"] = meta
-    nb["cells"].append({"id": "grader-autograder", "cell_type": "markdown", "metadata": {}, "source":
-                        "## Autograder\n\nOne cell per task of the course, worth its points; the grader "
-                        "fills them in and runs them when it grades your submission."})
-    for task in assignment.tasks:
-        nb["cells"].append({
-            "id": f"grader-{task.id}", "cell_type": "code", "execution_count": None, "outputs": [],
-            "metadata": {"nbgrader": {"grade": True, "solution": False, "locked": True,
-                                      "grade_id": task.id, "points": task.points,
-                                      "schema_version": SCHEMA_VERSION}},
-            "source": _TASK_CELL.format(task_id=task.id, title=task.title, points=task.points,
-                                        root_env=ROOT_ENV, assignment=assignment.name).rstrip("\n"),
-        })
-    for cell in nb["cells"]:
-        if cell["cell_type"] == "code":
-            cell["outputs"] = []
-            cell["execution_count"] = None
-    return nb
+    """The source notebook for nbgrader (``nbgrader_cells.instructor_notebook``)."""
+    return instructor_notebook(solution_nb, assignment)
 
 
 def student_modules(assignment) -> list[str]:
@@ -120,18 +91,28 @@ def write_course(out: Path, assignment, *, python: str | None = None) -> Path:
     student folder alone.
     """
     from autograder.core import course
-    from autograder.exports import generate
+    from autograder.core.errors import UsageError
+    from autograder.exports import generate, nbgrader_cells
 
     out = Path(out).resolve()
     notebooks = sorted(assignment.solutions_dir.glob("*.ipynb"))
     if not notebooks:
-        from autograder.core.errors import UsageError
         raise UsageError(f"solutions/{assignment.folder} has no notebook to grade with nbgrader")
+    solution_nbs = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in notebooks}
+    try:
+        stubs = {release_code_stub(nb, f"solutions/{assignment.folder}/{name}") for name, nb in solution_nbs.items()}
+    except nbgrader_cells.CellError as exc:
+        raise generate.GenerateError(str(exc)) from None
+    stubs.discard(None)
+    if len(stubs) > 1:
+        raise generate.GenerateError(f"solutions/{assignment.folder}: the notebooks' code answer cells have "
+                                     "different grader_task labels; nbgrader's release can write one code stub only")
     out.mkdir(parents=True, exist_ok=True)
     (out / "nbgrader_config.py").write_text(_CONFIG.format(
         root=str(course.ROOT), python=python or sys.executable, root_env=ROOT_ENV, python_env=PYTHON_ENV,
-        course_id=assignment.name, timeout=CELL_TIMEOUT_S, modules=student_modules(assignment)),
-        encoding="utf-8")
+        course_id=assignment.name, timeout=CELL_TIMEOUT_S, modules=student_modules(assignment),
+        code_stub=stubs.pop() if stubs else "raise NotImplementedError()", notebooks=sorted(solution_nbs),
+        out=str(out)), encoding="utf-8")
     shared = out / "shared"
     if shared.exists():
         shutil.rmtree(shared)
@@ -145,9 +126,9 @@ def write_course(out: Path, assignment, *, python: str | None = None) -> Path:
             target = source / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-    for path in notebooks:
-        nb = nbgrader_notebook(json.loads(path.read_text(encoding="utf-8")), assignment)
-        (source / path.name).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    for name, nb in solution_nbs.items():
+        (source / name).write_text(json.dumps(nbgrader_notebook(nb, assignment), indent=1, ensure_ascii=False)
+                                   + "\n", encoding="utf-8")
     return out
 
 
@@ -172,10 +153,35 @@ def submission_dir(cwd: Path | None = None) -> Path:
     return cwd
 
 
+def pregraded_results(folder: Path) -> dict | None:
+    """grade-all's results for submitted/<student>/<assignment> ``folder``, from the course's
+    PREGRADED_DIR, when they are of these very files and every check (else None)."""
+    from autograder.batch.discover import Submission
+    from autograder.batch.store import MARKER, RESULTS, content_hash
+
+    folder = Path(folder)
+    if len(folder.parents) < 3 or folder.parents[1].name != "submitted":
+        return None
+    stored = folder.parents[2] / PREGRADED_DIR / folder.parent.name
+    try:
+        marker = json.loads((stored / MARKER).read_text(encoding="utf-8"))
+        if not marker.get("full") or marker.get("hash") != content_hash(Submission(folder.parent.name, folder, ())):
+            return None
+        results = json.loads((stored / RESULTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError, AttributeError):
+        return None
+    return results if isinstance(results, dict) and isinstance(results.get("tests"), list) else None
+
+
 def grade_results(folder: Path, assignment: str | None = None) -> dict:
-    """The results dict of ``python -m autograder grade folder``, run once per folder and kernel."""
+    """The results dict of ``python -m autograder grade folder``, run once per folder and kernel;
+    grade-all's, when the course's pre-grading graded these files (``pregraded_results``)."""
     key = f"{assignment}:{folder}"
     if key not in _RESULTS:
+        pregraded = pregraded_results(folder)
+        if pregraded is not None:
+            _RESULTS[key] = pregraded
+            return pregraded
         root = settings.ROOT.get() or str(Path(__file__).resolve().parents[2])
         python = settings.PYTHON.get() or sys.executable
         with tempfile.TemporaryDirectory(prefix="grader-nbgrader-") as tmp:
