@@ -38,6 +38,7 @@ TEST_WORKERS := $(shell $(PYTHON) -c "import os; print(min((os.cpu_count() or 1)
 
 test: $(STAMP)
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m autograder generate --check
 	$(PY) -m pytest -q -n $(TEST_WORKERS) tests
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from autograder.reports import svg
+from autograder.api import svg
 from shared import sweep_reading
 
 

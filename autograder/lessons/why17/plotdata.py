@@ -34,7 +34,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from autograder.batch.discover import JUNK_NAMES, SEARCH_DEPTH
+from autograder.api import JUNK_NAMES, SEARCH_DEPTH
 from autograder.core import ziplimits
 from shared import yamlfile
 

@@ -154,7 +154,7 @@ def run_law(strategy, body, max_examples: int = MAX_EXAMPLES) -> None:
     plain hypothesis run; a class of correct work skips hypothesis's own work (about half of the
     grader's CPU time per submission).
     """
-    from autograder.core.errors import StudentCrashed, StudentMissing, StudentTimeout
+    from autograder.api import StudentCrashed, StudentMissing, StudentTimeout
     from autograder.lessons.why17 import drawn
 
     key = _key(strategy, body, max_examples)
@@ -200,7 +200,7 @@ def _hypothesis(strategy, body, max_examples: int) -> None:
     """``body`` under hypothesis with the grading profile (the law of ``run_law``)."""
     from hypothesis import given
 
-    from autograder.core.errors import StudentCrashed, StudentMissing, StudentTimeout
+    from autograder.api import StudentCrashed, StudentMissing, StudentTimeout
 
     fatal: list[Exception] = []
 

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import math
 
-from autograder.core.errors import StudentRaised
-from autograder.core.registry import CheckFailed, check
+from autograder.api import CheckFailed, Dtype, StudentRaised, check
 from autograder.lessons.why17.checks import predict_oracle as oracle
-from autograder.runtime.runner import Dtype
 
 TASK = "task2"
 CPU = "cpu"

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from autograder.gpu import checks as gpu_checks
-from autograder.gpu import probe
+from autograder.api import gpu_checks, probe
 from shared.lessons.why17.gpu import RUBRIC
 
 #: The task of each student module.

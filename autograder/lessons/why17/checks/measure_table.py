@@ -14,7 +14,7 @@ A missing or malformed file fails every task5 check with the same one-line reaso
 """
 from __future__ import annotations
 
-from autograder.core.registry import CheckFailed, check
+from autograder.api import CheckFailed, check
 from autograder.lessons.why17 import measurements
 
 TASK = "task5"

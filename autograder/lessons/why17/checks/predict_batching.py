@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import math
 
-from autograder.core.errors import StudentRaised
-from autograder.core.registry import CheckFailed, check
+from autograder.api import CheckFailed, StudentRaised, check
 from autograder.lessons.why17.checks import predict_oracle as oracle
 from shared import diagnose, tables
 

@@ -10,8 +10,7 @@ import math
 
 from hypothesis import strategies as st
 
-from autograder.core.errors import StudentRaised
-from autograder.core.registry import CheckFailed, check
+from autograder.api import CheckFailed, StudentRaised, check
 from autograder.lessons.why17 import strategies as S
 from autograder.lessons.why17.checks import predict_oracle as oracle
 

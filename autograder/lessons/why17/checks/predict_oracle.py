@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from autograder.core.registry import CheckFailed
+from autograder.api import CheckFailed
 from shared import diagnose
 
 GB = 1e9       # bytes per GB

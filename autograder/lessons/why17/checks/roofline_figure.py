@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from autograder.core.registry import CheckFailed
+from autograder.api import CheckFailed
 
 FIGURE_HINT = "return the matplotlib Figure (fig, not plt or an Axes)"
 

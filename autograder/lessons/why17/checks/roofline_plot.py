@@ -8,8 +8,7 @@ so no second child starts; a roofline.py that does not import predict is compare
 """
 from __future__ import annotations
 
-from autograder.core.errors import StudentError
-from autograder.core.registry import CheckFailed, check
+from autograder.api import CheckFailed, StudentError, check
 from autograder.lessons.why17.checks import predict_oracle as oracle
 from autograder.lessons.why17.checks import roofline_figure as fig
 from shared import tables
