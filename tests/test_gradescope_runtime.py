@@ -31,6 +31,8 @@ MEASUREMENTS = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "measure
 NOT_GRADING = {
     "copydetect": ("autograder/similarity/", "autograder/reports/similarity_html.py"),  # the similarity command
     "pytest": ("solutions/why17/conftest.py", "solutions/why17/tests/"),   # the public tests students run
+    "nbgrader": ("autograder/exports/nbgrader_hooks.py",),      # the nbgrader course's autograde hooks
+    "nbconvert": ("autograder/exports/nbgrader_hooks.py",),
 }
 #: Student code the package carries as test fixtures; it runs in the sandbox, it is not the grader.
 FIXTURES = re.compile(r"^autograder/lessons/[^/]+/fixtures/")

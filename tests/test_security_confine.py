@@ -220,7 +220,7 @@ def test_landlock_keeps_the_grader_files_out_of_reach(tmp_path):
         "            out[p] = exc.errno\n"
         "    return out\n")
     targets = [str(ROOT / "solutions" / "why17" / "predict.py"), str(ROOT / "course.yml"),
-               str(ROOT / "autograder" / "core" / "grade.py"), str(ROOT / "shared" / "__init__.py")]
+               str(ROOT / "autograder" / "grading" / "grade.py"), str(ROOT / "shared" / "__init__.py")]
     with bare(folder) as box:
         got, _ = box.call("steal", "steal", (targets,))
     assert {p: got[p] for p in targets[:3]} == {p: errno.EACCES for p in targets[:3]}

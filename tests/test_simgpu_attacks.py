@@ -199,7 +199,7 @@ def test_no_secret_or_ta_variable_reaches_student_code_even_when_dumpable(fork_s
 
 def test_the_grader_answers_what_a_cuda_program_asks_and_refuses_anything_else():
     from autograder.gpu import host
-    from autograder.sandbox.parent import ChildGone
+    from autograder.gpu.host import Refused
 
     class Child:
         who = "your code"
@@ -220,10 +220,10 @@ def test_the_grader_answers_what_a_cuda_program_asks_and_refuses_anything_else()
     for bad in ({"dev": [{"op": "set_clock", "host_s": 0.0}]}, {"dev": [dict(copy, reads="all")]},
                 {"dev": [dict(copy, kind="teleport")]}, {"dev": [], "ask": {"op": "alloc", "aid": 3, "bytes": 1}},
                 {"dev": "nope"}, {"dev": [{"op": "alloc", "aid": -1, "bytes": 1}]}):
-        with pytest.raises(ChildGone, match="a request no CUDA program makes"):
+        with pytest.raises(Refused, match="a request no CUDA program makes"):
             host.serve(child, bad, lambda c, m: sent.append(m))
     nobody = Child()
-    with pytest.raises(ChildGone):                     # device requests outside a simulated call
+    with pytest.raises(Refused):                     # device requests outside a simulated call
         host.serve(nobody, {"dev": []}, lambda c, m: None)
 
 

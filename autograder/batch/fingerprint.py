@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import sys
 from pathlib import Path
 
 #: Folders of a grader package that do not decide a grade.
@@ -52,7 +53,9 @@ def of_checks(asg, ids) -> dict[str, str]:
         if check is None:
             continue
         try:
-            path = Path(inspect.getsourcefile(check.fn)).resolve()
+            # the module the check is filed under (a rubric's checks are built by the engine,
+            # autograder/gpu/checks.py, but filed under the lesson's gpu_<check> module)
+            path = Path(inspect.getsourcefile(sys.modules[check.fn.__module__])).resolve()
             out[check_id] = f"{path.relative_to(root).as_posix()}:{_file_hash(path)}"
         except (TypeError, OSError, ValueError):
             continue
