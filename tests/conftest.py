@@ -13,6 +13,7 @@ import os
 import pytest
 
 from autograder.core import settings
+from tests.browser import browser  # noqa: F401 - the headless Chromium fixture, for every page test
 
 # Gradings repeat from run to run and clone to clone: a fixed simulated-GPU secret (the grader
 # would otherwise generate one per course folder, autograder/gpu/seed.py). Tests of the secret

@@ -13,17 +13,10 @@ from pathlib import Path
 import pytest
 
 from autograder.lessons.why17.fixtures.classes import QUICK_CHECKS, make_class
+from tests.browser import NEEDS_CHROMIUM, visit
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1100,1400")
-
-pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
-                                reason="Chromium or chromedriver is not installed "
-                                       "(apt-get install chromium chromium-driver)")
+pytestmark = NEEDS_CHROMIUM
 
 
 @pytest.fixture(scope="module")
@@ -37,42 +30,9 @@ def out(tmp_path_factory):
     return base / "o"
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    yield driver
-    driver.quit()
-
-
-def _visit(browser, page: Path, shot: Path) -> dict:
-    browser.get(page.as_uri())
-    facts = browser.execute_script("""
-        const sized = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
-        return {
-          svgs: Array.from(document.querySelectorAll('svg')).filter(sized).length,
-          marks: Array.from(document.querySelectorAll('svg polyline, svg rect, svg circle')).length,
-          title: document.title,
-          text: document.body.innerText,
-          loaded: performance.getEntriesByType('resource').map(e => e.name),
-          height: document.body.scrollHeight,
-        };""")
-    browser.set_window_size(1100, min(int(facts["height"]) + 80, 6000))
-    assert browser.save_screenshot(str(shot))
-    facts["errors"] = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
-    return facts
-
-
 def test_feedback_page_renders_both_plots_without_errors(out, browser, tmp_path):
     shot = tmp_path / "feedback.png"
-    facts = _visit(browser, out / "s000" / "feedback.html", shot)
+    facts = visit(browser, out / "s000" / "feedback.html", shot)
     assert facts["svgs"] == 2 and facts["marks"] > 10
     assert "Copy bandwidth against buffer size" in facts["text"] and "Your roofline" in facts["text"]
     assert "cache cliff" in facts["text"]
@@ -81,14 +41,14 @@ def test_feedback_page_renders_both_plots_without_errors(out, browser, tmp_path)
 
 
 def test_feedback_without_measurements_still_renders_scores_and_checks(out, browser, tmp_path):
-    facts = _visit(browser, out / "s001" / "feedback.html", tmp_path / "mistake.png")
+    facts = visit(browser, out / "s001" / "feedback.html", tmp_path / "mistake.png")
     assert facts["errors"] == [] and facts["loaded"] == []
     assert "bytes_counted_twice" in facts["text"] and "failed" in facts["text"]
 
 
 def test_summary_page_renders_charts_mistakes_and_links(out, browser, tmp_path):
     shot = tmp_path / "summary.png"
-    facts = _visit(browser, out / "summary.html", shot)
+    facts = visit(browser, out / "summary.html", shot)
     assert facts["svgs"] == 4 and facts["errors"] == [] and facts["loaded"] == []   # + pass rate per check
     assert "Counted the bytes once" in facts["text"] and "nothing to grade" in facts["text"]
     assert "Pass rate per check" in facts["text"] and "bytes_counted_twice" in facts["text"]
@@ -116,7 +76,7 @@ def similarity_report(tmp_path_factory):
 
 def test_similarity_report_renders_side_by_side_regions(similarity_report, browser, tmp_path):
     shot = tmp_path / "similarity.png"
-    facts = _visit(browser, similarity_report, shot)
+    facts = visit(browser, similarity_report, shot)
     assert facts["errors"] == [] and facts["loaded"] == []
     assert "evidence for a person to look at, not a verdict" in facts["text"]
     assert "copy ~ orig" in facts["text"] or "orig ~ copy" in facts["text"]
@@ -141,7 +101,7 @@ def test_similarity_report_shows_the_baseline_and_a_copy_ring_as_one_cluster(bro
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     shot = tmp_path / "similarity-clusters.png"
-    facts = _visit(browser, tmp_path / "out" / "report.html", shot)
+    facts = visit(browser, tmp_path / "out" / "report.html", shot)
     assert facts["errors"] == [] and facts["loaded"] == []
     page = browser.execute_script("""
         const cells = tr => Array.from(tr.children).map(td => td.innerText.trim());
@@ -186,7 +146,7 @@ def test_a_semester_s_pages_show_overrides_manual_scores_and_grader_failures(bro
                                        "ann,explain,3,,clear answer,TA Kim\n")
     proc = cli("grade-all", tmp_path / "class", "--out", out, "--course", course, "--jobs", "1")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    facts = _visit(browser, out / "ann" / "feedback.html", tmp_path / "ann.png")
+    facts = visit(browser, out / "ann" / "feedback.html", tmp_path / "ann.png")
     assert facts["errors"] == [] and facts["loaded"] == []
     assert "10 / 15" in facts["text"] and "Scores changed by the course staff" in facts["text"]
     assert "<b>regrade</b> accepted (TA Kim)" in facts["text"] and "Explain It Back\t3 / 5" in facts["text"]
@@ -194,6 +154,6 @@ def test_a_semester_s_pages_show_overrides_manual_scores_and_grader_failures(bro
     reference.write_text('raise RuntimeError("broken")\n' + reference.read_text())
     failed = cli("grade-all", tmp_path / "class", "--out", out, "--course", course, "--jobs", "1", "--force")
     assert failed.returncode == 1
-    facts = _visit(browser, out / "summary.html", tmp_path / "summary.png")
+    facts = visit(browser, out / "summary.html", tmp_path / "summary.png")
     assert facts["errors"] == [] and facts["loaded"] == []
     assert "The grader itself failed on 1 student(s)" in facts["text"] and "GRADER FAILED" in facts["text"]

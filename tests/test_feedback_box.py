@@ -18,7 +18,7 @@ import pytest
 from autograder.core import course
 from autograder.lessons.why17.fixtures import build
 from autograder.reports import failures, feedback_html, mistakes
-from tests.test_browser_pages import CHROMIUM, DRIVER, FLAGS
+from tests.browser import CHROMIUM, DRIVER, chrome
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENT = course.load().assignment("why17")
@@ -99,15 +99,7 @@ def test_no_passing_message_of_the_grader_speaks_of_a_mistake(results):
 def page(graded, tmp_path_factory):
     if not (CHROMIUM and DRIVER):
         pytest.skip("Chromium or chromedriver is not installed (apt-get install chromium chromium-driver)")
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = chrome(tmp_path_factory.mktemp('chromium-profile'))
     driver.get((graded / "feedback.html").as_uri())
     facts = driver.execute_script("""
         const box = document.getElementById('what-went-wrong');

@@ -20,6 +20,7 @@ import yaml
 from autograder.core import course, settings
 from autograder.exports import gradescope
 from autograder.gpu import seed
+from tests import gradescope_package
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "autograder" / "lessons" / "why17" / "fixtures"
@@ -30,11 +31,7 @@ MODULES = ("bw", "flops", "predict", "roofline")
 
 @pytest.fixture(scope="module")
 def package(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("package") / "autograder.zip"
-    done = subprocess.run([sys.executable, "-m", "autograder", "gradescope", "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return out
+    return gradescope_package.build(tmp_path_factory.mktemp("package"))
 
 
 def gradescope_root(package: Path, where: Path, files: dict[str, Path]) -> Path:

@@ -23,6 +23,7 @@ from autograder.core import settings
 from autograder.core.errors import UsageError
 from autograder.exports import gradescope
 from autograder.gpu import seed
+from tests import gradescope_package
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "solutions" / "why17"
@@ -40,11 +41,7 @@ FIXTURES = re.compile(r"^autograder/lessons/[^/]+/fixtures/")
 
 @pytest.fixture(scope="module")
 def package(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("package") / "autograder.zip"
-    done = subprocess.run([sys.executable, "-m", "autograder", "gradescope", "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return out
+    return gradescope_package.build(tmp_path_factory.mktemp("package"))
 
 
 def runtime_lines(package: Path) -> list[str]:

@@ -11,13 +11,12 @@ from pathlib import Path
 import pytest
 
 from autograder.lessons.why17.fixtures.classes import QUICK_CHECKS, write_student
-from tests import test_browser_pages as pages
+from tests.browser import NEEDS_CHROMIUM, visit
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "measurements"
 MIB = 2**20
-pytestmark = pages.pytestmark          # skipped, with the reason, where Chromium is not installed
-browser = pages.browser                # the same headless Chromium fixture
+pytestmark = NEEDS_CHROMIUM
 
 
 def laptop_table() -> dict:
@@ -46,7 +45,7 @@ def out(tmp_path_factory):
 
 
 def test_a_laptop_whose_sweep_rises_is_told_so_and_why(out, browser, tmp_path):
-    facts = pages._visit(browser, out / "s000" / "feedback.html", tmp_path / "laptop.png")
+    facts = visit(browser, out / "s000" / "feedback.html", tmp_path / "laptop.png")
     text = facts["text"]
     assert "Your sweep rises instead of falling: 0.2 GB/s at 1 MiB up to 10.5 GB/s at 1024 MiB" in text
     assert "fixed cost per copy" in text and "260 MiB last-level cache" in text and "prefetchers" in text
@@ -56,7 +55,7 @@ def test_a_laptop_whose_sweep_rises_is_told_so_and_why(out, browser, tmp_path):
 
 
 def test_a_gpu_sweep_with_a_cliff_is_still_called_one(out, browser, tmp_path):
-    facts = pages._visit(browser, out / "s001" / "feedback.html", tmp_path / "gpu.png")
+    facts = visit(browser, out / "s001" / "feedback.html", tmp_path / "gpu.png")
     assert "Your sweep shows the cache cliff: 8,800 GB/s at 8 MiB" in facts["text"]
     assert "cache cliff (cache 50 MiB)" in facts["text"]
     assert "rises instead of falling" not in facts["text"] and facts["errors"] == []
