@@ -72,8 +72,7 @@ def main(argv=None) -> int:
         every = tuple(sorted({m for gpu in lessons.rubrics().values() for m in gpu.RUBRIC.module.values()}))
         files = _files(args.paths, every)
         gpu = _lesson(args.lesson, {p.stem for p in files})
-        wanted = tuple(dict.fromkeys(gpu.RUBRIC.module.values()))
-        modules = {p.stem: local.load(p, cfg, wanted) for p in files}
+        modules = {p.stem: local.load(p, cfg) for p in files}
     except (ValueError, local.UsageError) as exc:
         print(f"python -m shared.simgpu: {exc}", file=sys.stderr)
         return 2
