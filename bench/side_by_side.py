@@ -4,7 +4,13 @@ lesson's functions. Prints wall and CPU seconds of each, the ratio to nbgrader, 
 ``python -c 'import torch'`` (the floor any grader that runs torch code pays). Figures only;
 nothing here asserts a time (the grader's tests never time anything).
 
-    .venv/bin/python bench/side_by_side.py [--hostile endless_loop] [--keep DIR]
+    .venv/bin/python bench/side_by_side.py [--rounds 3] [--before DIR] [--hostile endless_loop] [--keep DIR]
+
+Each round runs everything once, in a fixed order; the table shows each run's median over the
+rounds and every round's wall seconds (this machine's speed drifts by tens of percent from minute
+to minute, so one round alone says little). ``--before DIR`` adds, in every round, the grade of
+the reference by another checkout of the project (a git worktree at an earlier commit), so a
+change is measured before and after in one run.
 
 The nbgrader course: one notebook whose answer cells hold the reference's predict_decode,
 kv_bytes_per_token and copy_bandwidth (their ``### BEGIN SOLUTION`` regions become nbgrader
@@ -21,6 +27,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -136,9 +143,10 @@ def nbgrader_run(work: Path) -> tuple[float, float, str]:
     return wall, cpu, score
 
 
-def grade_run(folder: Path, work: Path, label: str) -> tuple[float, float, str]:
+def grade_run(folder: Path, work: Path, label: str, tree: Path = ROOT) -> tuple[float, float, str]:
+    """`python -m autograder grade` of ``folder``, run from the checkout ``tree`` (its own code)."""
     out = work / f"{label}.json"
-    wall, cpu, _ = timed([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out)], ROOT)
+    wall, cpu, _ = timed([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out)], tree)
     res = json.loads(out.read_text())
     return wall, cpu, f"{res['score']:g}/{res['max_score']:g}, {len(res['tests'])} checks"
 
@@ -148,30 +156,59 @@ def hostile_folder(name: str, work: Path) -> Path:
     return build.overlay("hostile", name, work / "hostile" / name)
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--hostile", default="endless_loop", help="hostile fixture (default endless_loop)")
-    p.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
-    args = p.parse_args(argv)
-    work = args.keep or Path(tempfile.mkdtemp(prefix="why17-side-"))
-    work.mkdir(parents=True, exist_ok=True)
-    load0 = os.getloadavg()
+def one_round(work: Path, hostile: Path, before: Path | None) -> list[tuple[str, float, float, str]]:
+    """Every run once, in a fixed order: (label, wall s, CPU s, result) each."""
+    work.mkdir(parents=True)
     rows = [("nbgrader autograde, 1 student", *nbgrader_run(work))]
     wall, cpu, _ = timed([sys.executable, "-c", "import torch"], ROOT)
     rows.append(("bare python -c 'import torch'", wall, cpu, "-"))
-    for label, folder in (("grade: reference", SOLUTIONS), ("grade: stubs", ROOT / "assignments" / "why17"),
-                          (f"grade: hostile/{args.hostile}", hostile_folder(args.hostile, work))):
-        rows.append((label, *grade_run(folder, work, label.split()[-1].replace("/", "_"))))
+    runs = [("grade: reference", SOLUTIONS, ROOT)]
+    if before is not None:
+        runs.append((f"grade: reference, {_commit(before)}", SOLUTIONS, before))
+    runs += [("grade: stubs", ROOT / "assignments" / "why17", ROOT), (f"grade: hostile/{hostile.name}", hostile, ROOT)]
+    for i, (label, folder, tree) in enumerate(runs):
+        rows.append((label, *grade_run(folder, work, f"run{i}", tree)))
+    return rows
+
+
+def _commit(tree: Path) -> str:
+    """The short commit of checkout ``tree`` (its label in the table)."""
+    done = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return f"at {done.stdout.strip() or tree}"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--hostile", default="endless_loop", help="hostile fixture (default endless_loop)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="run everything this many times, interleaved; each figure is the median (default 3)")
+    p.add_argument("--before", type=Path, default=None,
+                   help="another checkout (e.g. a git worktree of an earlier commit): its grade of the "
+                        "reference runs in every round too")
+    p.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
+    args = p.parse_args(argv)
+    if args.rounds < 1:
+        p.error(f"--rounds must be at least 1, got {args.rounds}")
+    if args.before is not None and not (args.before / "autograder" / "__main__.py").is_file():
+        p.error(f"--before {args.before}: not a checkout of this project (no autograder/__main__.py)")
+    work = args.keep or Path(tempfile.mkdtemp(prefix="why17-side-"))
+    work.mkdir(parents=True, exist_ok=True)
+    load0 = os.getloadavg()
+    hostile = hostile_folder(args.hostile, work)
+    rounds = [one_round(work / f"round{i}", hostile, args.before) for i in range(args.rounds)]
     load1 = os.getloadavg()
-    nb_wall, nb_cpu = rows[0][1], rows[0][2]
-    torch_wall = rows[1][1]
+    rows = [(label, statistics.median(r[i][1] for r in rounds), statistics.median(r[i][2] for r in rounds),
+             [r[i][1] for r in rounds], result) for i, (label, _w, _c, result) in enumerate(rounds[0])]
+    nb_wall, nb_cpu, torch_wall = rows[0][1], rows[0][2], rows[1][1]
     print(f"machine: {os.cpu_count()} CPUs; load average (1, 5, 15 min) before "
           f"{', '.join(f'{x:.1f}' for x in load0)}, after {', '.join(f'{x:.1f}' for x in load1)}")
+    print(f"{args.rounds} round(s), interleaved; wall and CPU are medians, ratios are of the medians")
     print(f"{'run':<34} {'wall s':>7} {'CPU s':>7} {'wall/nbgrader':>14} {'CPU/nbgrader':>13} "
-          f"{'wall/torch':>11}  result")
-    for label, wall, cpu, result in rows:
+          f"{'wall/torch':>11}  {'walls, by round':<24} result")
+    for label, wall, cpu, walls, result in rows:
+        spread = " ".join(f"{w:.2f}" for w in walls)
         print(f"{label:<34} {wall:>7.2f} {cpu:>7.2f} {wall / nb_wall:>14.2f} {cpu / nb_cpu:>13.2f} "
-              f"{wall / torch_wall:>11.2f}  {result}")
+              f"{wall / torch_wall:>11.2f}  {spread:<24} {result}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -39,6 +39,14 @@ class ContextRunner:
         if expect is not None:
             expect(module, settings)
 
+    def together(self, module, jobs):
+        together = getattr(self.ctx, "settings_together", None)
+        if together is None:
+            for _setting, job in jobs:
+                job()
+        else:
+            together(module, jobs)
+
 
 def judge(ctx, verdicts: dict, check_id: str) -> str:
     """Run ``verdicts[check_id]`` on the simulated GPU seeded for the submission; its message, or

@@ -32,11 +32,13 @@ class GradingContext:
         gpu_memo: the GPU checks' shared calls and verdicts (shared.simgpu.judging).
         deadline: time.monotonic() when the grading's budget ends (inf: none); a student call
             never runs past it.
+        lanes: how many simulated-GPU settings' children may run at once (``settings_together``);
+            1 runs them one after another.
     """
 
     def __init__(self, student: Sandbox, reference: Sandbox, *, seed: int, device: str,
                  submission_dir: Path, sim_profile: str, secret: Secret | str,
-                 deadline: float = math.inf):
+                 deadline: float = math.inf, lanes: int = 1):
         self._student = student
         self._reference = reference
         self._reference_cache: dict[str, Any] = {}
@@ -48,6 +50,7 @@ class GradingContext:
         self.sim_seed = seed_of_sim(seed, secret)
         self.gpu_memo: dict = {}
         self.deadline = deadline
+        self.lanes = max(1, int(lanes))
 
     def _within_budget(self, timeout_s: float | None) -> float | None:
         """The call's time limit, cut to what is left of the grading's budget; StudentTimeout
@@ -63,6 +66,17 @@ class GradingContext:
         expect = getattr(self._student, "expect", None)
         if expect is not None:
             expect(module, settings)
+
+    def settings_together(self, module: str, jobs: list) -> None:
+        """Run ``jobs``, ``[(simulated-GPU config, job), ...]``, each making the student's calls
+        into ``module`` on its config: up to ``lanes`` at once, each in a child of its own, when
+        the student's sandbox can (``PerFileSandbox.run_settings``); else one after another."""
+        run_settings = getattr(self._student, "run_settings", None)
+        if run_settings is None or self.lanes == 1:
+            for _setting, job in jobs:
+                job()
+        else:
+            run_settings(module, jobs, self.lanes)
 
     def has(self, module: str, function: str | None = None) -> bool:
         """Whether the submission has ``module`` importable (and ``function`` callable in it).

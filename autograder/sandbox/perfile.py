@@ -20,9 +20,11 @@ imports torch (autograder/sandbox/imports.py), so a cold grading runs its checks
 """
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from autograder.core.errors import StudentError
+from autograder.core.errors import GraderError, StudentError
 from autograder.sandbox import imports, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 
@@ -67,13 +69,23 @@ class PerFileSandbox:
         #: (module, folder its child ran from) -> what ``has`` found when that child was retired.
         self.imported: dict[tuple[str, Path], list[str] | StudentError] = {}
         self.closed_output: list[str] = []
-        self.watch: isolation.StrayWatch | None = None
+        #: launcher pid -> the stray watch of that child (one per child launched)
+        self.watches: dict[int, isolation.StrayWatch] = {}
+        #: the lane (module, setting, Sandbox) of the calling thread, in ``run_settings``
+        self._lane = threading.local()
+        self._lock = threading.Lock()
 
     def _box(self, module: str, setting: dict | None = None, any_setting: bool = False) -> Sandbox:
         """The child for ``module`` on simulated-GPU ``setting`` (None: no device), starting a
         fresh one when the live child serves another module or another setting: a student's
         process never sees two settings, so no count of its own calls tells it which one it is
         on. ``any_setting``: the live child of ``module`` will do, whatever its setting (imports)."""
+        lane = getattr(self._lane, "box", None)
+        if lane is not None:
+            if lane[0] == module and (any_setting or lane[1] == setting):
+                return lane[2]
+            raise GraderError(f"a simulated-GPU setting's job for {lane[0]}.py asked for {module}.py "
+                              "on another setting")
         if (self.current is not None and self.current[0] == module
                 and (any_setting or self.current[1] == setting)):
             return self.current[2]
@@ -110,14 +122,48 @@ class PerFileSandbox:
                           **options)
             box.start()
             self.ahead = (module, upcoming[at + 1], box)
+    def run_settings(self, module: str, jobs: list, lanes: int) -> None:
+        """Run ``jobs``, ``[(simulated-GPU setting, job), ...]`` (each job makes ``module``'s calls
+        on its setting), up to ``lanes`` at once, each in a fresh child of its own that ends with
+        its job: a setting's process still never sees another setting. What the children printed
+        is kept in the jobs' order."""
+        self._retire()
+        if self.ahead is not None:
+            self.ahead[2].close()
+            self.ahead = None
+        printed: list[str] = [""] * len(jobs)
+
+        def run(index: int, setting: dict, job) -> None:
+            box = Sandbox(self.sources.get(module, self.source), self.limits, setting=setting,
+                          poisoned=self.poisoned, **self.options_for(module))
+            self._lane.box = (module, setting, box)
+            try:
+                job()
+            finally:
+                self._lane.box = None
+                printed[index] = self._close(module, box)
+
+        with ThreadPoolExecutor(max_workers=max(1, min(lanes, len(jobs))), thread_name_prefix="setting") as pool:
+            for future in [pool.submit(run, i, setting, job) for i, (setting, job) in enumerate(jobs)]:
+                future.result()
+        self.closed_output.extend(text for text in printed if text)
+
+    def _close(self, module: str, box: Sandbox) -> str:
+        """Stop ``box``, a child of ``module``: keep what its import found and its restarts; what
+        it printed."""
+        if module in box.modules:
+            self.imported[(module, box.source)] = box.modules[module]
+        launcher = box.child.proc.pid if box.child is not None else None
+        box.close()
+        with self._lock:
+            self.restarts += max(0, box.starts - 1)
+            self.watches.pop(launcher, None)
+        return box.output()
+
     def _retire(self) -> None:
         if self.current is not None:
             module, _setting, box = self.current
-            if module in box.modules:
-                self.imported[(module, box.source)] = box.modules[module]
-            box.close()
-            self.restarts += max(0, box.starts - 1)
-            text = box.output()
+            text = self._close(module, box)
             if text:
                 self.closed_output.append(text)
             self.current = None
@@ -168,14 +214,16 @@ class PerFileSandbox:
             # call; the thorough sweep, which waits for three quiet looks in a row, only when
             # that look finds a stray. The sweep's sleeps cost ~5 ms a call, seconds for the
             # ~900 calls of a grading.
-            if box.child is not None and self._watch(box.child.proc.pid).strays():
-                isolation.sweep(box.child.proc.pid)
+            child = box.child
+            if child is not None and self._watch(child.proc.pid).strays():
+                isolation.sweep(child.proc.pid)
 
     def _watch(self, launcher_pid: int) -> isolation.StrayWatch:
-        """The stray watch of the live child (a new one for each child launched)."""
-        if self.watch is None or self.watch.launcher != launcher_pid:
-            self.watch = isolation.StrayWatch(launcher_pid)
-        return self.watch
+        """The stray watch of the child launched as ``launcher_pid`` (one per child)."""
+        with self._lock:
+            if launcher_pid not in self.watches:
+                self.watches[launcher_pid] = isolation.StrayWatch(launcher_pid)
+            return self.watches[launcher_pid]
 
     def output(self) -> str:
         texts = list(self.closed_output)

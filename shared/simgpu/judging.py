@@ -64,7 +64,9 @@ class Runner(Protocol):
         """What a correct ``module.function`` reads on the same device."""
 
     # Optional: ``expect(module, settings)``, the simulated-GPU configs the calls of ``module``
-    # will come on, in order (the grader starts each setting's process ahead of its turn).
+    # will come on, in order (the grader starts each setting's process ahead of its turn), and
+    # ``together(module, jobs)``, which runs ``[(setting's config, job), ...]`` (each job makes
+    # one setting's calls) side by side, each setting in a process of its own.
 
 
 class Rubric:
@@ -168,30 +170,47 @@ class Session:
         return raw, self.rubric.number(raw), trace or {}
 
     def prefetch(self, module: str) -> None:
-        """Every call the checks make of ``module``'s functions, setting by setting in the settings'
-        order: later asks hit the memo. Errors are kept for the check that asks."""
+        """Every call the checks make of ``module``'s functions, setting by setting: later asks hit
+        the memo. Errors are kept for the check that asks.
+
+        Each setting's calls are one job, run in the settings' order; a runner with
+        ``together(module, jobs)`` may run the jobs side by side (the grader gives each setting a
+        process of its own, so no job sees another's device)."""
         key = ("prefetched", self.profile, self.seed, module)
         if key in self.memo:
             return
         self.memo[key] = True
+        order = [(setting, self.cfgs[setting]) for setting in self.cfgs["order"]]
         expect = getattr(self.run, "expect", None)
         if expect is not None:
-            expect(module, [self.cfgs[setting] for setting in self.cfgs["order"]])
+            expect(module, [cfg for _setting, cfg in order])
+        raised: set[str] = set()      # a function that raised is not asked again ahead of a check
+        jobs = [(cfg, self._prefetch_job(module, setting, raised)) for setting, cfg in order]
+        together = getattr(self.run, "together", None)
+        if together is not None:
+            together(module, jobs)
+        else:
+            for _cfg, job in jobs:
+                job()
+
+    def _prefetch_job(self, module: str, setting: str, raised: set[str]) -> Callable[[], None]:
+        """The calls of ``module``'s functions under ``setting``, in the order ``prefetch`` asks them."""
         functions = [f for f in self.rubric.module if self.rubric.module[f] == module]
+        # On the seeded device the functions that call another run first: a number measured
+        # once and returned again later in the process (a cache) then times nothing there.
         callers_first = ([f for f in reversed(functions) if f in self.rubric.base]
                          + [f for f in reversed(functions) if f not in self.rubric.base])
-        raised: set[str] = set()
-        for setting in self.cfgs["order"]:
-            # On the seeded device the functions that call another run first: a number measured
-            # once and returned again later in the process (a cache) then times nothing there.
+
+        def job() -> None:
             for function in callers_first if setting == "ideal" else functions:
                 if function in raised:
-                    continue      # a function that raised is not asked again ahead of a check
+                    continue
                 for variant in self.rubric.variants(self, function, setting):
                     try:
                         self.measure(function, setting, variant)
                     except Exception:  # cached; re-raised to the check that asks
                         raised.add(function)
+        return job
 
     def reference(self, function: str, setting: str, *args, **kwargs) -> float:
         """What a correct ``function(*args, **kwargs)`` reads under ``setting`` (cached)."""
