@@ -122,7 +122,7 @@ def test_checks_of_bare_files_run_first_and_dependents_after_what_they_need():
     assert [task.id for task, _ in order] == ["task2", "task1", "task3", "task4"] and moved == {"task2"}
     # a bare file whose needed file is also graded in a task that does not move stays in place
     order, moved = run_order(plan[:2] + [(t[2], [_check("r", ("report",))])] + plan[3:], {"bw", "plot"},
-                              {"report": ("calc",)})
+                             {"report": ("calc",)})
     assert moved == {"task2"}
 
 
