@@ -13,7 +13,8 @@ import pytest
 
 from autograder.core import course
 from autograder.grading.fallback import depends
-from autograder.grading.grade import _run_order, checks_for
+from autograder.grading.grade import checks_for
+from autograder.grading.schedule import run_order
 from autograder.lessons.why17 import PLOT_FILES, TORCH_FILES
 from autograder.lessons.why17.fixtures import build
 from autograder.sandbox import forkserver, imports
@@ -117,18 +118,18 @@ def test_checks_of_bare_files_run_first_and_dependents_after_what_they_need():
             (t[1], [_check("calc", ("calc",))]),
             (t[2], [_check("uses_bw", ("report",))]),      # report.py needs bw.py: stays in place
             (t[3], [_check("plot", ("plot",)), _check("calc2", ("calc",))])]
-    order, moved = _run_order(plan, {"bw", "plot"}, {"report": ("bw",)})
+    order, moved = run_order(plan, {"bw", "plot"}, {"report": ("bw",)})
     assert [task.id for task, _ in order] == ["task2", "task1", "task3", "task4"] and moved == {"task2"}
     # a bare file whose needed file is also graded in a task that does not move stays in place
-    order, moved = _run_order(plan[:2] + [(t[2], [_check("r", ("report",))])] + plan[3:], {"bw", "plot"},
-                              {"report": ("calc",)})
+    order, moved = run_order(plan[:2] + [(t[2], [_check("r", ("report",))])] + plan[3:], {"bw", "plot"},
+                             {"report": ("calc",)})
     assert moved == {"task2"}
 
 
 def test_the_why17_checks_of_predict_the_roofline_and_the_measure_table_run_first():
     asg = course.load().assignment("why17")
     plan = checks_for(asg)
-    order, moved = _run_order(plan, set(TORCH_FILES), depends(asg.grader))
+    order, moved = run_order(plan, set(TORCH_FILES), depends(asg.grader))
     assert [task.id for task, _ in order] == ["task3", "task4", "task5", "task1", "task2"]
     assert moved == {"task3", "task4", "task5"} and "roofline" in PLOT_FILES
 

@@ -77,6 +77,24 @@ def stand_in(submission_dir: Path, module: str, grader: str, dest: Path) -> Path
     return dest
 
 
+def with_stand_ins(ctx, sub, grader: str, module: str, needs: tuple[str, ...], tests: list[dict],
+                   checks_of: dict[str, tuple[str, ...]]) -> tuple[Path, list[str]]:
+    """Before ``module``'s first check: the folder its child runs from and the lines saying why.
+
+    Each file in ``needs`` that ``why_broken`` judges broken is replaced by the grader's stand-in
+    in a copy of the submission ``sub`` (autograder/core/submission.py) beside it; with none
+    broken, the submission's own folder and no lines. ``tests`` and ``checks_of`` as in
+    ``why_broken``.
+    """
+    lines, folder = [], sub.folder
+    for need in needs:
+        reason = why_broken(ctx, need, tests, checks_of)
+        if reason is not None:
+            folder = stand_in(folder, need, grader, sub.scratch(f"{module}-with-{need}"))
+            lines.append(note(module, need, reason))
+    return folder, lines
+
+
 def note(dependent: str, module: str, reason: str) -> str:
     """The line every check of ``dependent`` carries when it ran with the stand-in ``module``."""
     return (f"Your {dependent}.py was graded with a stand-in {module}.py (the stub's documented "

@@ -1,11 +1,14 @@
 """Grade one submission: run every registered check in a sandbox, build the results dict.
 
 ``grade_submission(path, assignment=None, device=None) -> dict`` is the plain Python API (the
-batch grader calls it; ``python -m autograder grade`` is a thin wrapper). Each task's points from
-course.yml go to its checks as the task's ``checks`` mapping says (autograder/core/points.py; by
-weight when it has none); a check passes (all its points) or fails (zero). A file whose checks
-need another student file runs with a stand-in for it when the student's is broken
-(autograder/grading/fallback.py), so one mistake is charged once.
+batch grader calls it; ``python -m autograder grade`` is a thin wrapper). It runs four steps, each
+usable alone: ``plan`` (the course, the limits, the submission's private copy, its checks in run
+order: grading/schedule.py), ``open_sandboxes`` (the student's children and the reference's),
+``run_checks`` (each check's results entry) and ``finish`` (course.yml order, the real-GPU tier,
+the overview). Each task's points from course.yml go to its checks as the task's ``checks``
+mapping says (autograder/core/points.py; by weight when it has none); a check passes (all its
+points) or fails (zero). A file whose checks need another student file runs with a stand-in for
+it when the student's is broken (autograder/grading/fallback.py), so one mistake is charged once.
 """
 from __future__ import annotations
 
@@ -15,14 +18,16 @@ import pkgutil
 import sys
 import time
 import traceback
+from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.core import course, points, results, submission
 from autograder.core.errors import GraderError, StudentError, StudentRaised, UsageError
 from autograder.core.registry import REGISTRY, Check, CheckFailed
 from autograder.gpu import seed
-from autograder.grading import fallback
+from autograder.grading import fallback, real_gpu, schedule
 from autograder.grading import reference as kept_reference
 from autograder.grading.context import GradingContext
 from autograder.sandbox import calltime, forkserver, isolation
@@ -38,6 +43,9 @@ BUDGET_CALLS = 18
 #: The budget's floor, in seconds: a short per-call limit (tests, quick trial runs) must not turn
 #: an ordinary grading on a busy machine into checks not run.
 MIN_BUDGET_S = 300.0
+
+#: Whether a check is a GPU sanity check (a ``<grader>.checks.gpu_*`` module): schedule.on_gpu.
+_on_gpu = schedule.on_gpu
 
 
 def load_checks(asg: course.Assignment | None = None) -> dict[str, Check]:
@@ -95,11 +103,6 @@ class NotRun(str):
     "outcome": "error" (a plain failed check is "outcome": "failed")."""
 
 
-def _on_gpu(check: Check) -> bool:
-    """Whether ``check`` is a GPU sanity check (a ``<grader>.checks.gpu_*`` module: simulated GPU + reference)."""
-    return check.fn.__module__.rsplit(".", 1)[-1].startswith("gpu_")
-
-
 def run_check(ctx: GradingContext, check: Check) -> tuple[bool, str]:
     """(passed, message) of one check; student failures and grader slips both end as one message."""
     try:
@@ -138,6 +141,65 @@ def describe(exc: StudentError) -> str:
     return str(exc)
 
 
+@dataclass(frozen=True)
+class GradingPlan:
+    """What one grading does, settled before any child starts (``plan``).
+
+    Attributes:
+        course: the course.yml in force.
+        assignment: the assignment graded.
+        device: 'sim', 'cpu' or 'cuda'.
+        limits: each student call's limits (time_limit_s in seconds, memory_limit_mb in MiB).
+        fixed_limit: the caller gave time_limit_s: one fixed limit for every call instead of a
+            multiple of the reference's time (autograder/sandbox/calltime.py).
+        budget_s: wall-clock seconds the whole grading may take.
+        started: time.monotonic() when the grading began (the budget counts from it).
+        submission: the private copy of the submission (removed when the grading ends).
+        checks: each task with its checks to run, in course.yml order, then registration order.
+        order: the same tasks in the order they run (schedule.run_order).
+        early: the ids of the tasks moved first (they run while the fork server imports torch).
+        shares: points of every check of the assignment, by check id (autograder/core/points.py).
+        needs: student module -> the student modules its checks also need (fallback.depends).
+        torch_files: student modules that import torch (the grader's TORCH_FILES).
+        plot_files: student modules that draw with matplotlib (the grader's PLOT_FILES).
+        only: the check ids asked for; None: all.
+    """
+
+    course: course.Course
+    assignment: course.Assignment
+    device: str
+    limits: Limits
+    fixed_limit: bool
+    budget_s: float
+    started: float
+    submission: submission.Submission
+    checks: schedule.TaskChecks
+    order: schedule.TaskChecks
+    early: set[str]
+    shares: dict[str, float]
+    needs: dict[str, tuple[str, ...]]
+    torch_files: frozenset[str]
+    plot_files: frozenset[str]
+    only: set[str] | None
+
+    @property
+    def gpu(self) -> bool:
+        """Whether a GPU check runs (the reference then starts with the first task not moved first)."""
+        return any(_on_gpu(c) for _task, cs in self.checks for c in cs)
+
+    @property
+    def light(self) -> bool:
+        """Whether the student's children may skip torch and the simulated GPU (seconds to import):
+        a partial grading (tests, benchmarks) that needs no TORCH_FILES module and no GPU check."""
+        return self.only is not None and not any(set(c.files) & self.torch_files or _on_gpu(c)
+                                                 for _task, cs in self.checks for c in cs)
+
+    @property
+    def first_file(self) -> str | None:
+        """The student module the first check to run needs (its child starts first), or None."""
+        return next((f for _task, cs in self.order for c in cs for f in c.files), None)
+
+
 def grade_submission(path, assignment: str | None = None, device: str | None = None, *,
                      course_file: Path | str | None = None, time_limit_s: float | None = None,
                      only: set[str] | None = None, budget_s: float | None = None) -> dict:
@@ -160,6 +222,33 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         UsageError: unknown assignment or device; SubmissionError (a UsageError) for a path
             that cannot be graded safely (missing, unreadable zip, symlinks, absurd sizes).
     """
+    p = plan(path, assignment, device, course_file=course_file, time_limit_s=time_limit_s,
+             only=only, budget_s=budget_s)
+    with p.submission, open_sandboxes(p) as (student, reference):
+        # The checks of files that need no torch run first, in children that start as fresh
+        # interpreters while the fork server still imports torch (the first of them now); the
+        # other children fork from the server once it is ready.
+        student.start(p.first_file)
+        secret = seed.course_secret(p.assignment.root)
+        ctx = GradingContext(student, reference, seed=p.submission.seed, device=p.device,
+                             submission_dir=p.submission.folder, sim_profile=p.assignment.sim_profile,
+                             secret=secret, deadline=p.started + p.budget_s)
+        tests, notes = run_checks(p, ctx, student, reference)
+        tests, output = finish(p, tests, notes, student, secret)
+    return results.build(tests, output=output, execution_time=time.monotonic() - p.started,
+                         visibility=p.assignment.visibility)
+
+
+def plan(path, assignment: str | None = None, device: str | None = None, *,
+         course_file: Path | str | None = None, time_limit_s: float | None = None,
+         only: set[str] | None = None, budget_s: float | None = None) -> GradingPlan:
+    """The plan of grading ``path`` (the arguments are ``grade_submission``'s): the submission
+    copied, its checks loaded and put in run order. It also starts this process's fork server, so
+    that torch imports there while the checks load here. The caller removes ``submission``.
+
+    Raises:
+        UsageError: as ``grade_submission``.
+    """
     started = time.monotonic()
     the_course = course.load(course_file) if course_file else course.load()
     asg = the_course.assignment(assignment)
@@ -167,111 +256,112 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
     if device not in course.DEVICES:
         raise UsageError(f"unknown device {device!r}; expected one of: {', '.join(course.DEVICES)}")
     limit = float(time_limit_s or asg.time_limit_s)
-    limits = Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb)
     budget = float(budget_s if budget_s is not None else max(BUDGET_CALLS * limit, MIN_BUDGET_S))
     sub = submission.load(path, expected=_handed_in(asg))
-    forkserver.ensure()   # one process imports torch once and forks every child of the process
-    # torch and the simulated GPU cost seconds to import; a partial grading (tests, benchmarks)
-    # that needs neither bw.py, flops.py nor a GPU check starts a lighter child.
-    grader = importlib.import_module(asg.grader)
-    torch_files = set(getattr(grader, "TORCH_FILES", ()))
-    plot_files = set(getattr(grader, "PLOT_FILES", ()))
-    plan = checks_for(asg, only)
-    light = only is not None and not any(set(c.files) & torch_files or _on_gpu(c)
-                                         for _task, cs in plan for c in cs)
-    # A fresh child per student file (autograder/sandbox/perfile.py): one file's crash costs only its checks.
+    try:
+        forkserver.ensure()   # one process imports torch once and forks every child of the process
+        grader = importlib.import_module(asg.grader)
+        torch_files = frozenset(getattr(grader, "TORCH_FILES", ()))
+        checks = checks_for(asg, only)
+        needs = fallback.depends(asg.grader)
+        order, early = schedule.run_order(checks, torch_files, needs)
+        shares = points.of_checks(asg, checks_for(asg))
+    except BaseException:
+        sub.cleanup()
+        raise
+    return GradingPlan(
+        course=the_course, assignment=asg, device=device,
+        limits=Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb),
+        fixed_limit=bool(time_limit_s), budget_s=budget, started=started, submission=sub,
+        checks=checks, order=order, early=early, shares=shares, needs=needs, torch_files=torch_files,
+        plot_files=frozenset(getattr(grader, "PLOT_FILES", ())), only=only)
+
+
+@contextmanager
+def open_sandboxes(p: GradingPlan) -> Iterator[tuple[PerFileSandbox, Sandbox]]:
+    """(the student's sandbox, the reference's) for grading ``p``, no child started yet; when the
+    block ends the student's children stop and the reference is kept for the next grading."""
+    limit = p.limits.time_limit_s
     # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
-    reference = kept_reference.sandbox(asg.solutions_dir, Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
-                                                                 memory_limit_mb=asg.memory_limit_mb))
+    reference = kept_reference.sandbox(p.assignment.solutions_dir,
+                                       Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
+                                              memory_limit_mb=p.limits.memory_limit_mb))
     # Each student call may take a multiple of the reference's time for the same call (asked
     # only when a call runs past the floor), capped by the per-call limit (calltime.py); an
     # explicit time_limit_s is one fixed limit for every call instead.
-    timer = None if time_limit_s else calltime.ReferenceTimer(
-        reference, multiple=asg.time_limit_multiple, floor_s=asg.time_limit_floor_s, ceiling_s=limit)
-    student = PerFileSandbox(sub.folder, limits, heavy=tuple(sorted(torch_files)),
-                             plots=tuple(sorted(plot_files)),
-                             preload=("matplotlib.figure",) if light else ("torch",),
-                             simgpu=not light, timer=timer)
-    gpu = any(_on_gpu(c) for _task, cs in plan for c in cs)
+    timer = None if p.fixed_limit else calltime.ReferenceTimer(
+        reference, multiple=p.assignment.time_limit_multiple, floor_s=p.assignment.time_limit_floor_s,
+        ceiling_s=limit)
+    # A fresh child per student file (autograder/sandbox/perfile.py): one file's crash costs only its checks.
+    student = PerFileSandbox(p.submission.folder, p.limits, heavy=tuple(sorted(p.torch_files)),
+                             plots=tuple(sorted(p.plot_files)),
+                             preload=("matplotlib.figure",) if p.light else ("torch",),
+                             simgpu=not p.light, timer=timer)
     try:
-        needs = fallback.depends(asg.grader)
-        order, early = _run_order(plan, torch_files, needs)
-        notes = [f"{task.id} ({task.title}): no checks are registered yet; its {task.points:g} points are not graded"
-                 for task, task_checks in plan if not task_checks and only is None]
-        # The checks of files that need no torch run first, in children that start as fresh
-        # interpreters while the fork server still imports torch (the first of them now); the
-        # other children fork from the server once it is ready.
-        first = next((f for _task, cs in order for c in cs for f in c.files), None)
-        student.start(first)
-        secret = seed.course_secret(asg.root)
-        ctx = GradingContext(student, reference, seed=sub.seed, device=device,
-                             submission_dir=sub.folder, sim_profile=asg.sim_profile, secret=secret,
-                             deadline=started + budget)
-        tests = []   # in the order the checks ran (fallback.why_broken reads the results so far)
-        shares = points.of_checks(asg, checks_for(asg))
-        files_of, stood_in = {}, {}
-        for task, task_checks in order:
-            if gpu and task.id not in early and reference.starts == 0:
-                reference.start()   # the GPU checks compare with it: it imports while the student's child does
-            for check in task_checks:
-                share = shares[check.id]
-                for module in set(check.files) & set(needs) - set(stood_in):
-                    stood_in[module] = _stand_in(ctx, student, sub, asg, module, needs[module], tests, files_of)
-                    notes.extend(stood_in[module])
-                files_of[check.id] = check.files
-                if time.monotonic() < ctx.deadline:
-                    passed, message = run_check(ctx, check)
-                else:
-                    passed, message = False, NotRun(over_budget(budget))
-                lines = [line for m in check.files for line in stood_in.get(m, ())]
-                if lines:
-                    message = type(message)("\n".join([message, *lines]))
-                tests.append(results.test_entry(
-                    task_id=task.id, check_id=check.id, title=check.name,
-                    score=share if passed else 0.0, max_score=share, passed=passed, output=message,
-                    visibility=check.visibility or asg.visibility))
-                # grade-all's summary tells a mistake seen (failed) from code that never ran (error).
-                tests[-1]["outcome"] = ("passed" if passed else
-                                        "error" if isinstance(message, NotRun) else "failed")
-        position = {c.id: i for i, c in enumerate(c for _task, cs in plan for c in cs)}
-        tests.sort(key=lambda t: position[t["check"]])   # results in course.yml order
-        if device == "cuda":   # informational real-GPU checks (autograder/grading/real_gpu.py)
-            tests = _real_gpu(tests, plan, asg, sub, limits, notes)
-        if gpu:
-            notes.append(f"The simulated GPU's profile was seeded with the grader's secret ({secret.source}).")
-        output = _overview(device, asg, sub, student, notes)
+        yield student, reference
     finally:
         student.close()
         kept_reference.release(reference)
-        sub.cleanup()
-    return results.build(tests, output=output, execution_time=time.monotonic() - started,
-                         visibility=asg.visibility)
 
 
-def _run_order(plan, preloading: set[str], needs: dict[str, tuple[str, ...]]):
-    """(the tasks of ``plan`` in the order their checks run, the ids of those moved first).
+def run_checks(p: GradingPlan, ctx: GradingContext, student: PerFileSandbox,
+               reference: Sandbox) -> tuple[list[dict], list[str]]:
+    """Run the checks of ``p`` in its run order: (their results entries in the order they ran, the
+    lines of the stand-ins used). A module that needs a broken one gets its stand-in before its
+    first check (fallback.py), and each of its checks' messages ends with the lines saying so."""
+    tests: list[dict] = []   # in the order the checks ran (fallback.why_broken reads the results so far)
+    notes: list[str] = []
+    files_of: dict[str, tuple[str, ...]] = {}
+    stood_in: dict[str, list[str]] = {}
+    for task, task_checks in p.order:
+        if p.gpu and task.id not in p.early and reference.starts == 0:
+            reference.start()   # the GPU checks compare with it: it imports while the student's child does
+        for check in task_checks:
+            for module in set(check.files) & set(p.needs) - set(stood_in):
+                folder, stood_in[module] = fallback.with_stand_ins(
+                    ctx, p.submission, p.assignment.grader, module, p.needs[module], tests, files_of)
+                if stood_in[module]:
+                    student.sources[module] = folder
+                notes.extend(stood_in[module])
+            files_of[check.id] = check.files
+            lines = [line for m in check.files for line in stood_in.get(m, ())]
+            tests.append(_test_entry(p, ctx, task, check, lines))
+    return tests, notes
 
-    A task moves first when none of its checks is a GPU check or needs a file in ``preloading``
-    (TORCH_FILES), itself or through ``needs`` (fallback.depends), and every file it needs is
-    graded by moved tasks only: its checks can then run while the fork server imports torch (a
-    plot file's child imports matplotlib itself meanwhile), and a dependent file still runs after
-    the files it needs. Otherwise course.yml order.
-    """
-    def files(checks) -> set[str]:
-        mine = {f for c in checks for f in c.files}
-        return mine | {n for f in mine for n in needs.get(f, ())}
 
-    moved = {task.id for task, cs in plan
-             if cs and not any(_on_gpu(c) for c in cs) and not files(cs) & preloading}
-    while True:
-        graded_elsewhere = {f for task, cs in plan if task.id not in moved for c in cs for f in c.files}
-        stuck = {task.id for task, cs in plan if task.id in moved
-                 and {n for c in cs for f in c.files for n in needs.get(f, ())} & graded_elsewhere}
-        if not stuck:
-            break
-        moved -= stuck
-    order = [tc for tc in plan if tc[0].id in moved] + [tc for tc in plan if tc[0].id not in moved]
-    return order, moved
+def _test_entry(p: GradingPlan, ctx: GradingContext, task: course.Task, check: Check,
+                stand_in_lines: list[str]) -> dict:
+    """The results entry of ``check``, run now unless the grading's budget is spent; its message
+    ends with ``stand_in_lines``. "outcome" tells a mistake seen ("failed") from code that never
+    gave a value ("error"), for grade-all's summary."""
+    share = p.shares[check.id]
+    if time.monotonic() < ctx.deadline:
+        passed, message = run_check(ctx, check)
+    else:
+        passed, message = False, NotRun(over_budget(p.budget_s))
+    if stand_in_lines:
+        message = type(message)("\n".join([message, *stand_in_lines]))
+    entry = results.test_entry(task_id=task.id, check_id=check.id, title=check.name,
+                               score=share if passed else 0.0, max_score=share, passed=passed,
+                               output=message, visibility=check.visibility or p.assignment.visibility)
+    entry["outcome"] = "passed" if passed else "error" if isinstance(message, NotRun) else "failed"
+    return entry
+
+
+def finish(p: GradingPlan, tests: list[dict], notes: list[str], student: Sandbox,
+           secret: seed.Secret) -> tuple[list[dict], str]:
+    """(the results' tests, the overview text above them): ``tests`` as ``run_checks`` ran them,
+    back in course.yml order, then the real-GPU tier's under --device cuda; the overview says how
+    the submission was graded, then the tasks with no checks, ``notes`` and the tier's line."""
+    position = {c.id: i for i, c in enumerate(c for _task, cs in p.checks for c in cs)}
+    tests = sorted(tests, key=lambda t: position[t["check"]])
+    notes = [f"{task.id} ({task.title}): no checks are registered yet; its {task.points:g} points are not graded"
+             for task, task_checks in p.checks if not task_checks and p.only is None] + notes
+    if p.device == "cuda":   # informational real-GPU checks
+        tests = real_gpu.add_tests(tests, p.checks, p.assignment, p.submission.folder, p.limits, notes)
+    if p.gpu:
+        notes.append(f"The simulated GPU's profile was seeded with the grader's secret ({secret.source}).")
+    return tests, _overview(p, student, notes)
 
 
 def _handed_in(asg: course.Assignment) -> tuple[str, ...]:
@@ -281,51 +371,13 @@ def _handed_in(asg: course.Assignment) -> tuple[str, ...]:
     return tuple(sorted(set(asg.handed_in) | set(extra)))
 
 
-def _stand_in(ctx, student: PerFileSandbox, sub: submission.Submission, asg: course.Assignment,
-              module: str, needs: tuple[str, ...], tests: list[dict], files_of: dict) -> list[str]:
-    """Before ``module``'s first check: point its child at a copy of the submission in which each
-    broken file it needs is the grader's stand-in (never the reference's); the lines saying so
-    (none when all are sound)."""
-    lines, folder = [], sub.folder
-    for need in needs:
-        reason = fallback.why_broken(ctx, need, tests, files_of)
-        if reason is not None:
-            folder = fallback.stand_in(folder, need, asg.grader, sub.scratch(f"{module}-with-{need}"))
-            lines.append(fallback.note(module, need, reason))
-    if lines:
-        student.sources[module] = folder
-    return lines
-
-
-def _real_gpu(tests: list[dict], plan, asg: course.Assignment, sub: submission.Submission,
-              limits: Limits, notes: list[str]) -> list[dict]:
-    """``tests`` plus the real-GPU checks '[<check>/cuda]' (0 points) when this machine has a
-    GPU; the line saying what ran (or that there is no GPU) goes first in ``notes``."""
-    from autograder.grading import real_gpu as realgpu
-
-    gpu_checks = {c.id: (task, c) for task, cs in plan for c in cs if _on_gpu(c)}
-    if not gpu_checks:
-        return tests
-
-    def entry(check_id: str, passed: bool, message: str) -> dict:
-        task, check = gpu_checks[check_id.split("/")[0]]
-        e = results.test_entry(task_id=task.id, check_id=check_id, title=check.name + " (real GPU)",
-                               score=0.0, max_score=0.0, passed=passed, output=message,
-                               visibility=check.visibility or asg.visibility)
-        e["outcome"] = "passed" if passed else "failed"
-        return e
-
-    extra, line = realgpu.tests_for(asg, sub.folder, limits, entry)
-    notes.insert(0, line)
-    return tests + [e for e in extra if e["check"].split("/")[0] in gpu_checks]
-
-
-def _overview(device: str, asg: course.Assignment, sub: submission.Submission, student: Sandbox,
-              notes: list[str]) -> str:
-    gpu = f"GPU sanity checks on the simulated GPU (profile {asg.sim_profile})"
-    if device == "cuda":   # the graded GPU checks stay simulated; the notes say what the real GPU did
+def _overview(p: GradingPlan, student: Sandbox, notes: list[str]) -> str:
+    """The text above the results: the device, the files graded, the protection, the restarts, ``notes``."""
+    sub = p.submission
+    gpu = f"GPU sanity checks on the simulated GPU (profile {p.assignment.sim_profile})"
+    if p.device == "cuda":   # the graded GPU checks stay simulated; the notes say what the real GPU did
         gpu += ", graded; real-GPU checks: see below"
-    lines = [f"Graded with --device {device}: CPU checks on the grading machine's CPU; {gpu}.",
+    lines = [f"Graded with --device {p.device}: CPU checks on the grading machine's CPU; {gpu}.",
              f"Files graded: {', '.join(sub.files) or '(none)'}."]
     if sub.found_in:
         lines.insert(1, f"Your files were found in {sub.found_in}/ inside the submission and graded from there.")

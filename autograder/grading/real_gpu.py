@@ -21,7 +21,8 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from autograder.core import lesson
+from autograder.core import lesson, results
+from autograder.grading.schedule import on_gpu
 
 #: CUDA reserves tens of GiB of virtual address space: the course's address-space limit would
 #: stop the context from starting, so the real-GPU child gets this one (MiB).
@@ -117,8 +118,8 @@ def measure_in_sandbox(tier, student_dir: Path, reference_dir: Path, limits, l2_
 def tests_for(asg, student_dir: Path, limits, make_entry) -> tuple[list[dict], str]:
     """(informational results tests '[<check>/cuda]', a line for the overview) on the real GPU.
 
-    ``make_entry(check_id, passed, message)`` builds one results test (grade.py knows the task
-    and title). Without a GPU: no tests, and the NO_GPU line; without a lesson tier, no tests.
+    ``make_entry(check_id, passed, message)`` builds one results test (``add_tests`` knows the
+    task and title). Without a GPU: no tests, and the NO_GPU line; without a lesson tier, no tests.
     """
     tier = lesson.realgpu_of(asg)
     if tier is None:
@@ -139,3 +140,24 @@ def tests_for(asg, student_dir: Path, limits, make_entry) -> tuple[list[dict], s
     tests = [make_entry(f"{check}/cuda", v.passed, v.message) for check, v in found.items()]
     return tests, (f"Real-GPU checks on the {m.get('device')}: informational ([<check>/cuda], 0 points); "
                    "the score comes from the simulated GPU.")
+
+
+def add_tests(tests: list[dict], checks, asg, student_dir: Path, limits, notes: list[str]) -> list[dict]:
+    """``tests`` plus the real-GPU checks '[<check>/cuda]' (0 points) of the GPU checks among
+    ``checks`` (each task with its checks, grading/schedule.py) when this machine has a GPU; the
+    line saying what ran (or that there is no GPU) goes first in ``notes``."""
+    gpu_checks = {c.id: (task, c) for task, cs in checks for c in cs if on_gpu(c)}
+    if not gpu_checks:
+        return tests
+
+    def entry(check_id: str, passed: bool, message: str) -> dict:
+        task, check = gpu_checks[check_id.split("/")[0]]
+        e = results.test_entry(task_id=task.id, check_id=check_id, title=check.name + " (real GPU)",
+                               score=0.0, max_score=0.0, passed=passed, output=message,
+                               visibility=check.visibility or asg.visibility)
+        e["outcome"] = "passed" if passed else "failed"
+        return e
+
+    extra, line = tests_for(asg, student_dir, limits, entry)
+    notes.insert(0, line)
+    return tests + [e for e in extra if e["check"].split("/")[0] in gpu_checks]

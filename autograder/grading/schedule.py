@@ -1,0 +1,46 @@
+"""The order one grading runs its checks in: the tasks whose children can start before torch is in.
+
+A cold grading starts the fork server (which imports torch, seconds) and meanwhile runs the
+checks of files that need neither torch nor the simulated GPU, in children that start as fresh
+interpreters (autograder/sandbox/perfile.py). ``run_order`` says which tasks those are; the
+results keep course.yml's order whatever the run order (grading/grade.py).
+"""
+from __future__ import annotations
+
+from autograder.core.course import Task
+from autograder.core.registry import Check
+
+#: Each task with its checks, as grade.checks_for gives them.
+TaskChecks = list[tuple[Task, list[Check]]]
+
+
+def on_gpu(check: Check) -> bool:
+    """Whether ``check`` is a GPU sanity check (a ``<grader>.checks.gpu_*`` module: simulated GPU + reference)."""
+    return check.fn.__module__.rsplit(".", 1)[-1].startswith("gpu_")
+
+
+def run_order(plan: TaskChecks, preloading: set[str],
+              needs: dict[str, tuple[str, ...]]) -> tuple[TaskChecks, set[str]]:
+    """(the tasks of ``plan`` in the order their checks run, the ids of those moved first).
+
+    A task moves first when none of its checks is a GPU check or needs a file in ``preloading``
+    (TORCH_FILES), itself or through ``needs`` (fallback.depends), and every file it needs is
+    graded by moved tasks only: its checks can then run while the fork server imports torch (a
+    plot file's child imports matplotlib itself meanwhile), and a dependent file still runs after
+    the files it needs. Otherwise course.yml order.
+    """
+    def files(checks) -> set[str]:
+        mine = {f for c in checks for f in c.files}
+        return mine | {n for f in mine for n in needs.get(f, ())}
+
+    moved = {task.id for task, cs in plan
+             if cs and not any(on_gpu(c) for c in cs) and not files(cs) & preloading}
+    while True:
+        graded_elsewhere = {f for task, cs in plan if task.id not in moved for c in cs for f in c.files}
+        stuck = {task.id for task, cs in plan if task.id in moved
+                 and {n for c in cs for f in c.files for n in needs.get(f, ())} & graded_elsewhere}
+        if not stuck:
+            break
+        moved -= stuck
+    order = [tc for tc in plan if tc[0].id in moved] + [tc for tc in plan if tc[0].id not in moved]
+    return order, moved
