@@ -20,6 +20,7 @@ from autograder.grading import reference as kept_reference
 from autograder.sandbox import calltime, forkserver, isolation
 from autograder.sandbox.parent import Limits
 from autograder.sandbox.perfile import PerFileSandbox
+from autograder.sandbox.serial import OneAtATime
 from tests.tiny_course import TINY
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -227,7 +228,8 @@ def test_the_sandboxes_of_a_plan_start_no_child(no_server, nothing_kept):
             timer = student.options["timer"]
             assert isinstance(timer, calltime.ReferenceTimer) and timer.ceiling_s == 30.0
             assert student.options["preload"] == ("torch",) and student.options["simgpu"]
-        assert kept_reference.sandbox(p.assignment.solutions_dir, reference.limits) is reference   # kept
+        assert isinstance(reference, OneAtATime)        # the settings' threads may share it
+        assert kept_reference.sandbox(p.assignment.solutions_dir, reference.limits) is reference.box   # kept
         with grade.open_sandboxes(fixed) as (student, _reference):
             assert student.options["timer"] is None
     finally:

@@ -130,3 +130,13 @@ def test_side_by_side_settings_give_the_verdicts_of_one_after_another(name, tmp_
     graded = [{t["check"]: (t["status"], t["output"]) for t in grade_submission(folder, only=gpu, lanes=lanes)["tests"]}
               for lanes in (1, 2)]
     assert graded[0] == graded[1] and set(graded[0]) == gpu
+
+
+def test_a_grading_runs_one_lane_per_cpu_it_may_use_unless_told():
+    from autograder.grading import grade, schedule
+
+    assert 1 <= schedule.default_lanes() <= schedule.MAX_LANES
+    for asked, lanes in ((None, schedule.default_lanes()), (1, 1), (0, 1), (3, 3)):
+        p = grade.plan(ROOT / "solutions" / "why17", only={"law_kv_linear"}, lanes=asked)
+        p.submission.cleanup()
+        assert p.lanes == lanes
