@@ -4,7 +4,7 @@ The grader starts this file in a fresh isolated interpreter (``python -I -S -B r
 see autograder/sandbox/parent.py) with the submission copied into a private working folder. It reads
 one JSON request per line from a dedicated pipe and writes one JSON reply per line to another;
 stdin, stdout and stderr belong to the student's code. Nothing here is secret and nothing here
-reads grader files: the child needs only this file, the project's ``shared/`` and the venv.
+reads grader files: the child needs only autograder/runtime/, the project's ``shared/`` and the venv.
 
 Requests (``id`` is echoed back):
     {"id": 1, "op": "has", "module": "bw"}
