@@ -19,7 +19,8 @@ from autograder.core.registry import CheckFailed, check
 from autograder.gpu import checks as gpu_checks
 from autograder.gpu import probe
 from autograder.reports import svg
-from autograder.runtime.runner import Dtype, TorchWatch
+from autograder.runtime.dtypes import Dtype
+from autograder.runtime.torchwatch import TorchWatch
 
 __all__ = ["JUNK_NAMES", "SEARCH_DEPTH", "CheckFailed", "Dtype", "StudentCrashed", "StudentError",
            "StudentMissing", "StudentRaised", "StudentTimeout", "TorchWatch", "check", "gpu_checks",

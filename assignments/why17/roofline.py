@@ -4,10 +4,10 @@ Units: x in FLOPs per byte, y in TFLOP/s (1e12 FLOP/s); bandwidth in GB/s (1e9 b
 Lesson: The roofline (two lines, one ridge point) and Figure 003 (throughput against batch).
 """
 import matplotlib
+import predict
+from matplotlib.figure import Figure
 
 matplotlib.use("Agg")
-import predict  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
 
 
 def plot_roofline(peak_tflops, bw_gbs, workloads=None) -> Figure:

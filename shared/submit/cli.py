@@ -72,26 +72,45 @@ def main(argv=None) -> int:
         return 2
     missing, unreadable = the_plan.missing(), the_plan.unreadable()
     print(f"{the_plan.assignment}: {_shown(the_plan.folder)} (what is graded: {_shown(the_plan.course)})")
-    outcome = None
-    if args.no_tests:
-        print("public tests: not run (--no-tests)")
-    else:
-        print("running the public tests ...", flush=True)
-        outcome = public.run(the_plan.folder, [t.id for t in the_plan.tasks])
+    outcome = _public_tests(the_plan, args.no_tests)
     for task in the_plan.tasks:
-        print(f"\n{task.id}  {task.points:g} points  {task.title}")
-        here = [n for n in task.files if n not in missing and n not in unreadable]
-        print(f"  graded: {', '.join(here) if here else 'nothing (no file of this task is here)'}")
-        for name in task.files:
-            if name in missing:
-                print(f"  MISSING: {name} (every check that needs it fails)")
-            elif name in unreadable:
-                print(f"  UNREADABLE: {name} ({unreadable[name]})")
-        if outcome is not None:
-            unloaded = bool(outcome.uncollected) and any(n.endswith(".py") for n in task.files)
-            for line in _tests_line(outcome.tasks[task.id], unloaded):
-                print(f"  {line}")
+        _print_task(task, missing, unreadable, outcome)
     print()
+    _print_warnings(the_plan, outcome)
+    if not _may_hand_in(the_plan, missing, unreadable, args.allow_missing):
+        return 1
+    _write_zip(the_plan, missing, outcome, args.out)
+    return 0
+
+
+def _public_tests(the_plan: plan.Plan, skip: bool) -> public.Outcome | None:
+    """The public tests' outcome (public.run), or None when ``skip`` (--no-tests)."""
+    if skip:
+        print("public tests: not run (--no-tests)")
+        return None
+    print("running the public tests ...", flush=True)
+    return public.run(the_plan.folder, [t.id for t in the_plan.tasks])
+
+
+def _print_task(task: plan.TaskFiles, missing: tuple[str, ...], unreadable: dict[str, str],
+                outcome: public.Outcome | None) -> None:
+    """One task's block: its points, the files graded, those missing or unreadable, its public tests."""
+    print(f"\n{task.id}  {task.points:g} points  {task.title}")
+    here = [n for n in task.files if n not in missing and n not in unreadable]
+    print(f"  graded: {', '.join(here) if here else 'nothing (no file of this task is here)'}")
+    for name in task.files:
+        if name in missing:
+            print(f"  MISSING: {name} (every check that needs it fails)")
+        elif name in unreadable:
+            print(f"  UNREADABLE: {name} ({unreadable[name]})")
+    if outcome is not None:
+        unloaded = bool(outcome.uncollected) and any(n.endswith(".py") for n in task.files)
+        for line in _tests_line(outcome.tasks[task.id], unloaded):
+            print(f"  {line}")
+
+
+def _print_warnings(the_plan: plan.Plan, outcome: public.Outcome | None) -> None:
+    """Public tests that did not run or load, and data files older than the code they come from."""
     if outcome is not None and outcome.problem:
         print(f"warning: the public tests did not run: {outcome.problem}")
     for where, why in (outcome.uncollected.items() if outcome is not None else ()):
@@ -101,21 +120,34 @@ def main(argv=None) -> int:
         if stale:
             print(f"warning: {name} is older than {', '.join(stale)}: if your numbers changed, "
                   f"run {the_plan.notebook or 'the notebook'} again so that {name} holds your code's numbers")
+
+
+def _may_hand_in(the_plan: plan.Plan, missing: tuple[str, ...], unreadable: dict[str, str],
+                 allow_missing: bool) -> bool:
+    """False (after one line on stderr) when a graded file is missing or unreadable and
+    ``allow_missing`` is not set; True otherwise, with a warning for what the zip lacks."""
     problems = [*missing, *unreadable]
-    if problems:
-        cost = sum(t.points for t in the_plan.tasks if set(t.files) & set(problems))
-        which = ", ".join(f"{n} ({'missing' if n in missing else unreadable[n]})" for n in problems)
-        tasks = ", ".join(t.id for t in the_plan.tasks if set(t.files) & set(problems))
-        if not args.allow_missing:
-            written = [n for n in problems if n in the_plan.data_files]
-            how = (f"run {the_plan.notebook} to the end (it writes {', '.join(written)})"
-                   if written and the_plan.notebook else "add it")
-            print(f"{PROG}: refused: {_shown(the_plan.folder)}: {which}, graded in {tasks} "
-                  f"({cost:g} points); {how}, or pass --allow-missing to hand in without it", file=sys.stderr)
-            return 1
-        print(f"warning: handing in without {which}: {tasks} ({cost:g} points) lose what needs it")
+    if not problems:
+        return True
+    cost = sum(t.points for t in the_plan.tasks if set(t.files) & set(problems))
+    which = ", ".join(f"{n} ({'missing' if n in missing else unreadable[n]})" for n in problems)
+    tasks = ", ".join(t.id for t in the_plan.tasks if set(t.files) & set(problems))
+    if not allow_missing:
+        written = [n for n in problems if n in the_plan.data_files]
+        how = (f"run {the_plan.notebook} to the end (it writes {', '.join(written)})"
+               if written and the_plan.notebook else "add it")
+        print(f"{PROG}: refused: {_shown(the_plan.folder)}: {which}, graded in {tasks} "
+              f"({cost:g} points); {how}, or pass --allow-missing to hand in without it", file=sys.stderr)
+        return False
+    print(f"warning: handing in without {which}: {tasks} ({cost:g} points) lose what needs it")
+    return True
+
+
+def _write_zip(the_plan: plan.Plan, missing: tuple[str, ...], outcome: public.Outcome | None,
+               out: str | None) -> None:
+    """Write the zip (to ``out``, or <assignment>-submission.zip beside course.yml) and say so."""
     top = the_plan.course.parent
-    target = Path(args.out) if args.out else top / f"{the_plan.assignment}-submission.zip"
+    target = Path(out) if out else top / f"{the_plan.assignment}-submission.zip"
     names = [n for n in the_plan.files if n not in missing]
     written = archive.write(the_plan.folder, names, target)
     failed = sum(c.failed for c in outcome.tasks.values()) if outcome is not None else 0
@@ -123,4 +155,3 @@ def main(argv=None) -> int:
     if failed:
         print(f"note: {failed} public test(s) failed; the grader runs them and hidden checks too")
     print("hand in that zip where your course asks for it (Gradescope: upload the zip or the files)")
-    return 0

@@ -5,15 +5,15 @@ shows the right geometry in the right units: the roofline in FLOPs/byte and TFLO
 curve in tokens/s. Run only these: ``pytest assignments/why17 -m task4``.
 """
 import matplotlib
+import numpy as np
+import pytest
+import roofline
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from shared import tables
 
 matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import roofline  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from shared import tables  # noqa: E402
 
 pytestmark = pytest.mark.task4
 #: The lesson section a failed comparison here points to (conftest.py, shared/diagnose.py);

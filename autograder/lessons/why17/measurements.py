@@ -117,13 +117,39 @@ def load(path: Path | str) -> Measurements:
 
 def parse(data: bytes | str) -> Measurements:
     """Validate the text of a measurements.json; MeasurementsError names the first wrong field."""
+    raw = _json(data)
+    new = _schema(raw)
+    _keys(raw, _TOP, "the top level", _OPTIONAL["top"] if new else ())
+    device = _device(raw["device"], new)
+    sweep_gbs = _sweep(raw["sweep_gbs_by_mib"])
+    rows = _rows(raw["rows"], new)
+    bw_gbs = _positive(raw["bw_gbs"], "bw_gbs", "GB/s")
+    bw_runs = _runs(raw["bw_runs_gbs"], "bw_runs_gbs", "GB/s", bw_gbs) if "bw_runs_gbs" in raw else ()
+    peak = _positive(raw["peak_tflops"], "peak_tflops", "TFLOP/s")
+    peak_runs = (_runs(raw["peak_runs_tflops"], "peak_runs_tflops", "TFLOP/s", peak)
+                 if "peak_runs_tflops" in raw else ())
+    sweep_runs = _sweep_runs(raw, sweep_gbs)
+    return Measurements(schema=raw["schema"],
+                        llc_bytes=_optional_int(device.get("llc_bytes"), "device.llc_bytes", "bytes"),
+                        threads=_optional_int(device.get("threads"), "device.threads", "threads"),
+                        bw_runs_gbs=bw_runs, peak_runs_tflops=peak_runs, sweep_runs_gbs_by_mib=sweep_runs,
+                        device_name=device["name"], device_key=device["key"], device_type=device["type"],
+                        bw_gbs=bw_gbs,
+                        peak_tflops=peak,
+                        ridge_flops_per_byte=_positive(raw["ridge_flops_per_byte"], "ridge_flops_per_byte",
+                                                       "FLOPs/byte"),
+                        sweep_gbs_by_mib=sweep_gbs, rows=rows)
+
+
+def _json(data: bytes | str):
+    """The JSON value in ``data`` (at most MAX_BYTES bytes of UTF-8, no NaN or Infinity)."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     if len(data) > MAX_BYTES:
         raise MeasurementsError(f"{FILENAME} is larger than {MAX_BYTES // 1024} KiB; "
                                 f"the Measure table is a few KiB")
     try:
-        raw = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
     except UnicodeDecodeError:
         raise MeasurementsError(f"{FILENAME} is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
@@ -133,12 +159,18 @@ def parse(data: bytes | str) -> Measurements:
         raise MeasurementsError(f"{FILENAME} is nested too deeply to be a Measure table") from None
     except ValueError as exc:   # a constant such as NaN; an integer of more digits than Python reads
         raise MeasurementsError(f"{FILENAME}: {_clip(str(exc))}") from None
+
+
+def _schema(raw) -> bool:
+    """Whether ``raw`` is of the current schema (its optional keys allowed); an unknown one refused."""
     if isinstance(raw, dict) and raw.get("schema") not in (SCHEMA, *OLD_SCHEMAS) and "schema" in raw:
         raise MeasurementsError(f"{FILENAME}: 'schema' must be {SCHEMA!r} (or the older "
                                 f"{', '.join(map(repr, OLD_SCHEMAS))}), got {_show(raw['schema'])}")
-    new = isinstance(raw, dict) and raw.get("schema") == SCHEMA
-    _keys(raw, _TOP, "the top level", _OPTIONAL["top"] if new else ())
-    device = raw["device"]
+    return isinstance(raw, dict) and raw.get("schema") == SCHEMA
+
+
+def _device(device, new: bool) -> dict:
+    """The 'device' object, its name, key and type checked (``new``: its optional keys allowed)."""
     _keys(device, _DEVICE, "'device'", _OPTIONAL["device"] if new else ())
     if not isinstance(device["name"], str) or not device["name"].strip():
         raise MeasurementsError(f"{FILENAME}: 'device.name' must be a non-empty string")
@@ -147,7 +179,11 @@ def parse(data: bytes | str) -> Measurements:
     if device["type"] not in DEVICE_TYPES:
         raise MeasurementsError(f"{FILENAME}: 'device.type' must be one of {', '.join(DEVICE_TYPES)}, "
                                 f"got {_show(device['type'])}")
-    sweep = raw["sweep_gbs_by_mib"]
+    return device
+
+
+def _sweep(sweep) -> dict:
+    """'sweep_gbs_by_mib' as buffer size in MiB (int) -> copy bandwidth in GB/s."""
     if not isinstance(sweep, dict) or not sweep or len(sweep) > MAX_SWEEP:
         raise MeasurementsError(f"{FILENAME}: 'sweep_gbs_by_mib' must map 1 to {MAX_SWEEP} buffer sizes "
                                 f"in MiB to GB/s")
@@ -158,51 +194,45 @@ def parse(data: bytes | str) -> Measurements:
             raise MeasurementsError(f"{FILENAME}: 'sweep_gbs_by_mib' keys are buffer sizes in MiB "
                                     f"(positive integers of at most {MAX_SIZE_DIGITS} digits), got {_show(size)}")
         sweep_gbs[int(size)] = _positive(gbs, f"sweep_gbs_by_mib[{_show(size)}]", "GB/s")
-    rows = raw["rows"]
+    return sweep_gbs
+
+
+def _rows(rows, new: bool) -> tuple:
+    """The Measure table's rows (``new``: their optional keys allowed)."""
     if not isinstance(rows, list) or not rows or len(rows) > MAX_ROWS:
         raise MeasurementsError(f"{FILENAME}: 'rows' must be a list of 1 to {MAX_ROWS} Measure table rows")
-    parsed = []
-    for i, row in enumerate(rows):
-        where = f"rows[{i}]"
-        _keys(row, _ROW, where, _OPTIONAL["row"] if new else ())
-        if not isinstance(row["model"], str) or not row["model"]:
-            raise MeasurementsError(f"{FILENAME}: '{where}.model' must be a model key string")
-        measured = _positive(row["measured_tok_s"], f"{where}.measured_tok_s", "tokens/s")
-        runs = (_runs(row["measured_tok_s_runs"], f"{where}.measured_tok_s_runs", "tokens/s", measured)
-                if "measured_tok_s_runs" in row else ())
-        parsed.append(Row(model=row["model"],
-                          params_read=_positive(row["params_read"], f"{where}.params_read", "parameters"),
-                          bytes_per_weight=_positive(row["bytes_per_weight"], f"{where}.bytes_per_weight",
-                                                     "bytes"),
-                          ceiling_tok_s=_positive(row["ceiling_tok_s"], f"{where}.ceiling_tok_s", "tokens/s"),
-                          measured_tok_s=measured,
-                          pct_of_ceiling=_positive(row["pct_of_ceiling"], f"{where}.pct_of_ceiling",
-                                                   "percent"),
-                          measured_tok_s_runs=runs))
-    bw_gbs = _positive(raw["bw_gbs"], "bw_gbs", "GB/s")
-    bw_runs = _runs(raw["bw_runs_gbs"], "bw_runs_gbs", "GB/s", bw_gbs) if "bw_runs_gbs" in raw else ()
-    peak = _positive(raw["peak_tflops"], "peak_tflops", "TFLOP/s")
-    peak_runs = (_runs(raw["peak_runs_tflops"], "peak_runs_tflops", "TFLOP/s", peak)
-                 if "peak_runs_tflops" in raw else ())
+    return tuple(_row(row, f"rows[{i}]", new) for i, row in enumerate(rows))
+
+
+def _row(row, where: str, new: bool) -> Row:
+    """One Measure table row, ``where`` naming it in messages (``rows[2]``)."""
+    _keys(row, _ROW, where, _OPTIONAL["row"] if new else ())
+    if not isinstance(row["model"], str) or not row["model"]:
+        raise MeasurementsError(f"{FILENAME}: '{where}.model' must be a model key string")
+    measured = _positive(row["measured_tok_s"], f"{where}.measured_tok_s", "tokens/s")
+    runs = (_runs(row["measured_tok_s_runs"], f"{where}.measured_tok_s_runs", "tokens/s", measured)
+            if "measured_tok_s_runs" in row else ())
+    return Row(model=row["model"],
+               params_read=_positive(row["params_read"], f"{where}.params_read", "parameters"),
+               bytes_per_weight=_positive(row["bytes_per_weight"], f"{where}.bytes_per_weight", "bytes"),
+               ceiling_tok_s=_positive(row["ceiling_tok_s"], f"{where}.ceiling_tok_s", "tokens/s"),
+               measured_tok_s=measured,
+               pct_of_ceiling=_positive(row["pct_of_ceiling"], f"{where}.pct_of_ceiling", "percent"),
+               measured_tok_s_runs=runs)
+
+
+def _sweep_runs(raw: dict, sweep_gbs: dict) -> dict:
+    """'sweep_runs_gbs_by_mib' (optional) as buffer size in MiB -> each repeat's GB/s; {} when absent."""
     sweep_runs = {}
     if "sweep_runs_gbs_by_mib" in raw:
         given = raw["sweep_runs_gbs_by_mib"]
-        if not isinstance(given, dict) or set(given) - set(sweep):
+        if not isinstance(given, dict) or set(given) - set(raw["sweep_gbs_by_mib"]):
             raise MeasurementsError(f"{FILENAME}: 'sweep_runs_gbs_by_mib' must map sizes of "
                                     f"'sweep_gbs_by_mib' to lists of runs in GB/s")
         for size, values in given.items():
             sweep_runs[int(size)] = _runs(values, f"sweep_runs_gbs_by_mib[{size!r}]", "GB/s",
                                           sweep_gbs[int(size)])
-    return Measurements(schema=raw["schema"],
-                        llc_bytes=_optional_int(device.get("llc_bytes"), "device.llc_bytes", "bytes"),
-                        threads=_optional_int(device.get("threads"), "device.threads", "threads"),
-                        bw_runs_gbs=bw_runs, peak_runs_tflops=peak_runs, sweep_runs_gbs_by_mib=sweep_runs,
-                        device_name=device["name"], device_key=device["key"], device_type=device["type"],
-                        bw_gbs=bw_gbs,
-                        peak_tflops=peak,
-                        ridge_flops_per_byte=_positive(raw["ridge_flops_per_byte"], "ridge_flops_per_byte",
-                                                       "FLOPs/byte"),
-                        sweep_gbs_by_mib=sweep_gbs, rows=tuple(parsed))
+    return sweep_runs
 
 
 def _no_constant(name: str):

@@ -79,7 +79,7 @@ def largest_watched(module, function: str) -> int:
     if watched is not None:
         _value, ops = watched(function)
         return _largest_tensor(ops)
-    from autograder.runtime.runner import TorchWatch  # this file also runs in a sandboxed child
+    from autograder.runtime.torchwatch import TorchWatch  # this file also runs in a sandboxed child
 
     with TorchWatch() as watch:
         getattr(module, function)()

@@ -1,4 +1,4 @@
-"""Reading a figure that came back from the child as plain data (autograder.runtime.runner.figure_data).
+"""Reading a figure that came back from the child as plain data (autograder.runtime.figures.figure_data).
 
 Helpers for the roofline checks: find the plotting Axes, list its points, find labels.
 This module registers no checks.
