@@ -1,10 +1,11 @@
-# `make demo` grades example submissions; `make test` installs everything and runs the tests.
+# `make demo` grades example submissions; `make test` installs everything and runs the tests;
+# `make check` runs the fast tier of the tests while working.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo install release clean
+.PHONY: test check demo install release clean
 
 UV := uv==0.13.8
 TORCH = $(shell grep -m1 -E '^torch==' requirements.txt | cut -d' ' -f1)
@@ -41,6 +42,13 @@ test: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m autograder generate --check
 	$(PY) -m pytest -q -n $(TEST_WORKERS) tests
+
+# The fast tier, for the loop while working: every test not marked slow (pyproject.toml's markers:
+# gradings of many submissions, real nbgrader, Chromium, Slurm daemons, the notebook, fresh venvs
+# are left out), on the same workers as `make test`; under 2 minutes on 2 cores. Each package of
+# autograder/ and shared/ keeps tests here. `make test` (what CI runs) is still every test.
+check: $(STAMP)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) -m "not slow" tests
 
 # The sample class: the reference, the untouched stubs and classic mistakes (autograder/lessons/why17/fixtures/demo_class.py).
 demo: $(STAMP)

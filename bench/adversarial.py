@@ -6,7 +6,7 @@ The set (autograder/lessons/why17/fixtures/adversarial/, written by a reviewer w
 docs and shared/) holds correct timing styles (good/: every GPU check passes), single mistakes
 (wrong/: exactly the manifest's check fails) and forgeries (forged/: no GPU check passes). Each is
 graded by the real grader on the GPU checks alone. Prints one line per submission and the count
-of verdicts that match; figures only (tests/test_gpu_adversarial.py asserts the same outcomes).
+of verdicts that match; figures only (tests/lessons/why17/test_gpu_adversarial.py asserts the same outcomes).
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
     python bench/slurm_grade_all.py [-n 20] [--students-per-task 5] [--checks ID,ID]
 
-Starts a one-node Slurm cluster on this machine (tests/slurm/cluster.py: Debian's slurmctld,
+Starts a one-node Slurm cluster on this machine (tests/batch/slurm/cluster.py: Debian's slurmctld,
 slurmd and munge, as root), generates a class without hangs (autograder/lessons/why17/fixtures/classes.py), grades
 it with the local executor (--jobs = this machine's cores) and with the Slurm executor (one CPU
 per array task), and prints wall seconds, submissions per minute and whether the two gradebooks
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder.lessons.why17.fixtures.classes import KINDS, make_class  # noqa: E402
-from tests.slurm.cluster import Cluster  # noqa: E402
+from tests.batch.slurm.cluster import Cluster  # noqa: E402
 
 
 def _grade(src: Path, out: Path, checks: str, extra: list[str], env: dict) -> float:

@@ -13,24 +13,25 @@ import os
 import pytest
 
 from autograder.core import settings
-from tests.browser import browser  # noqa: F401 - the headless Chromium fixture, for every page test
 
 # Gradings repeat from run to run and clone to clone: a fixed simulated-GPU secret (the grader
 # would otherwise generate one per course folder, autograder/gpu/seed.py). Tests of the secret
 # itself set or clear it.
 os.environ.setdefault(settings.SIM_SECRET.name, "the test suite's fixed secret")
 
-#: Test modules that share the session's Slurm cluster (tests/slurm/fixtures.py): one work unit.
-SLURM_MODULES = ("tests/test_slurm_grade_all.py", "tests/test_slurm_queue.py")
+#: Test modules that share the session's Slurm cluster (tests/batch/slurm/fixtures.py): one work unit.
+SLURM_MODULES = ("tests/batch/test_slurm_grade_all.py", "tests/batch/test_slurm_queue.py")
 #: The longest modules, longest first (seconds in one serial run on 2 cores, Dec 2026: the
 #: adversarial set about 250, nbgrader 76, grade-all 80, Slurm 70, attacks 47, notebook 44, ...):
 #: they are handed out before the rest.
-LONGEST_FIRST = ("tests/test_gpu_adversarial.py", "tests/test_nbgrader.py", "tests/test_batch_grade_all.py",
+LONGEST_FIRST = ("tests/lessons/why17/test_gpu_adversarial.py", "tests/exports/test_nbgrader.py",
+                 "tests/batch/test_batch_grade_all.py",
                  *SLURM_MODULES,
-                 "tests/test_security_attacks.py", "tests/test_notebook.py", "tests/test_grade_wrong.py",
-                 "tests/test_public_tests.py", "tests/test_decode_bench.py", "tests/test_late.py",
-                 "tests/test_gradescope.py", "tests/test_bundle.py", "tests/test_simgpu_command.py",
-                 "tests/test_markers.py")
+                 "tests/sandbox/test_security_attacks.py", "tests/lessons/why17/test_notebook.py",
+                 "tests/lessons/why17/test_grade_wrong.py", "tests/lessons/why17/test_public_tests.py",
+                 "tests/shared/test_decode_bench.py", "tests/core/test_late.py", "tests/exports/test_gradescope.py",
+                 "tests/exports/test_bundle.py", "tests/shared/test_simgpu_command.py",
+                 "tests/lessons/why17/test_markers.py")
 
 
 def _scheduler(config, log):

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers.paths import ROOT
+
 #: Most lines in one module of autograder/.
 MAX_MODULE_LINES = 400
 #: Most lines in one function (``def`` line to last line).
@@ -55,6 +56,7 @@ def _problems(name: str, path: Path) -> list[str]:
     return over_limits(name, path.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_no_module_or_function_in_autograder_is_over_its_limit():
     problems = [p for name, path in _modules().items() if name not in GENERATED | PENDING
                 for p in _problems(name, path)]

@@ -6,7 +6,7 @@ The convention (docs/maintaining.md, "Commands in the docs"):
 - a command is a line of a fenced block tagged ``sh``; a trailing ``\\`` continues it on the next
   line, ``#`` starts a comment; every command runs from the checkout root (for the student README,
   the top folder of the student bundle, which holds the same course.yml, shared/ and assignments/:
-  tests/test_student_readme.py also runs its commands in the unpacked bundle);
+  tests/lessons/why17/test_student_readme_commands.py also runs them in the unpacked bundle);
 - every other fence carries a tag saying what it holds (``text``, ``yaml``, ``json``, ``python``)
   and holds no line that starts like a command, so nothing escapes the check by its fence;
 - a command that ends in ``--help``, a ``python -c`` one-liner, or a command listed in
@@ -28,12 +28,13 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.markdown_commands import COMMAND_TAGS, Command, extract, fences
+from tests.helpers.paths import ROOT
+
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: The student README: its commands are checked too (from the top folder, which the checkout root is).
 STUDENT_README = ROOT / "solutions" / "why17" / "README.md"
@@ -42,8 +43,6 @@ COMMAND_PAGES = [*PAGES, STUDENT_README]
 BUILTINS = ("cd", ".", "source")
 #: Programs a page names that this machine need not have, and why.
 NOT_INSTALLED_HERE = {"docker": "the student README's Intel-Mac route (a Linux container); not a test dependency"}
-#: Fence tags whose lines are commands.
-COMMAND_TAGS = ("sh",)
 #: How a line outside a command fence may not start (it would escape the check).
 COMMAND_STARTS = ("python ", "python3 ", ".venv/bin/", "make ", "pytest ", "nbgrader ", "pip ", "$ ")
 #: Spellings of the project's interpreter at the start of a command.
@@ -57,59 +56,6 @@ REPO_TOP = ("solutions/", "assignments/", "autograder/", "shared/", "tests/", "b
 REPO_FILES = ("course.yml", "Makefile", "requirements.txt", "pyproject.toml", "README.md")
 ENV_ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 SECONDS = 120
-
-
-@dataclass(frozen=True)
-class Command:
-    """One command of a page: where it is (page name, 1-based line), its text, the fence's index."""
-
-    page: str
-    line: int
-    text: str
-    fence: int
-
-    @property
-    def argv(self) -> list[str]:
-        return shlex.split(self.text, comments=True)
-
-
-def fences(text: str) -> list[tuple[int, str, list[tuple[int, str]]]]:
-    """The fenced blocks of a markdown text: (opening line, tag, [(line number, line), ...])."""
-    out, current = [], None
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if stripped.startswith("```"):
-            if current is None:
-                current = (number, stripped[3:].strip(), [])
-            else:
-                out.append(current)
-                current = None
-        elif current is not None:
-            current[2].append((number, line))
-    if current is not None:
-        out.append(current)
-    return out
-
-
-def extract(text: str, page: str = "<text>") -> list[Command]:
-    """Every command of the ``sh`` fences, continuation lines joined, comments and blanks skipped."""
-    commands = []
-    for index, (_start, tag, lines) in enumerate(fences(text)):
-        if tag not in COMMAND_TAGS:
-            continue
-        pending, first = "", 0
-        for number, line in lines:
-            if not pending:
-                first = number
-            body = line.rstrip()
-            if body.endswith("\\"):
-                pending += body[:-1] + " "
-                continue
-            whole = (pending + body).strip()
-            pending = ""
-            if whole and shlex.split(whole, comments=True):
-                commands.append(Command(page, first, whole, index))
-    return commands
 
 
 def fence_problems(text: str, page: str = "<text>") -> list[str]:
@@ -460,7 +406,7 @@ def test_the_extra_checks_of_the_prose_catch_stale_names():
     assert _dotted_problem("autograder.grading.grade.grade_submission") is None
     assert _dotted_problem("autograder.grading.grade.no_such_function") is not None
     assert _dotted_problem("autograder.no_such_package.grade") is not None
-    assert _path_problems(["autograder/sandbox/isolation.py", "tests/test_decode_*.py"]) == []
+    assert _path_problems(["autograder/sandbox/isolation.py", "tests/shared/test_decode_*.py"]) == []
     assert _path_problems(["autograder/sandbox.py"]) != []
 
 

@@ -7,7 +7,7 @@ selects the course by setting WHY17_COURSE for this process and its children, an
 variables per test. shared/ code reads its own variables through shared/settings.py.
 
 ``python -m autograder.core.settings`` prints the table of every variable that
-docs/maintaining.md carries (tests/test_settings.py checks that the two agree).
+docs/maintaining.md carries (tests/core/test_settings.py checks that the two agree).
 """
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ from autograder.sandbox.parent import Limits, Sandbox
 LIGHT = {"preload": ("matplotlib.figure",), "simgpu": False}
 #: Top-level packages in memory once LIGHT's preload is imported (matplotlib imports numpy): a
 #: plot file that imports only these and the standard library finds everything it needs in a
-#: fresh interpreter too (tests/test_early_child.py imports the preload to check the list).
+#: fresh interpreter too (tests/sandbox/test_early_child.py imports the preload to check the list).
 LIGHT_LOADS = frozenset({"matplotlib", "numpy"})
 #: The same for a file in neither ``heavy`` nor ``plots``.
 BARE = {"preload": (), "simgpu": False}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: The default threshold, as a fraction: well above what two independently written solutions share
-#: once the stubs and the code they dictate are discounted (tests/test_similarity.py: under 0.3),
+#: once the stubs and the code they dictate are discounted (tests/similarity/test_similarity.py: under 0.3),
 #: well below what a renamed copy keeps (over 0.95).
 THRESHOLD = 0.5
 

@@ -7,7 +7,7 @@ function and clock id, with their ``_ns`` variants, CPU-time clocks included), `
 (``torch.utils.benchmark``, which reads ``timeit.default_timer`` at each call). Each answers from
 the virtual clock while a simulation is active and as before otherwise. ``time.sleep`` passes
 virtual time instead of real time. ``CLOCKS`` names every function replaced;
-tests/test_simgpu_clocks.py enumerates the standard library's clock functions so that one added
+tests/shared/test_simgpu_clocks.py enumerates the standard library's clock functions so that one added
 by a later Python cannot slip through.
 
 Two clocks: the host's monotonic time (``PERF_BASE_S`` plus seconds since the simulation started)

@@ -1,5 +1,5 @@
 """LMS bulk downloads of a class of the tiny course (tests/fixtures/tiny_course), named as each LMS
-names them. Used by tests/test_grade_all_semester.py.
+names them. Used by tests/batch/test_grade_all_semester.py.
 
 Sources of the naming (the LMS's own code, which its documentation does not spell out):
 
@@ -21,7 +21,9 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-TINY = Path(__file__).resolve().parent / "fixtures" / "tiny_course" / "submissions"
+from tests.helpers import tiny_course
+
+TINY = tiny_course.TINY / "submissions"
 GOOD = (TINY / "good_adds" / "double.py").read_text()
 WRONG = (TINY / "wrong_squares" / "double.py").read_text()
 

@@ -1,6 +1,6 @@
 """grade-all end to end, as a TA runs it: a real command, real workers, real sandboxed children.
 
-The class (tests/test_batch_fixtures.py) mixes folders and zips: the reference, classic mistakes,
+The class (autograder/lessons/why17/fixtures/classes.py) mixes folders and zips: the reference, classic mistakes,
 stubs, entries with nothing gradable, a hang, a crash and a memory hog. To keep the suite fast the
 runs grade the checks that tell these apart (``--checks``) with a short per-call time limit; the
 full grading of 200 submissions is bench/grade_all.py's job.
@@ -19,15 +19,18 @@ from pathlib import Path
 import pytest
 
 from autograder.core import settings
-from tests.test_batch_fixtures import (
+from autograder.lessons.why17.fixtures.classes import (
     MISTAKE_OF,
     NOT_GRADABLE,
     QUICK_CHECKS,
     make_class,
-    sigint_as_at_a_terminal,
 )
+from tests.batch.interrupt import sigint_as_at_a_terminal
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+#: Slow, left out of `make check`: every test runs the real grade-all (a class of 40, reruns, interrupts).
+pytestmark = pytest.mark.slow
+
 CLASS_SIZE = 40
 QUICK = ["--checks", ",".join(QUICK_CHECKS), "--time-limit-s", "5"]
 

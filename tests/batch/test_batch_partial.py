@@ -14,8 +14,7 @@ import pytest
 
 from autograder.batch import partial
 from autograder.lessons.why17.fixtures.classes import write_student
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.paths import ROOT
 
 
 def grade_all(src, out, *extra):
@@ -43,6 +42,7 @@ def graded(tmp_path_factory):
     return base
 
 
+@pytest.mark.slow
 def test_a_partial_rerun_keeps_carols_total_in_both_exports(graded):
     out = graded / "out"
     before = gradebook(out)["carol"]
@@ -62,6 +62,7 @@ def test_a_partial_rerun_keeps_carols_total_in_both_exports(graded):
     assert "warning" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_partial_grading_with_no_full_result_is_kept_out_of_the_exports(graded):
     out = graded / "out"
     proc = grade_all(graded / "class", out, "--checks", "sync_present,bytes_counted_twice")

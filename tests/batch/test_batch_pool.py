@@ -56,6 +56,7 @@ def test_a_worker_that_cannot_start_stops_the_run_with_a_reason(tmp_path):
         _run([pool.Job("a", {"path": "/x"})], argv=[sys.executable, str(script)])
 
 
+@pytest.mark.slow
 def test_a_hang_past_the_budget_is_zeroed_and_the_batch_goes_on(tmp_path):
     hang = write_student(tmp_path, "hang", "hang")
     good = write_student(tmp_path, "stub", "stubs")

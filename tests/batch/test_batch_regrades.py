@@ -17,9 +17,8 @@ from pathlib import Path
 import pytest
 
 from autograder.batch import fingerprint, regrades
-from tests.test_batch_fixtures import SOLUTION, write_student
-
-ROOT = Path(__file__).resolve().parent.parent
+from autograder.lessons.why17.fixtures.classes import SOLUTION, write_student
+from tests.helpers.paths import ROOT
 
 
 def grade_all(src, out, *extra):
@@ -41,6 +40,7 @@ def graded(tmp_path_factory):
     return base
 
 
+@pytest.mark.slow
 def test_a_first_grading_and_an_unchanged_rerun_log_nothing(graded):
     out = graded / "out"
     assert log(out) == []
@@ -48,6 +48,7 @@ def test_a_first_grading_and_an_unchanged_rerun_log_nothing(graded):
     assert "skipping 1 already graded" in proc.stderr and log(out) == []
 
 
+@pytest.mark.slow
 def test_a_changed_check_is_logged_with_its_reason(graded):
     out = graded / "out"
     path = out / "carol" / "results.json"
@@ -87,6 +88,7 @@ def test_a_changed_check_is_logged_with_its_reason(graded):
     assert "Regrades that changed a total" in html and "changed check sync_present" in html
 
 
+@pytest.mark.slow
 def test_a_changed_submission_is_logged_and_appended(graded):
     out = graded / "out"
     old_rows = log(out)

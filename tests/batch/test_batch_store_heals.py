@@ -24,7 +24,10 @@ from pathlib import Path
 import pytest
 
 from autograder.core import course
-from tests.tiny_course import ROOT, cli, copy_of_tiny
+from tests.helpers.tiny_course import ROOT, cli, copy_of_tiny
+
+#: Slow, left out of `make check`: every test regrades a damaged class through the real grade-all.
+pytestmark = pytest.mark.slow
 
 #: Columns that differ between two students graded alike.
 PER_STUDENT = ("student", "name", "graded_at")

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests import lms_layouts
-from tests.tiny_course import TINY, cli
+from tests.batch import lms_layouts
+from tests.helpers.tiny_course import TINY, cli
 
 GOOD = TINY / "submissions" / "good_adds"
 WRONG = TINY / "submissions" / "wrong_squares"
@@ -75,6 +75,7 @@ def test_preflight_refuses_a_reference_that_is_not_python(tmp_path):
     assert "double.py line 2 is not valid Python" in proc.stderr and "nobody was graded" in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_grader_failure_is_never_exported_as_a_number_and_a_rerun_retries_it(tmp_path):
     course = _course(tmp_path)
     reference = course / "solutions" / "tiny" / "double.py"
@@ -109,6 +110,7 @@ def test_a_grader_failure_is_never_exported_as_a_number_and_a_rerun_retries_it(t
 MANUAL = [{"id": "explain", "title": "Explain It Back", "points": 5}]
 
 
+@pytest.mark.slow
 def test_overrides_and_manual_scores_stick_across_reruns(tmp_path):
     course = _course(tmp_path, manual=MANUAL)
     src, out = _class(tmp_path, ann=GOOD, bob=WRONG, cy=WRONG), tmp_path / "out"
@@ -170,6 +172,7 @@ def test_bad_override_rows_are_a_line_each_and_nothing_is_graded(tmp_path):
     assert not (out / "ann").exists()
 
 
+@pytest.mark.slow
 def test_a_hand_edited_gradebook_is_kept_aside_with_a_warning(tmp_path):
     course = _course(tmp_path)
     src, out = _class(tmp_path, ann=WRONG), tmp_path / "out"
@@ -188,6 +191,7 @@ def test_a_hand_edited_gradebook_is_kept_aside_with_a_warning(tmp_path):
 
 # --- extensions -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_an_extension_once_given_is_kept_and_changing_it_is_explicit(tmp_path):
     late = {"due": "2026-12-01T23:59:00Z", "policy": "percent_per_day", "percent_per_day": 10}
     course = _course(tmp_path, late=late)
@@ -219,6 +223,7 @@ def test_an_extension_once_given_is_kept_and_changing_it_is_explicit(tmp_path):
 
 # --- LMS downloads ----------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", sorted(lms_layouts.LAYOUTS))
 def test_lms_downloads_are_read_as_they_come(tmp_path, layout):
     make, words = lms_layouts.LAYOUTS[layout]

@@ -12,10 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.slurm.fixtures import slurm_cluster  # noqa: F401 - fixture
-from tests.test_batch_fixtures import KINDS, make_class, sigint_as_at_a_terminal
+from autograder.lessons.why17.fixtures.classes import KINDS, make_class
+from tests.batch.interrupt import sigint_as_at_a_terminal
+from tests.batch.slurm.fixtures import slurm_cluster  # noqa: F401 - fixture
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+#: Slow, left out of `make check`: every test grades through Slurm's daemons.
+pytestmark = pytest.mark.slow
+
 #: Every kind of student but the hang, which costs a whole time limit and says nothing new here.
 CLASS_KINDS = tuple(k for k in KINDS if k != "hang")
 #: Checks that tell the kinds apart (one GPU sanity check, the Measure table) at a test's cost.

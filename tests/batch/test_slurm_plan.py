@@ -10,8 +10,7 @@ import pytest
 
 from autograder.batch.executors.slurm import plan
 from autograder.batch.executors.slurm.executor import state_line
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.paths import ROOT
 
 
 def test_slices_keep_the_order_and_cover_everyone_once():

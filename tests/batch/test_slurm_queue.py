@@ -6,7 +6,7 @@ import time
 import pytest
 
 from autograder.batch.executors.slurm import queue
-from tests.slurm.fixtures import slurm_cluster  # noqa: F401 - fixture
+from tests.batch.slurm.fixtures import slurm_cluster  # noqa: F401 - fixture
 
 POLL_S = 0.5
 WAIT_S = 120.0
@@ -39,6 +39,7 @@ def _wait_until_ended(job_id: str, n: int) -> dict[int, str]:
     raise AssertionError(f"array {job_id} did not end within {WAIT_S:.0f} s: {states}")
 
 
+@pytest.mark.slow
 def test_done_failed_and_cancelled_tasks_are_told_apart(slurm_cluster, tmp_path):
     script = tmp_path / "job.sh"
     # task 0 succeeds, task 1 exits 3, task 2 would run for ten minutes until cancelled
@@ -55,6 +56,7 @@ def test_done_failed_and_cancelled_tasks_are_told_apart(slurm_cluster, tmp_path)
     assert states[2].startswith("CANCELLED")
 
 
+@pytest.mark.slow
 def test_a_rejected_submission_is_one_line_naming_sbatch(slurm_cluster, tmp_path):
     script = tmp_path / "job.sh"
     script.write_text("#!/bin/bash\ntrue\n")

@@ -7,11 +7,14 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from autograder.core import course
 from autograder.core.course import ROOT
 from autograder.lessons.why17.fixtures import build
 
 
+@pytest.mark.slow
 def test_grade_a_partial_submission_end_to_end(tmp_path):
     sub = tmp_path / "student"
     sub.mkdir()

@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.paths import ROOT
+
 WHY17 = Path(sys.executable).parent / "why17"
 
-pytestmark = pytest.mark.skipif(not WHY17.is_file(),
-                                reason=f"{WHY17} is not installed (make install runs uv pip install -e .)")
+pytestmark = [pytest.mark.skipif(not WHY17.is_file(),
+                                 reason=f"{WHY17} is not installed (make install runs uv pip install -e .)"),
+              pytest.mark.slow]     # every test grades or runs subcommands in child processes (not in `make check`)
 
 
 def why17(*args, cwd: Path) -> subprocess.CompletedProcess:

@@ -95,8 +95,9 @@ def test_unknown_assignment_on_the_command_line_exits_2_with_one_line(tmp_path):
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
+@pytest.mark.slow
 def test_the_student_conftest_refuses_a_broken_course_yml_with_the_graders_line(tmp_path):
-    from tests.public_runs import run_pytest, student_tree
+    from tests.helpers.public_runs import run_pytest, student_tree
 
     broken = _mutated(lambda d: _why17(d)["tasks"][1].update(id="task1"))
     root = student_tree(tmp_path, yaml.safe_dump(broken, sort_keys=False))

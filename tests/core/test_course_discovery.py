@@ -13,7 +13,7 @@ import pytest
 
 from autograder.core import course
 from autograder.core.errors import UsageError
-from tests.tiny_course import ROOT, cli, copy_of_tiny
+from tests.helpers.tiny_course import ROOT, cli, copy_of_tiny
 
 NOT_A_COURSE = "# another tool's file of the same name\ncourse: intro\nweeks: 12\n"
 
@@ -76,6 +76,7 @@ def test_an_unknown_course_path_is_one_line_and_exit_2(tmp_path):
         assert "Traceback" not in proc.stderr + proc.stdout
 
 
+@pytest.mark.slow
 def test_the_option_goes_before_or_after_the_command(tiny):
     assert cli("--course", tiny, "generate", "--assignment", "tiny").returncode == 0
     assert (tiny / "assignments" / "tiny" / "double.py").is_file()
@@ -86,6 +87,7 @@ def test_the_option_goes_before_or_after_the_command(tiny):
     assert wrong.returncode == 2 and "unknown assignment 'tiny'" in wrong.stderr
 
 
+@pytest.mark.slow
 def test_grade_finds_the_course_from_a_folder_inside_it_and_names_it(tiny, tmp_path):
     inside = tiny / "submissions"
     proc = cli("grade", "good_adds", "--assignment", "tiny", "--out", tmp_path / "r.json", cwd=inside)
@@ -94,6 +96,7 @@ def test_grade_finds_the_course_from_a_folder_inside_it_and_names_it(tiny, tmp_p
     assert any(line.startswith("total") and "10 / 10" in line for line in proc.stdout.splitlines())
 
 
+@pytest.mark.slow
 def test_grade_all_workers_grade_with_the_selected_course(tiny, tmp_path):
     subs = tmp_path / "class"
     shutil.copytree(tiny / "submissions" / "wrong_squares", subs / "alice")

@@ -22,7 +22,7 @@ from autograder.batch import regrades, store
 from autograder.batch.discover import Member, Submission
 from autograder.core import course, csvsafe
 from autograder.reports import gradebook
-from tests.tiny_course import cli, copy_of_tiny
+from tests.helpers.tiny_course import cli, copy_of_tiny
 
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
 #: How the grader writes a number: an optional minus, digits, an optional fraction.
@@ -168,6 +168,7 @@ def graded(tmp_path_factory):
     return tiny, base / "out", base / "partial"
 
 
+@pytest.mark.slow
 def test_every_csv_grade_all_writes_has_no_live_formula(graded):
     _tiny, out, partial_out = graded
     written = sorted(p.relative_to(out.parent).as_posix() for o in (out, partial_out) for p in o.rglob("*.csv"))
@@ -184,6 +185,7 @@ def test_every_csv_grade_all_writes_has_no_live_formula(graded):
         assert live_formulas(out.parent / name) == [], name
 
 
+@pytest.mark.slow
 def test_the_export_s_people_are_all_there_quoted_and_restorable(graded):
     _tiny, out, _ = graded
     rows = list(csv.DictReader((out / "gradebook.csv").open(newline="", encoding="utf-8")))
@@ -201,6 +203,7 @@ def test_the_export_s_people_are_all_there_quoted_and_restorable(graded):
     assert all(GRADER_NUMBER.fullmatch(row[-1]) for row in canvas[1:])
 
 
+@pytest.mark.slow
 def test_the_regrade_of_a_formula_named_student_is_logged_quoted(graded):
     _tiny, out, _ = graded
     raw = list(csv.DictReader((out / "regrades.csv").open(newline="", encoding="utf-8")))
@@ -210,6 +213,7 @@ def test_the_regrade_of_a_formula_named_student_is_logged_quoted(graded):
     assert {r["student"] for r in summary["regraded"]} == {"-2+3"}
 
 
+@pytest.mark.slow
 def test_folder_names_like_formulas_are_quoted_in_partial_and_pairs(graded):
     _tiny, _, partial_out = graded
     rows = [r for name in ("gradebook.csv", "partial.csv") if (partial_out / name).exists()

@@ -106,6 +106,7 @@ def _fake(check_id):
     return Check(id=check_id, task="task4", name="x", files=("roofline",), fn=lambda ctx: None)
 
 
+@pytest.mark.slow
 def test_scores_are_the_course_yml_points(tmp_path):
     folder = build.overlay("wrong", "roofline_linear_axes", tmp_path / "s")
     results = grade_submission(folder, device="cpu", only={"roofline_loglog", "roofline_axis_labels"})

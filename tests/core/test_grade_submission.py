@@ -81,6 +81,7 @@ def test_symlink_in_a_folder_is_refused(tmp_path):
         submission.load(src)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make, words", [
     (lambda p: p / "nope", "no such file or folder"),
     (lambda p: (p / "x.zip").write_bytes(b"PK not really") and p / "x.zip", "unreadable zip"),
@@ -131,6 +132,7 @@ def test_files_at_the_top_win_over_a_copy_deeper_down(tmp_path):
         assert not any(".hypothesis" in f for f in sub.files)
 
 
+@pytest.mark.slow
 def test_a_folder_named_like_the_assignment_is_found_and_the_output_says_where(tmp_path):
     from autograder.grading.grade import grade_submission
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import zipfile
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,7 @@ def one_line(text: str, path) -> None:
     assert len(text) < 600, text
 
 
+@pytest.mark.slow
 @FUZZ
 @given(entries=st.lists(entry, min_size=0, max_size=6), how=damage)
 def test_any_zip_is_graded_or_refused_in_one_line(tmp_path_factory, entries, how):

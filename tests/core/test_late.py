@@ -22,10 +22,9 @@ import yaml
 from autograder.batch import discover, submitted
 from autograder.core import course, late
 from autograder.core.errors import UsageError
-from autograder.lessons.why17.fixtures.classes import measurements_json
-from tests.test_batch_fixtures import write_student
+from autograder.lessons.why17.fixtures.classes import measurements_json, write_student
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 UTC = dt.timezone.utc
 DUE = dt.datetime(2026, 12, 1, 23, 59, tzinfo=UTC)
 ON_TIME = dt.datetime(2026, 12, 2, 0, 10, tzinfo=UTC)      # 11 min late: inside the 15 min grace
@@ -251,6 +250,7 @@ def _grade(src: Path, out: Path, course_dir: Path, *extra) -> subprocess.Complet
     return proc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", sorted(SOURCES))
 def test_a_late_class_gets_each_policys_penalty_from_each_source(tmp_path, source):
     make, words = SOURCES[source]
@@ -295,6 +295,7 @@ def test_a_bad_extensions_file_is_one_line_and_exit_2(tmp_path):
                                                 "number, got 'soon'"]
 
 
+@pytest.mark.slow
 def test_grade_on_gradescope_is_dated_by_the_harness_metadata_not_the_students(tmp_path):
     """``grade --submission-metadata`` (run_autograder passes /autograder/submission_metadata.json)
     dates the submission; a submission_metadata.json inside the submission dates nothing."""

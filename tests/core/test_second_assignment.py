@@ -15,7 +15,7 @@ import pytest
 
 from autograder.core import course
 from autograder.grading.grade import load_checks
-from tests.tiny_course import TINY, cli, copy_of_tiny
+from tests.helpers.tiny_course import TINY, cli, copy_of_tiny
 
 
 @pytest.fixture
@@ -42,6 +42,7 @@ def test_the_tiny_course_has_its_own_tasks_folders_and_checks():
     assert "doubles_like_reference" not in load_checks(course.load().assignment("why17"))
 
 
+@pytest.mark.slow
 def test_wrong_fails_and_good_passes_end_to_end(tiny, tmp_path):
     wrong = grade(tiny, tiny / "submissions" / "wrong_squares", tmp_path / "wrong.json")
     good = grade(tiny, tiny / "submissions" / "good_adds", tmp_path / "good.json")
@@ -78,6 +79,7 @@ def test_release_bundles_the_tiny_course_and_none_of_its_grader(tiny, tmp_path):
     assert not [n for n in names if "tiny_grader" in n or "solutions" in n or "submissions" in n]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,status,words", [
     ("gpu_good_events", "passed", "waits for the device"),
     ("gpu_wrong_no_sync", "failed", "synchronize before reading the clock"),

@@ -7,7 +7,6 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,8 @@ from autograder.core import settings
 from autograder.core.errors import UsageError
 from autograder.sandbox import forkserver
 from shared import settings as shared_settings
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 #: The only files that may spell a setting's name: where each is declared.
 DECLARED_IN = {ROOT / "autograder" / "core" / "settings.py", ROOT / "shared" / "settings.py"}
 #: Where code lives: its files but Markdown (docs, READMEs and notebooks' text cells are for people

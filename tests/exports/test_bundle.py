@@ -16,7 +16,7 @@ import pytest
 
 from autograder.core import course
 from autograder.exports import bundle, generate
-from tests.public_runs import ROOT, run_pytest
+from tests.helpers.public_runs import ROOT, run_pytest
 
 ASSIGNMENT = course.load().assignment("why17")
 TOP = "why17-student"
@@ -234,6 +234,7 @@ def test_the_zip_is_reproducible(released, tmp_path):
 
 # --- It works where it lands ---------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_public_tests_run_in_the_bundle_and_fail_on_the_stubs(unpacked, tmp_path):
     run = run_pytest(cwd=unpacked, scratch=tmp_path)   # plain `pytest`: pytest.ini points at the tests
     assert run.returncode == 1, run.output[-3000:]
@@ -244,6 +245,7 @@ def test_public_tests_run_in_the_bundle_and_fail_on_the_stubs(unpacked, tmp_path
         assert f"NotImplementedError: {task}." in item["message"], f"{nodeid}: {item['message']}"
 
 
+@pytest.mark.slow
 def test_one_task_runs_alone_in_the_bundle(unpacked, tmp_path):
     tests = unpacked / "assignments" / "why17" / "tests"
     run = run_pytest(str(tests / "test_predict.py"), str(tests / "test_roofline.py"), "-m", "task3",
@@ -252,6 +254,7 @@ def test_one_task_runs_alone_in_the_bundle(unpacked, tmp_path):
     assert "deselected" in run.output
 
 
+@pytest.mark.slow
 def test_the_bundles_markers_are_strict(unpacked, tmp_path):
     extra = unpacked / "assignments" / "why17" / "tests" / "test_typo.py"
     extra.write_text("import pytest\n\n@pytest.mark.tsak1\ndef test_typo():\n    pass\n")
@@ -262,6 +265,7 @@ def test_the_bundles_markers_are_strict(unpacked, tmp_path):
     assert run.returncode != 0 and "'tsak1' not found in `markers`" in run.output
 
 
+@pytest.mark.slow
 def test_the_bundle_imports_its_own_shared_and_needs_no_grader(unpacked):
     # Every shared module imports from the bundle alone: no autograder/, no solutions/ needed. (Whether
     # they could be found is not the question: an editable install of the project makes them findable.)
@@ -286,12 +290,14 @@ def _simgpu(unpacked, *paths):
                           env={**os.environ, "PYTHONPATH": "", "CUDA_VISIBLE_DEVICES": ""})
 
 
+@pytest.mark.slow
 def test_the_simulated_gpu_runs_in_the_bundle_on_the_stubs(unpacked):
     proc = _simgpu(unpacked, "assignments/why17/bw.py")
     assert proc.returncode == 1, proc.stderr[-3000:]   # failed verdicts: an honest exit status
     assert "FAIL sync_present" in proc.stdout and "NotImplementedError: task1.1: copy_bandwidth" in proc.stdout
 
 
+@pytest.mark.slow
 def test_the_simulated_gpu_passes_finished_work_in_the_bundle(unpacked, tmp_path):
     # A student who finished task1 and task2: the reference's bw.py and flops.py in their place.
     work = unpacked.parent / "finished"

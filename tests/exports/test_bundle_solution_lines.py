@@ -25,8 +25,8 @@ import pytest
 
 from autograder.core import course
 from autograder.exports import bundle
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = course.load().assignment("why17")
 SOLUTIONS = ROOT / "solutions" / "why17"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"

@@ -20,9 +20,9 @@ import yaml
 from autograder.core import course, settings
 from autograder.exports import gradescope
 from autograder.gpu import seed
-from tests import gradescope_package
+from tests.exports import gradescope_package
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "autograder" / "lessons" / "why17" / "fixtures"
 REFERENCE = ROOT / "solutions" / "why17"
 STUBS = ROOT / "assignments" / "why17"
@@ -111,6 +111,7 @@ def test_out_that_is_a_folder_is_one_line_exit_2(tmp_path):
 
 # --------------------------------------------------------------------------- end to end
 
+@pytest.mark.slow
 def test_reference_submission_gets_full_marks(package, tmp_path):
     root = gradescope_root(package, tmp_path, reference_files())
     res = run_autograder(root)
@@ -128,6 +129,7 @@ def test_reference_submission_gets_full_marks(package, tmp_path):
     assert secret.is_file() and (os.geteuid() != 0 or secret.stat().st_mode & 0o077 == 0)
 
 
+@pytest.mark.slow
 def test_stub_submission_gets_zero_and_visibility_follows_course_yml(package, tmp_path):
     files = {f"{m}.py": STUBS / f"{m}.py" for m in MODULES}
     root = gradescope_root(package, tmp_path, files)
@@ -141,6 +143,7 @@ def test_stub_submission_gets_zero_and_visibility_follows_course_yml(package, tm
     assert {t["visibility"] for t in res["tests"]} == {"hidden"}
 
 
+@pytest.mark.slow
 def test_malicious_submission_cannot_forge_its_results(package, tmp_path):
     files = {"predict.py": REFERENCE / "predict.py",      # honest work beside the attack
              "bw.py": SUBMISSIONS / "attacks" / "write_results" / "bw.py"}
@@ -164,6 +167,7 @@ def test_a_grader_that_cannot_run_still_leaves_valid_results(package, tmp_path):
     assert "could not grade this submission (exit status 1)" in res["output"]
 
 
+@pytest.mark.slow
 def test_a_refused_submission_shows_its_reason_in_the_results(package, tmp_path):
     # A symlink is refused (exit 2, one line on stderr); the student sees that line in results.json.
     root = gradescope_root(package, tmp_path, {"predict.py": REFERENCE / "predict.py"})
@@ -175,6 +179,7 @@ def test_a_refused_submission_shows_its_reason_in_the_results(package, tmp_path)
     assert "exit status" not in res["output"] and "\n" not in res["output"]
 
 
+@pytest.mark.slow
 def test_the_harness_metadata_dates_the_submission_not_the_students_copy(package, tmp_path):
     """With a late policy, run_autograder dates the submission by /autograder/submission_metadata.json
     (Gradescope's harness writes it); the student's own copy in the submission dates nothing."""

@@ -23,9 +23,9 @@ from autograder.core import settings
 from autograder.core.errors import UsageError
 from autograder.exports import gradescope
 from autograder.gpu import seed
-from tests import gradescope_package
+from tests.exports import gradescope_package
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "solutions" / "why17"
 MEASUREMENTS = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "measurements" / "reference"
 #: Imports of packaged code that grading never reaches, each with where it is allowed and why.
@@ -103,6 +103,7 @@ def _closure(roots) -> set[str]:
     return {n.replace("_", "-") for n in seen}
 
 
+@pytest.mark.slow
 def test_the_grader_imports_nothing_outside_the_runtime_requirements(package):
     installs = _closure(runtime_lines(package))
     local = {p.parts[0].removesuffix(".py") for p in gradescope.files(ROOT)} | {
@@ -142,6 +143,7 @@ def _local_sources() -> list[str]:
     return options + ["--index-strategy", "unsafe-best-match"] if options else []
 
 
+@pytest.mark.slow
 def test_run_autograder_grades_the_reference_in_a_venv_of_the_runtime_file_alone(package, tmp_path):
     root = tmp_path / "autograder"
     with zipfile.ZipFile(package) as zf:

@@ -15,8 +15,11 @@ import pytest
 
 from autograder.core import course
 from autograder.grading.grade import load_checks
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+#: Slow, left out of `make check`: every test reads a course graded by the real nbgrader.
+pytestmark = pytest.mark.slow
+
 ASSIGNMENT = "why17"
 REFERENCE_TABLE = (ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "measurements" / "reference"
                    / "measurements.json")

@@ -18,8 +18,8 @@ import pytest
 from autograder.core import course, settings
 from autograder.exports import nbgrader_cells
 from autograder.lessons.why17.fixtures.build import overlay
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "why17"
 MODULES = ("bw", "flops", "predict", "roofline")
 REFERENCE_TABLE = (ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "measurements" / "reference"
@@ -85,6 +85,7 @@ def full_marks() -> dict:
     return {t.id: t.points for t in course.load().assignment(ASSIGNMENT).tasks}
 
 
+@pytest.mark.slow
 def test_release_and_zip_notebooks_are_one_notebook(graded):
     """nbgrader's release of the course's source notebook is the student zip's notebook, cell for
     cell and metadata for metadata, all but nbgrader's own checksums."""
@@ -104,12 +105,14 @@ def test_release_and_zip_notebooks_are_one_notebook(graded):
     assert sum(1 for c in zipped if nbgrader_cells.is_test_cell(c)) == len(full_marks())
 
 
+@pytest.mark.slow
 def test_notebooks_from_the_zip_and_the_release_get_full_marks(graded):
     course_dir, _ = graded
     for student in ("rel", "zip"):
         assert gradebook_scores(course_dir, student) == pytest.approx(full_marks(), abs=1e-3), student
 
 
+@pytest.mark.slow
 def test_a_hanging_student_loses_only_the_checks_that_hang(graded):
     """predict.py's prefill_seconds never returns: the grader's sandbox stops each call at its limit,
     task 3 (where prefill_seconds is graded) loses points and every other task keeps its own."""
@@ -124,6 +127,7 @@ def test_a_hanging_student_loses_only_the_checks_that_hang(graded):
     assert "FAILED" in printed and "prefill_seconds did not return within" in printed
 
 
+@pytest.mark.slow
 def test_a_student_without_a_notebook_is_graded_from_the_py_files(graded):
     course_dir, done = graded
     assert gradebook_scores(course_dir, "nonb") == pytest.approx(full_marks(), abs=1e-3)
@@ -132,6 +136,7 @@ def test_a_student_without_a_notebook_is_graded_from_the_py_files(graded):
         (course_dir / "release" / ASSIGNMENT / "why17.ipynb").read_bytes()
 
 
+@pytest.mark.slow
 def test_only_the_test_cells_run_while_autograding(graded):
     """The lab cells are not run again: no cell but the test cells has an output or an execution
     record, and measurements.json is the student's own, not rewritten on the grading machine."""
@@ -147,6 +152,7 @@ def test_only_the_test_cells_run_while_autograding(graded):
         assert (folder / "measurements.json").read_bytes() == REFERENCE_TABLE.read_bytes()
 
 
+@pytest.mark.slow
 def test_a_notebook_without_the_metadata_is_refused_in_one_line(graded):
     course_dir, _ = graded
     hand_in(course_dir, "bare", notebook="bare")
@@ -158,6 +164,7 @@ def test_a_notebook_without_the_metadata_is_refused_in_one_line(graded):
     assert "submitted/bare/why17/why17.ipynb has no nbgrader cell metadata" in lines[0]
 
 
+@pytest.mark.slow
 def test_the_test_cells_read_grade_alls_results_for_the_same_files(graded, tmp_path):
     """The hook's grade-all wrote a result per student; a result is read back only for the very
     files it graded."""
@@ -178,6 +185,7 @@ def test_the_test_cells_read_grade_alls_results_for_the_same_files(graded, tmp_p
     assert pregraded_results(folder) is None
 
 
+@pytest.mark.slow
 def test_without_grade_all_a_hanging_notebook_grades_itself_in_the_sandbox(graded):
     """With the pre-grading off (settings.PREGRADED set) and no stored result, the hanging student's
     first test cell runs `python -m autograder grade`: the same scores, the hang stopped by the

@@ -27,8 +27,12 @@ from shared import simgpu
 from shared.lessons.why17.gpu import RUBRIC, model_reference
 from shared.simgpu import local
 from shared.simgpu import settings as simsettings
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+#: Slow, left out of `make check`: every test grades through the fork server (test_probe.py is
+#: this folder's fast test).
+pytestmark = pytest.mark.slow
+
 ATTACKS = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "attacks"
 REFERENCE = ROOT / "solutions" / "why17"
 GPU_IDS = set(VERDICTS)

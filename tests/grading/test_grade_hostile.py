@@ -41,6 +41,7 @@ def test_every_hostile_submission_is_listed():
     assert {p.name for p in (build.HERE / "hostile").iterdir() if p.is_dir()} == set(EXPECTED)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_hostile_submission_costs_only_its_own_checks(name, tmp_path):
     folder = build.overlay("hostile", name, tmp_path / name)
@@ -55,6 +56,7 @@ def test_hostile_submission_costs_only_its_own_checks(name, tmp_path):
         assert "\n" not in message and "Traceback" not in message, message
 
 
+@pytest.mark.slow
 def test_a_missing_file_costs_only_its_checks(tmp_path):
     folder = build.overlay("good", "numpy_predict", tmp_path / "s")
     (folder / "roofline.py").unlink()
@@ -75,6 +77,7 @@ def test_a_broken_predict_costs_task3_only_and_roofline_says_it_ran_with_the_ref
     assert "graded with a stand-in predict.py" in results["output"]
 
 
+@pytest.mark.slow
 def test_a_hang_is_stopped_at_a_limit_from_the_reference_and_charged_once(tmp_path):
     """With course.yml's limits (no override) an endless loop is stopped at a multiple of the
     reference's time for the same call, at least the floor: seconds, not the 60 s ceiling. It is
@@ -106,6 +109,7 @@ def test_a_grading_past_its_budget_ends_with_every_check_charged_in_one_line(tmp
                                  "hanging calls of your code used it up)", test["output"]
 
 
+@pytest.mark.slow
 def test_no_call_outlives_the_grading_budget(tmp_path):
     """A call that hangs is cut where the budget ends, not at its own (longer) limit."""
     folder = build.overlay("hostile", "endless_loop", tmp_path / "s")

@@ -21,9 +21,9 @@ from autograder.sandbox import calltime, forkserver, isolation
 from autograder.sandbox.parent import Limits
 from autograder.sandbox.perfile import PerFileSandbox
 from autograder.sandbox.serial import OneAtATime
-from tests.tiny_course import TINY
+from tests.helpers.paths import ROOT
+from tests.helpers.tiny_course import TINY
 
-ROOT = Path(__file__).resolve().parents[1]
 TINY_YML = TINY / "course.yml"
 GOOD_ADDS = TINY / "submissions" / "good_adds"
 

@@ -11,7 +11,6 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -23,8 +22,8 @@ from autograder.lessons.why17.fixtures import build
 from autograder.sandbox.parent import Limits
 from shared.lessons.why17.gpu import rubric
 from shared.lessons.why17.gpu.rubric import CHECK_IDS
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 #: Run-to-run spread of the three interleaved rounds (a busy GPU: a few percent).
 SPREAD = (0.97, 1.0, 1.04)
 NEEDS_GPU = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -91,6 +90,7 @@ def test_copy_sizes_are_the_simulated_checks_sizes(l2):
     assert small <= l2 and large >= 8 * l2 and small % 2**20 == large % 2**20 == 0
 
 
+@pytest.mark.slow
 def test_the_measuring_child_runs_on_this_machine(tmp_path):
     """realgpu_pair's command line, as calibrate runs it, on the CPU here (the GPU submissions
     are CUDA-only; the reference's style, copied as the student's files, runs on either), with a
@@ -125,6 +125,7 @@ def test_prepare_keeps_the_reference_out_of_the_students_folder(tmp_path):
         shutil.rmtree(reference)
 
 
+@pytest.mark.slow
 def test_the_sandboxed_measurement_runs_here_with_the_reference_in_a_process_of_its_own(tmp_path):
     """The grader's path, on this machine's CPU: two sandboxed children, the student's files in one
     (the reference's style, which runs on a CPU) and the reference in the other."""
@@ -139,6 +140,7 @@ def test_the_sandboxed_measurement_runs_here_with_the_reference_in_a_process_of_
     assert all(r > 0 and s > 0 for r, s in m["large_pairs"] + m["small_pairs"] + m["matmul_pairs"])
 
 
+@pytest.mark.slow
 def test_a_student_module_that_does_not_import_is_left_out_not_fatal(tmp_path):
     sub = tmp_path / "sub"
     sub.mkdir()
@@ -149,6 +151,7 @@ def test_a_student_module_that_does_not_import_is_left_out_not_fatal(tmp_path):
     assert m["matmul_pairs"] == [] and all(r > 0 and s > 0 for r, s in m["large_pairs"])
 
 
+@pytest.mark.slow
 @NO_GPU_HERE
 def test_grade_device_cuda_without_a_gpu_says_so_and_scores_as_sim(tmp_path):
     sub = build.gpu_submission("wrong_bytes_once", tmp_path / "sub")   # a score below the maximum

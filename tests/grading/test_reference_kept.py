@@ -1,13 +1,13 @@
 """The reference's sandbox is kept from one grading to the next (autograder/grading/reference.py)."""
-from pathlib import Path
 
 import pytest
 
 from autograder.core.errors import StudentTimeout
 from autograder.grading import reference
 from autograder.sandbox.parent import Limits
+from tests.helpers.paths import ROOT
 
-SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions" / "why17"
+SOLUTIONS = ROOT / "solutions" / "why17"
 
 
 @pytest.fixture(autouse=True)

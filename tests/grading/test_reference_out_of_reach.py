@@ -77,6 +77,7 @@ def test_the_stand_in_agrees_with_the_reference_on_valid_arguments(a, b, c, batc
         assert math.isclose(got, want, rel_tol=1e-12), (got, want)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(PROT.mode != "namespaces",
                     reason=f"without namespaces the child can read the checkout: {PROT.reason}")
 def test_a_roofline_that_hunts_for_the_reference_finds_nothing(tmp_path):

@@ -13,9 +13,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests import pytest_task_report
+from tests.helpers import pytest_task_report
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = Path(__file__).with_name("pytest_task_report.py")
 #: Generous bound for one child pytest run, in seconds (the public tests take a few seconds).
 RUN_TIMEOUT_S = 300

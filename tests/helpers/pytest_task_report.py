@@ -8,7 +8,7 @@ hence its variable is declared here, not in shared/settings.py (a test harness's
 import json
 import os
 
-#: Environment variable naming the JSON file the plugin writes (tests/public_runs.py sets it).
+#: Environment variable naming the JSON file the plugin writes (tests/helpers/public_runs.py sets it).
 REPORT_ENV = "WHY17_TASK_REPORT"
 
 _items: dict[str, dict] = {}

@@ -1,7 +1,7 @@
 """The tiny course of tests/fixtures/tiny_course: a copy of it outside the checkout, and the real
 command line run with a course chosen by its arguments (no selection variable).
 
-Used by tests/test_course_discovery.py and tests/test_second_assignment.py.
+Used by the tests of several folders (tests/core/test_course_discovery.py, tests/core/test_second_assignment.py, ...).
 """
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from autograder.core import course
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "tests" / "fixtures" / "tiny_course"
 
 

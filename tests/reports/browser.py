@@ -1,5 +1,5 @@
 """A real headless Chromium for the tests that check HTML pages: the driver, the ``browser``
-fixture (import it into a test module), the skip mark where Chromium is not installed, and
+fixture (tests/reports/conftest.py gives it to every test here), the skip mark where Chromium is not installed, and
 ``visit`` (a page's facts, a screenshot and its console errors)."""
 from __future__ import annotations
 

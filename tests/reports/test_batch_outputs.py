@@ -12,8 +12,8 @@ from autograder.batch.discover import Member, Submission
 from autograder.batch.zero import zero_results
 from autograder.core import course
 from autograder.lessons.why17 import plotdata
+from autograder.lessons.why17.fixtures.classes import measurements_json
 from autograder.reports import feedback_html, gradebook, mistakes, summary, summary_html, svg
-from tests.test_batch_fixtures import measurements_json
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def test_every_mistake_names_checks_and_a_lesson_section():
     assert len(ids) == len(set(ids))
 
 
-#: Each wrong fixture of predict.py and roofline.py (tests/test_grade_wrong.py) -> the one mistake
+#: Each wrong fixture of predict.py and roofline.py (tests/lessons/why17/test_grade_wrong.py) -> the one mistake
 #: of the catalogue it must count as in the class summary's "What to reteach".
 RETEACH = {"decode_forgets_1e9": "units_slip", "ridge_in_gflops": "units_slip",
            "roofline_slope_no_1000": "units_slip", "kv_without_2": "kv_without_k_and_v",
@@ -104,9 +104,9 @@ def test_every_check_a_mistake_names_is_a_real_check(asg):
 
 @pytest.mark.parametrize("fixture", sorted(RETEACH))
 def test_predict_and_roofline_mistakes_are_reteach_items(asg, fixture):
-    """The checks the fixture fails (as tests/test_grade_wrong.py proves), every other check of the
+    """The checks the fixture fails (as tests/lessons/why17/test_grade_wrong.py proves), every other check of the
     catalogue passed: the summary counts exactly its mistake, once."""
-    from tests.test_grade_wrong import EXPECTED
+    from tests.lessons.why17.expected import EXPECTED
     failing = EXPECTED[fixture]
     everything = {c for m in mistakes.of(asg) for c in (*m.checks, *m.requires)} | failing
     results = results_of(*(test("task3", c, 0 if c in failing else 1, 1,

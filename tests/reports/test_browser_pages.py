@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from autograder.lessons.why17.fixtures.classes import QUICK_CHECKS, make_class
-from tests.browser import NEEDS_CHROMIUM, visit
+from tests.helpers.paths import ROOT
+from tests.reports.browser import NEEDS_CHROMIUM, visit
 
-ROOT = Path(__file__).resolve().parent.parent
-pytestmark = NEEDS_CHROMIUM
+pytestmark = [NEEDS_CHROMIUM, pytest.mark.slow]     # slow: Chromium, and real gradings (`make check` leaves them out)
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def test_summary_page_renders_charts_mistakes_and_links(out, browser, tmp_path):
 
 @pytest.fixture(scope="module")
 def similarity_report(tmp_path_factory):
-    from tests.test_similarity import make_similarity_class
+    from tests.similarity.classes import make_similarity_class
     base = tmp_path_factory.mktemp("similar-page")
     make_similarity_class(base / "class")
     proc = subprocess.run([sys.executable, "-m", "autograder", "similarity", str(base / "class"),
@@ -94,7 +94,7 @@ def test_similarity_report_renders_side_by_side_regions(similarity_report, brows
 
 
 def test_similarity_report_shows_the_baseline_and_a_copy_ring_as_one_cluster(browser, tmp_path):
-    from tests.test_similarity import make_ring_class
+    from tests.similarity.classes import make_ring_class
     make_ring_class(tmp_path / "class")
     proc = subprocess.run([sys.executable, "-m", "autograder", "similarity", str(tmp_path / "class"),
                            "--out", str(tmp_path / "out"), "--top", "4"], cwd=ROOT, capture_output=True,
@@ -132,7 +132,7 @@ def test_a_semester_s_pages_show_overrides_manual_scores_and_grader_failures(bro
     the grader failed on everyone named at the top of summary.html."""
     import yaml
 
-    from tests.tiny_course import TINY, cli
+    from tests.helpers.tiny_course import TINY, cli
     course = tmp_path / "course"
     shutil.copytree(TINY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
     data = yaml.safe_load((course / "course.yml").read_text())

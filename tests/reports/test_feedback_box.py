@@ -4,7 +4,7 @@ one-line fix and the lesson section, most costly first; and no passing row speak
 One real grading (grade-all, so feedback.html is written as students get it) of a submission with
 three of the lesson's mistakes at different prices: no synchronize (bw.py), K without V
 (predict.py) and no measurements.json. The page is read in a real headless Chromium where one is
-installed (tests/test_browser_pages.py's driver), and its rows from results.json everywhere.
+installed (tests/reports/test_browser_pages.py's driver), and its rows from results.json everywhere.
 """
 from __future__ import annotations
 
@@ -18,9 +18,12 @@ import pytest
 from autograder.core import course
 from autograder.lessons.why17.fixtures import build
 from autograder.reports import failures, feedback_html, mistakes
-from tests.browser import CHROMIUM, DRIVER, chrome
+from tests.helpers.paths import ROOT
+from tests.reports.browser import CHROMIUM, DRIVER, chrome
 
-ROOT = Path(__file__).resolve().parent.parent
+#: Slow, left out of `make check`: most tests read a class graded by the real grade-all.
+pytestmark = pytest.mark.slow
+
 ASSIGNMENT = course.load().assignment("why17")
 
 

@@ -6,17 +6,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from autograder.lessons.why17.fixtures.classes import QUICK_CHECKS, write_student
-from tests.browser import NEEDS_CHROMIUM, visit
+from tests.helpers.paths import ROOT
+from tests.reports.browser import NEEDS_CHROMIUM, visit
 
-ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "measurements"
 MIB = 2**20
-pytestmark = NEEDS_CHROMIUM
+pytestmark = [NEEDS_CHROMIUM, pytest.mark.slow]     # slow: Chromium, and real gradings (`make check` leaves them out)
 
 
 def laptop_table() -> dict:

@@ -28,6 +28,7 @@ def _boxes(tmp_path, student_code: str, *, floor_s=1.0, multiple=10.0, ceiling_s
     return student, reference, timer
 
 
+@pytest.mark.slow
 def test_a_hang_costs_the_floor_when_the_reference_is_quick_and_is_charged_once(tmp_path):
     student, reference, timer = _boxes(tmp_path, "import time\ndef quick(x):\n    time.sleep(600)\n")
     with student, reference:
@@ -41,6 +42,7 @@ def test_a_hang_costs_the_floor_when_the_reference_is_quick_and_is_charged_once(
         assert student.starts == 1 and len(timer.timed) == 1
 
 
+@pytest.mark.slow
 def test_a_call_slower_than_the_floor_gets_its_multiple_of_the_reference(tmp_path):
     student, reference, timer = _boxes(tmp_path, "import time\ndef slow(x):\n    time.sleep(2.0)\n    return x\n")
     with student, reference:
@@ -56,6 +58,7 @@ def test_the_reference_is_not_asked_when_the_student_returns_within_the_floor(tm
         assert timer.timed == {} and reference.child is None
 
 
+@pytest.mark.slow
 def test_the_ceiling_caps_the_limit_and_serves_calls_the_reference_cannot_answer(tmp_path):
     student, reference, timer = _boxes(tmp_path, "import time\ndef only_mine():\n    time.sleep(600)\n",
                                        floor_s=0.5, ceiling_s=1.5)
@@ -66,6 +69,7 @@ def test_the_ceiling_caps_the_limit_and_serves_calls_the_reference_cannot_answer
                           "kwargs": {}, "sim": None, "trace": False, "watch": False}) == 1.5
 
 
+@pytest.mark.slow
 def test_an_import_that_hangs_costs_the_floor(tmp_path):
     student, reference, _timer = _boxes(tmp_path, "import time\ntime.sleep(600)\ndef quick(x):\n    return x\n")
     with student, reference:

@@ -74,6 +74,7 @@ def test_a_plot_file_may_also_import_what_its_child_preloads(tmp_path, source, e
     assert imports.imports_only(build.REFERENCE, "roofline", LIGHT_LOADS)
 
 
+@pytest.mark.slow
 def test_what_a_plot_child_preloads_brings_every_package_a_plot_file_may_import():
     code = (f"import importlib, sys\nfor m in {list(LIGHT['preload'])!r}:\n    importlib.import_module(m)\n"
             f"print(sorted(set({sorted(LIGHT_LOADS)!r}) - set(sys.modules)))")
@@ -134,6 +135,7 @@ def test_the_why17_checks_of_predict_the_roofline_and_the_measure_table_run_firs
     assert moved == {"task3", "task4", "task5"} and "roofline" in PLOT_FILES
 
 
+@pytest.mark.slow
 def test_a_plot_child_starts_while_the_server_is_still_importing(tmp_path, monkeypatch):
     """As a bare early child: a fresh interpreter that imports matplotlib itself, while the
     server has not finished its own preload."""

@@ -13,6 +13,9 @@ import pytest
 
 from autograder.sandbox import forkserver
 
+#: Slow, left out of `make check`: most tests share a fork server that imports torch.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def server():

@@ -74,6 +74,7 @@ def test_missing_module_and_function(tmp_path):
         assert box.call("m", "f")[0] == 1
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_process_group_and_a_fresh_child_serves_the_next_call(tmp_path):
     code = ("import subprocess, sys, time\n"
             "def spawn():\n"

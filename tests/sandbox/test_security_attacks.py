@@ -26,8 +26,11 @@ from autograder.grading.grade import grade_submission
 from autograder.sandbox import forkserver, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+#: Slow, left out of `make check`: every test grades an attack through the fork server.
+pytestmark = pytest.mark.slow
+
 ATTACKS = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "attacks"
 REFERENCE = ROOT / "solutions" / "why17"
 MODULES = ("bw", "flops", "predict", "roofline")

@@ -4,7 +4,7 @@ jail (autograder/sandbox/jail.py, confine.py, cgroup.py).
 
 Each test runs in whatever mode this machine gives (isolation.protection()); where a bound does
 not exist in that mode, the test checks that the results say so, with the reason, and skips with
-it. tests/test_security_nonroot.py runs this file again as an unprivileged user in plain mode
+it. tests/sandbox/test_security_nonroot.py runs this file again as an unprivileged user in plain mode
 (the SANDBOX setting ``plain``), where Landlock stands in for the private root.
 """
 from __future__ import annotations
@@ -23,8 +23,8 @@ import pytest
 from autograder.core.errors import StudentRaised
 from autograder.sandbox import cgroup, isolation
 from autograder.sandbox.parent import Limits, Sandbox
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 ATTACKS = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "attacks"
 PROT = isolation.protection()
 JAIL = isolation.JailLimits()
@@ -115,6 +115,7 @@ def test_tmp_has_an_inode_quota_too(tmp_path):
 
 # --------------------------------------------------------------------------- memory in total
 
+@pytest.mark.slow
 @needs("total memory cap", bool(PROT.memory_cgroup))
 def test_several_memory_hungry_processes_are_bounded_in_total(tmp_path):
     cap_mib = 1024

@@ -30,6 +30,7 @@ pytestmark = [
                                                 "run as this user; dropping to another uid needs root"),
     pytest.mark.skipif(not (shutil.which("setpriv") and shutil.which("unshare")),
                        reason="util-linux's setpriv and unshare are needed to drop to another uid"),
+    pytest.mark.slow,     # each test reruns other tests or a grading as another uid (not in `make check`)
 ]
 
 
@@ -85,7 +86,7 @@ def _quote(text: str) -> str:
 
 def test_jail_tests_pass_for_an_unprivileged_grader():
     done = as_nobody([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                      "tests/test_security_jail.py"], cwd=ROOT)
+                      "tests/sandbox/test_security_jail.py"], cwd=ROOT)
     tail = (done.stdout + done.stderr)[-3000:]
     assert done.returncode == 0, tail
     assert " passed" in done.stdout and " failed" not in done.stdout, tail
@@ -106,10 +107,10 @@ def test_unprivileged_grader_reports_a_user_namespace_sandbox():
 
 def test_quota_and_confinement_tests_pass_in_plain_mode_for_an_unprivileged_grader():
     """Plain mode as an unprivileged grader (namespaces refused, e.g. Docker's default seccomp
-    profile): what tests/test_security_confine.py proves there (the seccomp filter, Landlock)
+    profile): what tests/sandbox/test_security_confine.py proves there (the seccomp filter, Landlock)
     holds, and each bound that does not exist is stated with its reason."""
     done = as_nobody([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-                      "tests/test_security_confine.py"], cwd=ROOT, extra_env=[f"{settings.SANDBOX.name}=plain"])
+                      "tests/sandbox/test_security_confine.py"], cwd=ROOT, extra_env=[f"{settings.SANDBOX.name}=plain"])
     tail = (done.stdout + done.stderr)[-3000:]
     assert done.returncode == 0, tail
     assert " passed" in done.stdout and " failed" not in done.stdout, tail

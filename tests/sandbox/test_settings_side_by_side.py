@@ -21,8 +21,11 @@ from autograder.sandbox.parent import Limits
 from autograder.sandbox.perfile import PerFileSandbox
 from autograder.sandbox.serial import OneAtATime
 from shared.simgpu import settings as simsettings
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+#: Slow, left out of `make check`: every test grades through the fork server this module starts.
+pytestmark = pytest.mark.slow
+
 MODULE = ("import os\n"
           "TOKEN = os.urandom(8).hex()   # one per process\n\n"
           "def token(tag):\n"

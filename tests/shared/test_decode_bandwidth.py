@@ -1,6 +1,7 @@
 """The bandwidth measured beside the decode."""
 import math
 
+import pytest
 import torch
 
 from shared import devices
@@ -9,6 +10,7 @@ from shared.decode import bandwidth
 CPU = torch.device("cpu")
 
 
+@pytest.mark.slow
 def test_measures_positive_finite_read_and_copy_figures():
     bw = bandwidth.measure(CPU, 8 * 2**20, repeats=2)
     assert bw.buffer_bytes == 8 * 2**20

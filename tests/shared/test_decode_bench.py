@@ -13,15 +13,13 @@ so Python overhead is a few % of a step, and ">= 5%" holds with a wide margin un
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from shared import devices
 from shared.decode import bench, config
 from shared.decode.bytes import DTYPE_BYTES
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers.paths import ROOT
 
 
 def decode_bench(*args, timeout=300):
@@ -35,6 +33,7 @@ def figure(out: str, label: str) -> float:
     return float(match.group(1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model,tokens", [("tiny", 16), ("llama-3.2-1b", 4)])
 def test_runs_end_to_end_within_the_ceiling(model, tokens):
     run = decode_bench("--model", model, "--tokens", str(tokens), "--context", "512", "--threads", "1",
@@ -56,6 +55,7 @@ def ceiling_matches(ceiling, bw, total_gb):
     return abs(ceiling - bw / total_gb) <= slack * 1.01
 
 
+@pytest.mark.slow
 def test_a_given_bandwidth_sets_the_ceiling():
     run = decode_bench("--model", "tiny", "--tokens", "2", "--context", "0", "--bw-gbs", "1000", "--threads", "1")
     assert run.returncode == 0, run.stderr
@@ -66,6 +66,7 @@ def test_a_given_bandwidth_sets_the_ceiling():
     assert not ceiling_matches(figure(run.stdout, "ceiling") * 1.01, 1000, total_gb)
 
 
+@pytest.mark.slow
 def test_a_model_that_does_not_fit_is_refused_in_one_line():
     cfg = config.from_table("llama-3.1-70b")
     weights, _ = bench.memory_needed(cfg, "bf16", batch=1, positions=576)

@@ -10,13 +10,12 @@ import io
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from shared.decode import cli, progress
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 #: The report's first words, one line each (shared/decode/bench.py's report), in order.
 REPORT = ("model", "bytes/step", "", "bandwidth", "ceiling", "measured", "% of ceiling")
 
@@ -75,6 +74,7 @@ def default_run() -> subprocess.CompletedProcess:
     return decode_bench()
 
 
+@pytest.mark.slow
 def test_stdout_holds_the_results_alone_and_stderr_every_phase(default_run):
     assert default_run.returncode == 0, default_run.stderr
     lines = default_run.stdout.splitlines()
@@ -84,6 +84,7 @@ def test_stdout_holds_the_results_alone_and_stderr_every_phase(default_run):
     assert "left" in default_run.stderr and "progress on stderr, results on stdout" in default_run.stderr
 
 
+@pytest.mark.slow
 def test_a_cpu_run_times_cpu_tokens_steps_by_default(default_run):
     assert f", {cli.CPU_TOKENS} tokens, cpu" in default_run.stdout
     assert f"decode: {cli.CPU_TOKENS + 2} steps ..." in default_run.stderr   # two warm-up steps
@@ -95,6 +96,7 @@ def test_the_help_names_both_defaults():
     assert f"{cli.CPU_TOKENS} on a CPU" in help_text and f"default {cli.GPU_TOKENS} on a GPU" in help_text
 
 
+@pytest.mark.slow
 def test_quiet_prints_no_progress_and_a_given_bandwidth_skips_its_phases():
     run = decode_bench("--quiet", "--tokens", "2")
     assert run.returncode == 0 and run.stderr == "" and run.stdout.startswith("model")

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from shared import tables
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers.paths import ROOT
 
 
 @pytest.mark.parametrize("name, key", [

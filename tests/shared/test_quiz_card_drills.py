@@ -6,7 +6,7 @@ import random
 import pytest
 
 from shared.quiz import bank, card_drills, slips
-from tests.test_quiz_drills import TOL, find
+from tests.shared.drills import TOL, find
 
 SPARK_GBS, SPARK_TFLOPS = 273, 125           # DGX Spark spec bandwidth, assumed dense bf16 peak
 H100_GBS, H100_TFLOPS = 3350, 989            # H100 SXM datasheet

@@ -2,14 +2,13 @@
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from shared.quiz import bank, card, session, slips
 from shared.quiz.drills import fmt
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SEED, ROUNDS = 7, 6
 
 

@@ -3,14 +3,13 @@ kind of drill once (and the sections each rereads), every slip a drill carries c
 header is printed without questions, and numbers typed the way people type them are marked right."""
 import random
 import re
-from pathlib import Path
 
 import pytest
 
 from shared.quiz import answers, bank, drills, session, slips
-from tests.test_quiz_drills import TOL
+from tests.helpers.paths import ROOT
+from tests.shared.drills import TOL
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "quiz.md"
 SEEDS = range(40)
 

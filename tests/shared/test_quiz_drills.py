@@ -6,17 +6,7 @@ import pytest
 
 from shared import tables
 from shared.quiz import drills
-
-TOL = 0.05
-
-
-def find(kind, predicate, tries=5000):
-    """The first drill of ``kind`` (over seeds 0, 1, ...) whose prompt satisfies ``predicate``."""
-    for seed in range(tries):
-        d = kind(random.Random(seed))
-        if predicate(d.prompt):
-            return d
-    raise AssertionError(f"no {kind.__name__} drill matched in {tries} seeds")
+from tests.shared.drills import TOL, find
 
 
 def test_spark_llama_8b_bf16_whole_checkpoint_is_the_lessons_17():

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared.quiz import answers, bank, keypoints, session
-from tests.test_quiz_drills import TOL
+from tests.shared.drills import TOL
 
 LAWS = settings(derandomize=True, deadline=None, database=None, max_examples=150)
 

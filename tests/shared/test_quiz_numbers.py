@@ -7,13 +7,13 @@ deadline or an example database, so a run never depends on luck or load.
 """
 import math
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared.quiz import drills, numbers
+from tests.helpers.paths import ROOT
 
 LAWS = settings(derandomize=True, deadline=None, database=None, max_examples=150)
 
@@ -183,7 +183,7 @@ def test_text_without_a_digit_is_always_refused(text):
 
 # --- The page that documents the forms -------------------------------------------------------------
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "quiz.md"
+PAGE = ROOT / "docs" / "quiz.md"
 QUESTION_UNITS = ("tokens/s", "x", "GB/s", "GB", "ms", "KiB")
 
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared.quiz import bank, card, progress, session
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 LAWS = settings(derandomize=True, deadline=None, database=None, max_examples=100)
 SECTIONS = bank.load().sections
 

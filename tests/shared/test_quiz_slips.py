@@ -8,7 +8,7 @@ import random
 import pytest
 
 from shared.quiz import drills, slips
-from tests.test_quiz_drills import TOL, find
+from tests.shared.drills import TOL, find
 
 
 def named(drill, value):

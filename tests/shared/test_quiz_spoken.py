@@ -1,12 +1,12 @@
 """Spoken answers against the clock: the card's 20 s and 40 s answers, timing from an injected clock
 (tests never wait), key points checked off, and the command line."""
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared.quiz import answers, bank, cli, progress, spoken
+from tests.helpers.paths import ROOT
 
 LAWS = settings(derandomize=True, deadline=None, database=None, max_examples=200)
 
@@ -169,7 +169,7 @@ def test_a_spoken_answers_file_that_does_not_fit_exits_2_naming_the_line(tmp_pat
 
 
 def test_the_page_says_what_the_data_says_about_spoken_answers():
-    page = (Path(__file__).resolve().parents[1] / "docs" / "quiz.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "quiz.md").read_text(encoding="utf-8")
     b = bank.load()
     assert f"up to {b.spoken_slack:.0%} over the target still counts" in " ".join(page.split())
     assert f"({len(b.spoken)} in all;" in page

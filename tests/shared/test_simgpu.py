@@ -5,15 +5,14 @@ from __future__ import annotations
 import importlib.util
 import time
 import timeit
-from pathlib import Path
 
 import pytest
 import torch
 
 from shared import simgpu
 from shared.simgpu import patches
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 simgpu.install()
 
 

@@ -69,6 +69,7 @@ _ops = st.lists(st.one_of(st.tuples(st.just("touch"), st.lists(_range, min_size=
                           st.tuples(st.just("forget"), st.integers(1, 3))), min_size=1, max_size=40)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(capacity=st.sampled_from([64, 100, 256]), ops=_ops)
 def test_the_l2_answers_and_evicts_as_the_linear_scan_does(capacity, ops):

@@ -3,14 +3,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from autograder.lessons.why17.fixtures import build
 from shared.lessons.why17.gpu import VERDICTS
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.paths import ROOT
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -18,6 +16,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_reference_shows_the_cliff_the_matmul_and_passes_every_check():
     out = run("--device", "h100", ROOT / "solutions/why17/bw.py", ROOT / "solutions/why17/flops.py")
     assert out.returncode == 0, out.stdout + out.stderr
@@ -28,6 +27,7 @@ def test_reference_shows_the_cliff_the_matmul_and_passes_every_check():
     assert sum(line.strip().startswith("pass ") for line in lines) == len(VERDICTS)
 
 
+@pytest.mark.slow
 def test_a_mistake_is_named_and_the_exit_code_says_so(tmp_path):
     out = run(build.gpu_submission("wrong_bytes_once", tmp_path) / "bw.py")
     assert out.returncode == 1
@@ -37,6 +37,7 @@ def test_a_mistake_is_named_and_the_exit_code_says_so(tmp_path):
     assert "skip flops_counted_2n3" in out.stdout
 
 
+@pytest.mark.slow
 def test_a_folder_and_another_profile():
     # the reference's folder: a style that builds its buffers on the host first (gpu/good_timeit)
     # really allocates the 8 GiB sweep in host memory, 17 s here for nothing this test asks
@@ -45,6 +46,7 @@ def test_a_folder_and_another_profile():
     assert "DGX Spark" in out.stdout and "cache cliff" in out.stdout
 
 
+@pytest.mark.slow
 def test_a_module_that_does_not_import_is_one_line(tmp_path):
     (tmp_path / "bw.py").write_text("def copy_bandwidth(:\n")
     out = run(tmp_path / "bw.py")

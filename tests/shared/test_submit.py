@@ -2,7 +2,7 @@
 the public tests are run and reported per task, and the zip it writes is one the grader accepts.
 
 Every run is the real command in a child process, in a student's working folder (course.yml,
-shared/ and assignments/why17, as tests/public_runs.py lays it out).
+shared/ and assignments/why17, as tests/helpers/public_runs.py lays it out).
 """
 from __future__ import annotations
 
@@ -17,7 +17,10 @@ import pytest
 
 from autograder.core import course
 from shared.submit import plan
-from tests.public_runs import ROOT, student_tree
+from tests.helpers.public_runs import ROOT, student_tree
+
+#: Slow, left out of `make check`: every test runs python -m shared.submit and its child pytest.
+pytestmark = pytest.mark.slow
 
 ASSIGNMENT = course.load().assignment("why17")
 MEASUREMENTS = ROOT / "autograder/lessons/why17/fixtures/measurements/reference/measurements.json"

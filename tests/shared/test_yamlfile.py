@@ -2,14 +2,12 @@
 pure-Python safe loader gives, and reports bad YAML with its position as before."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 
 from shared import yamlfile
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted(p for p in ROOT.rglob("*.yml")
                if not {".venv", ".git", "node_modules"} & set(p.relative_to(ROOT).parts))
 

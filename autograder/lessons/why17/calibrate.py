@@ -10,7 +10,7 @@ simulated device (course.yml's profile), in this process, so CI runs the command
 
 The submissions are the project's own (trusted): they run without the sandbox. Each is built by
 the grader package's fixtures/build.py (``gpu_submission``: a wrong_* folder stores its mistake as
-a mistake.yml, and its other file comes from good_events), as in tests/test_gpu_checks.py.
+a mistake.yml, and its other file comes from good_events), as in tests/lessons/why17/test_gpu_checks.py.
 """
 from __future__ import annotations
 

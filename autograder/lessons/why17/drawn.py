@@ -7,7 +7,7 @@ hypothesis's own work for every law: about a CPU second of a cold grading, while
 imports torch on the same cores. This file gives a fresh process the cases at once.
 
 The file is written from a grading of the reference by ``python -m autograder.lessons.why17.drawn``
-(``--check`` exits 1 when it is stale; tests/test_drawn_cases.py runs that check). A law's cases
+(``--check`` exits 1 when it is stale; tests/lessons/why17/test_drawn_cases.py runs that check). A law's cases
 depend on its strategy, its example count and, through hypothesis's derandomized seed, on the code
 that runs it; the file therefore holds, and a process uses only when all of them match:
 

@@ -237,7 +237,7 @@ def strategy_alone():
     and on every literal in them, so a grader edit anywhere could change a student's cases. This
     empties that pool for the block, and clears the cache of permitted constants on the way in and
     out so a cache filled outside the block cannot leak in, nor ours out. It goes through a
-    hypothesis internal; tests/test_law_replay.py fails if that stops working.
+    hypothesis internal; tests/lessons/why17/test_law_replay.py fails if that stops working.
     """
     from hypothesis.internal.conjecture import providers
 

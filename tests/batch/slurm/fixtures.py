@@ -1,6 +1,6 @@
 """pytest fixture ``slurm_cluster``: a single-node Slurm cluster for the tests of one session.
 
-Import it into a test module (``from tests.slurm.fixtures import slurm_cluster``). Where the
+Import it into a test module (``from tests.batch.slurm.fixtures import slurm_cluster``). Where the
 binaries are missing it installs Debian's packages when it can (root with apt-get, as on CI, where
 .ci/run has already done so); it skips, saying why, only where Slurm cannot be installed. A cluster
 that is installed but fails to start is an error, not a skip.
@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from tests.slurm.cluster import Cluster, missing_binaries
+from tests.batch.slurm.cluster import Cluster, missing_binaries
 
 PACKAGES = ("slurmctld", "slurmd", "slurm-client", "munge")
 

@@ -1,38 +1,25 @@
 """The generated class (autograder/lessons/why17/fixtures/classes.py) for the grade-all tests and bench/.
 
 Every edit really applies (a generator that silently wrote the reference would make every count
-wrong), a stale edit fails loudly, and make_class writes the folders and zips it reports. The names
-imported here stay importable from this module for the tests that still read them from it.
+wrong), a stale edit fails loudly, and make_class writes the folders and zips it reports.
 """
 from __future__ import annotations
 
-import signal
 import zipfile
 
 import pytest
 
 from autograder.lessons.why17.fixtures import mistake
-from autograder.lessons.why17.fixtures.classes import (  # noqa: F401 - re-exported for other tests
+from autograder.lessons.why17.fixtures.classes import (
     EDITS,
     KINDS,
-    MISTAKE_OF,
     MIX_200,
     MODULES,
-    NOT_GRADABLE,
-    QUICK_CHECKS,
     SOLUTION,
     make_class,
-    measurements_json,
     ta_kinds,
     write_student,
 )
-
-
-def sigint_as_at_a_terminal() -> None:
-    """``preexec_fn`` of a command a test interrupts with SIGINT: Ctrl-C at a terminal finds
-    SIGINT at its default, but a suite started in the background of a non-interactive shell
-    (``make test &``) passes it on ignored, and Python then keeps ignoring it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.mark.parametrize("kind", sorted(EDITS))

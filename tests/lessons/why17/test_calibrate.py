@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -16,10 +15,10 @@ import torch
 from autograder.lessons.why17 import calibrate
 from shared.lessons.why17.gpu import RUBRIC
 from shared.simgpu.judging import Verdict
-from tests.test_gpu_checks import WRONG
+from tests.helpers.paths import ROOT
+from tests.lessons.why17.expected import WRONG
 
 CHECKS = RUBRIC.checks
-ROOT = Path(__file__).resolve().parent.parent
 #: The table's columns: one per check, over every function it judges.
 COLUMNS = tuple(CHECKS)
 
@@ -58,6 +57,7 @@ def test_expected_checks_are_the_gpu_tests_own():
     assert calibrate.EXPECTED == {name: check for name, (check, _words) in WRONG.items()}
 
 
+@pytest.mark.slow
 def test_sim_table_each_wrong_submission_fails_exactly_its_own_check(sim_table):
     table = rows(sim_table)
     assert set(table) == {p.name for p in calibrate.SUBMISSIONS.iterdir()
@@ -72,6 +72,7 @@ def test_sim_table_each_wrong_submission_fails_exactly_its_own_check(sim_table):
     assert sim_table.rstrip().endswith(": yes")
 
 
+@pytest.mark.slow
 def test_sim_table_compares_the_reference_with_the_spec(sim_table):
     spec = {ln.split("  ")[0]: ln for ln in sim_table.splitlines() if ln.startswith(("copy ", "matmul "))}
     assert list(spec) == [f"copy {m} MiB" for m in calibrate.SWEEP_MIB] + \
@@ -82,6 +83,7 @@ def test_sim_table_compares_the_reference_with_the_spec(sim_table):
     assert "3350 GB/s" in spec["copy 4096 MiB"]  # the H100 SXM's spec from shared/data/hardware.yml
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks a machine without a CUDA GPU")
 def test_cuda_without_a_gpu_is_one_line_and_exit_2():
     done = cli(timeout=300)
@@ -96,7 +98,7 @@ def test_unknown_profile_is_one_line():
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
-# The device is matched by name with shared.tables.device_for_gpu_name: tests/test_device_match.py.
+# The device is matched by name with shared.tables.device_for_gpu_name: tests/shared/test_device_match.py.
 
 
 def test_table_names_each_disagreement():

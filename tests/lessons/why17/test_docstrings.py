@@ -9,11 +9,11 @@ import ast
 import inspect
 import re
 import textwrap
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.paths import ROOT
+
 TREES = [ROOT / "solutions" / "why17", ROOT / "assignments" / "why17"]
 MODULES = sorted(p.name for p in TREES[0].glob("*.py") if p.name != "conftest.py")
 

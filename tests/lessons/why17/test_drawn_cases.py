@@ -29,6 +29,7 @@ def fresh_process(monkeypatch):
     monkeypatch.setattr(drawn, "_loaded", None)
 
 
+@pytest.mark.slow
 def test_the_shipped_cases_are_what_hypothesis_draws_now():
     assert drawn.dumps(drawn.record()) == drawn.FILE.read_text(encoding="utf-8"), (
         f"autograder/lessons/why17/drawn_cases.json is stale: run {drawn.COMMAND}")
@@ -45,6 +46,7 @@ def test_every_law_of_the_grader_is_in_the_file_and_a_fresh_process_asks_hypothe
     assert S._DRAWN == {}          # nothing drawn: every law replayed from the file
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mistake", ["kv_read_batch_squared", "ceiling_ignores_compute"])
 def test_a_law_that_fails_on_the_shipped_cases_words_hypothesis_s_own_case(fresh_process, tmp_path, mistake):
     folder = build.overlay("wrong", mistake, tmp_path / mistake)

@@ -13,6 +13,9 @@ from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import adversarial
 from autograder.sandbox import forkserver
 
+#: Slow, left out of `make check`: 94 gradings of the adversarial set.
+pytestmark = pytest.mark.slow
+
 ENTRIES = adversarial.entries()
 
 

@@ -19,37 +19,16 @@ from autograder.lessons.why17.checks.gpu_common import VERDICTS
 from autograder.lessons.why17.fixtures import build
 from autograder.sandbox import forkserver
 from shared.lessons.why17.gpu import RUBRIC
+from tests.helpers.paths import ROOT
+from tests.lessons.why17.expected import WRONG
 
-ROOT = Path(__file__).resolve().parent.parent
-SUBMISSIONS = Path(__file__).resolve().parents[1] / "autograder" / "lessons" / "why17" / "fixtures" / "gpu"
+#: Slow, left out of `make check`: every test grades through the fork server this module starts.
+pytestmark = pytest.mark.slow
+
+SUBMISSIONS = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "gpu"
 IDS = set(VERDICTS)
 VERDICT_IDS = RUBRIC.ids()
 MODULE = RUBRIC.module
-
-#: wrong submission -> (the one check it must fail, words its message must contain)
-WRONG = {
-    "wrong_no_sync": ("sync_present", "Forget to synchronize"),
-    "wrong_events_no_sync": ("sync_present", "Both events must be completed"),
-    "wrong_no_sync_before_start": ("sync_present", "Synchronize before starting the clock"),
-    "wrong_side_stream": ("sync_present", "the clock stopped before the device finished"),
-    "wrong_sweep_no_sync": ("sync_present.bandwidth_sweep", "Forget to synchronize"),
-    "wrong_flops_no_sync": ("sync_present.matmul_tflops", "Forget to synchronize"),
-    "wrong_float32_elements": ("bytes_counted_twice", "your buffers are 4x the n_bytes"),
-    "wrong_measured_max_sweep": ("buffer_exceeds_cache", "faster than this device can move bytes: the buffer "
-                                 "sat in the L2, or the clock was read before the GPU finished"),
-    "wrong_flops_no_warmup": ("warmup_present.matmul_tflops", "warm up"),
-    "wrong_peak_float32": ("within_peak", "ridge point"),
-    "wrong_bytes_once": ("bytes_counted_twice", "counted the bytes once"),
-    "wrong_tiny_measured": ("buffer_exceeds_cache", "Tiny buffers"),
-    "wrong_ignores_n_bytes": ("buffer_exceeds_cache.copy_bandwidth", "ignores n_bytes"),
-    "wrong_tiny_chunks": ("buffer_exceeds_cache.copy_bandwidth", "cache cliff"),
-    "wrong_no_warmup": ("warmup_present", "warm up"),
-    "wrong_flops_n3": ("flops_counted_2n3", "counted n**3 FLOPs"),
-    "wrong_units_bytes_per_s": ("units_gb_per_s", "bytes per second"),
-    "wrong_units_gib": ("units_gb_per_s", "GiB/s"),
-    "wrong_units_mb": ("units_gb_per_s", "MB/s"),
-    "wrong_units_ms_as_s": ("units_gb_per_s", "milliseconds used as seconds"),
-}
 GOOD = sorted(p.name for p in SUBMISSIONS.glob("good_*"))
 
 
@@ -72,7 +51,7 @@ def gpu_tests(results: dict) -> dict[str, dict]:
 
 
 #: Checks no single-mistake fixture fails: a function that calls another is charged on that one
-#: (tests/test_simgpu_verdicts.py proves these checks fail on their own with in-process fakes).
+#: (tests/lessons/why17/test_simgpu_verdicts.py proves these checks fail on their own with in-process fakes).
 CHARGED_ELSEWHERE = {"bytes_counted_twice.bandwidth_sweep", "units_gb_per_s.bandwidth_sweep",
                      "sync_present.measured_bandwidth", "sync_present.measured_peak_tflops",
                      "warmup_present.bandwidth_sweep", "warmup_present.measured_bandwidth",

@@ -69,6 +69,7 @@ def test_the_class_has_nine_students_each_with_a_different_slip():
     assert CLASS == sorted(COST) and len(CLASS) == 9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(COST))
 def test_each_slip_costs_what_the_lesson_says_it_weighs(graded, name):
     least, most, named = COST[name]
@@ -78,11 +79,13 @@ def test_each_slip_costs_what_the_lesson_says_it_weighs(graded, name):
     assert WORDS[name] in build.outputs(results)[named], build.outputs(results)[named]
 
 
+@pytest.mark.slow
 def test_a_headline_slip_always_costs_more_than_a_missing_input_check(graded):
     validation = lost(graded["missing_valueerror"])
     assert all(lost(graded[n]) > 4 * validation for n in CLASS if n != "missing_valueerror")
 
 
+@pytest.mark.slow
 def test_a_wrong_predict_is_charged_in_task3_only(graded):
     for name in ("forgot_1e9", "kv_not_doubled", "rereads_weights", "roofline_max", "missing_valueerror"):
         assert {t["task"] for t in graded[name]["tests"] if t["status"] == "failed"} == {"task3"}, name
@@ -98,6 +101,7 @@ def test_a_broken_predict_costs_task3_only(tmp_path):
     assert "graded with a stand-in predict.py" in results["output"]
 
 
+@pytest.mark.slow
 def test_a_submission_zipped_one_level_too_deep_grades_as_if_it_were_not(graded, tmp_path):
     name = "rereads_weights"
     folder = build.overlay("class", name, tmp_path / "src")

@@ -16,6 +16,7 @@ def test_there_are_alternative_styles_for_every_module():
     assert covered == set(build.MODULES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GOOD)
 def test_alternative_style_passes(name, tmp_path):
     folder = build.overlay("good", name, tmp_path / name)

@@ -10,6 +10,9 @@ import pytest
 from autograder.core import course, results
 from autograder.grading.grade import checks_for, grade_submission
 
+#: Slow, left out of `make check`: full gradings of the reference and the stubs, GPU checks included.
+pytestmark = pytest.mark.slow
+
 CODE_TASKS = ("task1", "task2", "task3", "task4")
 
 
@@ -33,7 +36,7 @@ def test_reference_passes_every_code_check(reference):
 
 
 def test_results_list_the_checks_in_course_order_whatever_order_they_ran_in(reference):
-    # predict.py's checks run first in a cold grading (tests/test_early_child.py)
+    # predict.py's checks run first in a cold grading (tests/sandbox/test_early_child.py)
     expected = [c.id for _task, cs in checks_for(course.load().assignment("why17")) for c in cs]
     assert [t["check"] for t in reference["tests"]] == expected
 

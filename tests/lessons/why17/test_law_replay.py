@@ -11,7 +11,6 @@ import importlib.util
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import strategies as st
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 from autograder.core.errors import StudentTimeout
 from autograder.core.registry import CheckFailed
 from autograder.lessons.why17 import strategies as S
+from tests.helpers.paths import ROOT
 
 
 @pytest.fixture(autouse=True)
@@ -157,6 +157,6 @@ def test_loading_the_checks_runs_no_hypothesis_plugin_and_leaves_the_environment
     code = ("import os, sys\nfrom autograder.grading.grade import load_checks\nload_checks()\n"
             "print('trio' in sys.modules, os.environ.get('HYPOTHESIS_NO_PLUGINS'))")
     env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_NO_PLUGINS"}
-    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent,
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=300)
     assert done.stdout.split() == ["False", "None"], done.stderr[-2000:]

@@ -9,7 +9,10 @@ import pytest
 import yaml
 
 from autograder.core import course
-from tests.public_runs import ROOT, run_pytest, student_tree
+from tests.helpers.public_runs import ROOT, run_pytest, student_tree
+
+#: Slow, left out of `make check`: every test runs pytest in a child process.
+pytestmark = pytest.mark.slow
 
 ASSIGNMENT = course.load().assignment("why17")
 COURSE_TEXT = (ROOT / "course.yml").read_text(encoding="utf-8")

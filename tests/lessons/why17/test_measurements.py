@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17 import measurements
+from tests.helpers.paths import ROOT
 
-CASES = Path(__file__).resolve().parents[1] / "autograder" / "lessons" / "why17" / "fixtures" / "measurements"
+CASES = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "measurements"
 IDS = {"measure_file", "measure_ceiling_own_bw", "measure_pct_of_ceiling", "measure_not_above_ceiling",
        "measure_bw_plausible", "measure_ridge_point"}
 

@@ -15,6 +15,10 @@ import pytest
 from autograder.core import course
 from autograder.grading.grade import grade_submission
 from shared import settings
+from tests.helpers.paths import ROOT
+
+#: Slow, left out of `make check`: every test executes the lab notebook, or part of it.
+pytestmark = pytest.mark.slow
 
 if TYPE_CHECKING:
     import nbformat
@@ -23,7 +27,6 @@ if TYPE_CHECKING:
 # schema validator (jsonschema) takes about 4 s to import, and every pytest-xdist worker collects
 # this module while only one runs it.
 
-ROOT = Path(__file__).resolve().parent.parent
 TASK5 = {"measure_file", "measure_ceiling_own_bw", "measure_pct_of_ceiling", "measure_not_above_ceiling",
          "measure_bw_plausible", "measure_ridge_point"}
 #: Seconds one cell may run before nbclient gives up (a safety net, not a performance assertion).

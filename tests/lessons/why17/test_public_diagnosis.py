@@ -10,7 +10,10 @@ import pytest
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import build
 from shared import diagnose
-from tests.public_runs import run_pytest, student_tree
+from tests.helpers.public_runs import run_pytest, student_tree
+
+#: Slow, left out of `make check`: every test runs the public tests in a child pytest and grades.
+pytestmark = pytest.mark.slow
 
 #: Fixture -> (a public test it fails, a hidden check it fails, the slip both must name).
 CASES = {

@@ -6,7 +6,10 @@ import pytest
 import torch
 
 from autograder.core import course
-from tests.public_runs import ROOT, run_pytest, student_tree
+from tests.helpers.public_runs import ROOT, run_pytest, student_tree
+
+#: Slow, left out of `make check`: every test runs the public tests in a child pytest.
+pytestmark = pytest.mark.slow
 
 ASSIGNMENT = course.load().assignment("why17")
 TASK_IDS = {t.id for t in ASSIGNMENT.tasks}

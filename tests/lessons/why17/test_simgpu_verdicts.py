@@ -18,8 +18,8 @@ from shared import simgpu
 from shared.lessons.why17.gpu import RUBRIC, factors, model_reference, rubric
 from shared.simgpu import expected, ratios
 from shared.simgpu import settings as simsettings
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 simgpu.install()
 
 

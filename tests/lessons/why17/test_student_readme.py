@@ -11,7 +11,7 @@ import pytest
 
 from autograder.core import course
 from shared import settings, tables
-from tests.public_runs import ROOT
+from tests.helpers.public_runs import ROOT
 
 ASSIGNMENT = course.load().assignment("why17")
 README = ROOT / "solutions" / "why17" / "README.md"
@@ -155,6 +155,7 @@ def test_the_jupyter_install_is_the_one_the_bundles_requirements_name():
     assert "pip install notebook" in bundle.REQUIREMENTS_HEAD and "pip install notebook" in _readme()
 
 
+@pytest.mark.slow
 def test_the_nbconvert_command_takes_the_readmes_flags():
     proc = subprocess.run([sys.executable, "-m", "nbconvert", "--help-all"], capture_output=True, text=True,
                           timeout=120)
@@ -192,6 +193,7 @@ def _attribute(setting: settings.Setting) -> str:
     return next(k for k, v in vars(settings).items() if v is setting)
 
 
+@pytest.mark.slow
 def test_the_helpers_the_readme_names_exist_with_those_arguments():
     import importlib
     import inspect

@@ -16,9 +16,12 @@ import pytest
 
 from autograder.core import course
 from autograder.exports import bundle
-from tests.test_docs_commands import extract
+from tests.helpers.markdown_commands import extract
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+#: Slow, left out of `make check`: every test runs a command of the student README in the unpacked bundle.
+pytestmark = pytest.mark.slow
+
 ASSIGNMENT = course.load().assignment("why17")
 #: Commands not run, by how they start, and why.
 NOT_RUN = {
@@ -28,7 +31,8 @@ NOT_RUN = {
     "pip install": "downloads packages from the network",
     "docker run": "needs Docker, and pulls an image from the network",
     "jupyter notebook": "starts a notebook server and waits for a browser",
-    "jupyter nbconvert": "executes the whole lab notebook, minutes on a CPU; tests/test_notebook.py runs it",
+    "jupyter nbconvert": "executes the whole lab notebook, minutes on a CPU; "
+                         "tests/lessons/why17/test_notebook.py runs it",
 }
 #: The most one command may take, in seconds (the public tests run twice: pytest and shared.submit).
 SECONDS = 600

@@ -1,0 +1,100 @@
+"""The hidden probe (autograder/gpu/probe.py), in this process and without a sandbox: the probe's
+device is the seeded one scaled by factors drawn with the seed, the settings' order is drawn too,
+and the gate ``follows`` passes a number that moves with the timed work's rate and fails one that
+does not. The attacks on the simulated GPU, through the real grader, are test_simgpu_attacks.py's.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from autograder.gpu import probe
+from shared.simgpu import settings as simsettings
+from shared.simgpu.judging import Verdict
+
+PROFILE = "h100-sxm"
+SEEDS = range(40)
+
+
+@pytest.mark.parametrize("seed", [0, 17, 2**40 + 3])
+def test_the_probe_is_the_seeded_device_scaled_within_one_range(seed):
+    out = probe.settings(PROFILE, seed)
+    base = simsettings.base(PROFILE, seed)
+    assert {k: out[k] for k in ("ideal", "async", "cold")} == {k: base[k] for k in ("ideal", "async", "cold")}
+    ideal, found = out["ideal"], out["probe"]
+    bw, peak = found["bw_gbs"] / ideal["bw_gbs"], found["peak_tflops"] / ideal["peak_tflops"]
+    assert out["factors"] == {"probe": {"bw": bw, "peak": peak}}
+    # both factors from one range, so a matmul compute-bound on the seeded device stays so
+    assert any(low * 0.99 <= bw <= high * 1.01 and low * 0.99 <= peak <= high * 1.01 for low, high in probe.SCALES)
+    assert {k: v for k, v in found.items() if k not in ("bw_gbs", "peak_tflops")} == \
+        {k: v for k, v in ideal.items() if k not in ("bw_gbs", "peak_tflops")}
+    assert sorted(out["order"]) == ["async", "cold", "ideal", "probe"]
+
+
+def test_the_same_seed_draws_the_same_probe_and_seeds_draw_both_ranges_and_many_orders():
+    assert probe.settings(PROFILE, 5) == probe.settings(PROFILE, 5)
+    drawn = [probe.settings(PROFILE, seed) for seed in SEEDS]
+    faster = {out["factors"]["probe"]["bw"] > 1 for out in drawn}
+    assert faster == {True, False}
+    assert len({tuple(out["order"]) for out in drawn}) > 5
+    assert len({out["probe"]["bw_gbs"] for out in drawn}) > 30
+
+
+class _Rubric:
+    """The rubric's side of ``follows``: bytes timed are the work, bandwidth the speed."""
+
+    def work(self, function, timed):
+        return timed["bytes"]
+
+    def speed(self, function):
+        return "bw"
+
+    def not_a_number(self, check, function, raw):
+        return Verdict(check, False, f"{function} returned {raw!r}, not a number")
+
+    def not_following(self, function, moved, scale, rate):
+        return f"{function} moved x{moved:.2f} on a device x{scale:.2f} as fast (work rate x{rate})"
+
+
+class _Session:
+    """A session whose student function returned ``values`` after timing ``timed`` on the seeded
+    device (``ideal``) and on the probe's, which is twice as fast."""
+
+    rubric = _Rubric()
+    cfgs = {"factors": {"probe": {"bw": 2.0, "peak": 2.0}}}
+
+    def __init__(self, values: dict, timed: dict):
+        self.values, self.timed = values, timed
+
+    def measure(self, function, setting):
+        value = self.values[setting]
+        return value, value if isinstance(value, float) else None, {"timed": self.timed[setting]}
+
+
+GB = 1e9
+#: Timed regions: the same bytes, half the seconds on the probe's device.
+MEASURED = {"ideal": {"bytes": GB, "duration_s": 1.0}, "probe": {"bytes": GB, "duration_s": 0.5}}
+
+
+def test_a_number_that_moves_with_the_timed_work_follows_the_device():
+    assert probe.follows(_Session({"ideal": 1000.0, "probe": 2000.0}, MEASURED), "sync_present", "copy") is None
+
+
+def test_a_hard_coded_number_does_not_follow_and_the_ratio_says_how_far_off():
+    verdict = probe.follows(_Session({"ideal": 1000.0, "probe": 1000.0}, MEASURED), "sync_present", "copy")
+    assert not verdict.passed and verdict.check == "sync_present"
+    assert math.isclose(verdict.ratio, 0.5) and "moved x1.00 on a device x2.00" in verdict.message
+
+
+def test_timed_work_that_does_not_move_with_the_device_measures_nothing():
+    still = {"ideal": {"bytes": GB, "duration_s": 1.0}, "probe": {"bytes": GB, "duration_s": 1.0}}
+    verdict = probe.follows(_Session({"ideal": 1000.0, "probe": 2000.0}, still), "sync_present", "copy")
+    assert not verdict.passed and "(work rate xNone)" in verdict.message
+    untimed = {"ideal": {"bytes": GB, "duration_s": 0.0}, "probe": {"bytes": GB, "duration_s": 0.0}}
+    assert not probe.follows(_Session({"ideal": 1000.0, "probe": 2000.0}, untimed), "sync_present", "copy").passed
+
+
+def test_a_value_that_is_not_a_number_is_named():
+    verdict = probe.follows(_Session({"ideal": "fast", "probe": 2000.0}, MEASURED), "sync_present", "copy")
+    assert not verdict.passed and verdict.message == "copy returned 'fast', not a number"

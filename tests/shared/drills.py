@@ -1,0 +1,16 @@
+"""What the quiz's drill tests share: the tolerance they grade with and a finder for one drill."""
+from __future__ import annotations
+
+import random
+
+#: The quiz's tolerance on numeric answers, relative (0.05: within 5% of the worked answer).
+TOL = 0.05
+
+
+def find(kind, predicate, tries=5000):
+    """The first drill of ``kind`` (over seeds 0, 1, ...) whose prompt satisfies ``predicate``."""
+    for seed in range(tries):
+        d = kind(random.Random(seed))
+        if predicate(d.prompt):
+            return d
+    raise AssertionError(f"no {kind.__name__} drill matched in {tries} seeds")
