@@ -13,7 +13,6 @@ it when the student's is broken (autograder/grading/fallback.py), so one mistake
 from __future__ import annotations
 
 import importlib
-import os
 import pkgutil
 import sys
 import time
@@ -57,33 +56,9 @@ def load_checks(asg: course.Assignment | None = None) -> dict[str, Check]:
     except ImportError as exc:
         raise UsageError(f"assignment {asg.name!r}: its grader package {asg.grader!r} "
                          f"has no checks ({exc})") from None
-    with _without_hypothesis_plugins():
-        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-            importlib.import_module(f"{package.__name__}.{info.name}")
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        importlib.import_module(f"{package.__name__}.{info.name}")
     return REGISTRY.get(asg.grader, {})
-
-
-@contextmanager
-def _without_hypothesis_plugins():
-    """Import the checks without running the "hypothesis" entry points of installed packages.
-
-    Hypothesis runs them when first imported, which is when a property check's module is. The
-    only one installed is trio's (selenium needs trio, for the HTML report's browser test): it
-    imports trio and pytest, 0.3 CPU s of every cold grading, to register strategies for trio's
-    types, which no check draws. HYPOTHESIS_NO_PLUGINS skips them (hypothesis/entry_points.py):
-    hypothesis has no other switch, and reads it once, at its own first import. It is set only
-    while the checks import (the only importers of hypothesis in a grading), so no process the
-    grader starts inherits it.
-    """
-    before = os.environ.get("HYPOTHESIS_NO_PLUGINS")
-    os.environ["HYPOTHESIS_NO_PLUGINS"] = "1"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["HYPOTHESIS_NO_PLUGINS"]
-        else:
-            os.environ["HYPOTHESIS_NO_PLUGINS"] = before
 
 
 def checks_for(assignment: course.Assignment, only: set[str] | None = None) -> list[tuple[course.Task, list[Check]]]:
