@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from autograder.core import course, lesson  # noqa: E402
 from autograder.grading.grade import grade_submission  # noqa: E402
 from autograder.lessons.why17 import strategies  # noqa: E402
 from autograder.lessons.why17.fixtures import build  # noqa: E402
@@ -49,7 +50,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--kinds", default=",".join(KINDS))
     args = p.parse_args(argv)
-    forkserver.ensure()
+    forkserver.ensure(**lesson.server_imports(course.load().assignment()))
     replay = strategies.run_law
     work = Path(tempfile.mkdtemp(prefix="why17-replay-"))
     graded = differ = 0
