@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, Phase, settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from autograder.core import course, lesson  # noqa: E402
 from autograder.grading.grade import grade_submission, load_checks  # noqa: E402
 from autograder.lessons.why17 import cases  # noqa: E402
 from autograder.lessons.why17 import strategies as S  # noqa: E402
@@ -44,7 +45,7 @@ def main(argv=None) -> int:
     profile = settings(derandomize=True, deadline=None, database=None, max_examples=args.examples,
                        phases=(Phase.explicit, Phase.generate), suppress_health_check=list(HealthCheck))
     laws = {c.id for c in load_checks().values() if c.id.startswith(("law_", "errors_"))}
-    forkserver.ensure()
+    forkserver.ensure(**lesson.server_imports(course.load().assignment()))
     table = cases.run_law
     work = Path(tempfile.mkdtemp(prefix="why17-laws-"))
     graded = differ = 0

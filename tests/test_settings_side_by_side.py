@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.core import course
+from autograder.core import course, lesson
 from autograder.core.errors import GraderError
 from autograder.grading.grade import _on_gpu, checks_for, grade_submission
 from autograder.lessons.why17.fixtures import build
@@ -33,7 +33,7 @@ MODULE = ("import os\n"
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
     """Children fork from a process that already imported torch."""
-    forkserver.start()
+    forkserver.start(**lesson.server_imports(course.load().assignment()))
     yield
     forkserver.stop()
 

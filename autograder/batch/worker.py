@@ -106,8 +106,10 @@ def main() -> int:
     os.dup2(2, 1)                                   # stray prints go to the log, not the protocol
     sys.stdout = sys.stderr
     if settings.FORKSERVER.get():
+        from autograder.core import course, lesson
         from autograder.sandbox import forkserver
-        forkserver.start(wait=False)                # imports torch while we import the grader
+        imports = lesson.server_imports(course.load().assignment())   # what load_checks' assignment names
+        forkserver.start(wait=False, **imports)     # imported there while we import the grader
     from autograder.grading.grade import load_checks
     load_checks()                                   # the grader's imports, paid once per worker
     if settings.FORKSERVER.get():

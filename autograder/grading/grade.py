@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.core import course, points, results, submission
+from autograder.core import course, lesson, points, results, submission
 from autograder.core.errors import GraderError, StudentError, StudentRaised, UsageError
 from autograder.core.registry import REGISTRY, Check, CheckFailed
 from autograder.gpu import seed
@@ -240,7 +240,7 @@ def plan(path, assignment: str | None = None, device: str | None = None, *,
     budget = float(budget_s if budget_s is not None else max(BUDGET_CALLS * limit, MIN_BUDGET_S))
     sub = submission.load(path, expected=_handed_in(asg))
     try:
-        forkserver.ensure()   # one process imports torch once and forks every child of the process
+        forkserver.ensure(**lesson.server_imports(asg))   # imported once per process, forked for every child
         grader = importlib.import_module(asg.grader)
         torch_files = frozenset(getattr(grader, "TORCH_FILES", ()))
         checks = checks_for(asg, only)
