@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch import fingerprint, regrades
+from autograder.batch import fingerprint
+from autograder.classdata import regrades
 from tests.test_batch_fixtures import SOLUTION, write_student
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -256,7 +256,7 @@ def test_manual_items_are_checked_like_every_course_key(tmp_path):
 
 
 def test_applying_overrides_twice_or_taking_them_back_gives_the_grader_s_results():
-    from autograder.batch import overrides
+    from autograder.classdata import overrides
     from autograder.core import course
     asg = course.load(TINY / "course.yml").assignment("tiny")
     graded = {"score": 4.0, "tests": [{"name": "double d [doubles_like_reference]", "task": "double",
@@ -273,8 +273,9 @@ def test_applying_overrides_twice_or_taking_them_back_gives_the_grader_s_results
 def test_a_saving_that_did_not_read_overrides_csv_keeps_the_stored_overrides(tmp_path):
     """A Slurm task saves its grading without reading OUT/overrides.csv: the stored overrides stay,
     and nothing is logged as removed."""
-    from autograder.batch import overrides, run, store
-    from autograder.batch.discover import Member, Submission
+    from autograder.batch import run
+    from autograder.classdata import overrides, store
+    from autograder.classdata.discover import Member, Submission
     from autograder.core import course
     asg = course.load(TINY / "course.yml").assignment("tiny")
     graded = {"score": 4.0, "tests": [{"name": "double d [doubles_like_reference]", "task": "double",

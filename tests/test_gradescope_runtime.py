@@ -30,7 +30,7 @@ REFERENCE = ROOT / "solutions" / "why17"
 MEASUREMENTS = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "measurements" / "reference"
 #: Imports of packaged code that grading never reaches, each with where it is allowed and why.
 NOT_GRADING = {
-    "copydetect": ("autograder/similarity/", "autograder/reports/similarity_html.py"),  # the similarity command
+    "copydetect": ("autograder/similarity/",),  # the similarity command
     "pytest": ("solutions/why17/conftest.py", "solutions/why17/tests/"),   # the public tests students run
     "nbgrader": ("autograder/exports/nbgrader_hooks.py",),      # the nbgrader course's autograde hooks
     "nbconvert": ("autograder/exports/nbgrader_hooks.py",),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch import discover
+from autograder.classdata import discover
 from autograder.core import course, submission, ziplimits
 from autograder.grading.grade import _handed_in, grade_submission
 from autograder.lessons.why17.fixtures import intake

@@ -101,9 +101,9 @@ def test_task_words_follow_squeue_then_keep_final_states_then_give_up():
 
 def _class_manifest(tmp_path, key=None):
     """A real one-student class, its OUT, and a manifest of one slice for it."""
-    from autograder.batch import discover, store
     from autograder.batch import run as batch
     from autograder.batch.executors import local as pool
+    from autograder.classdata import discover, store
     from autograder.core import course
     from autograder.lessons.why17.fixtures.classes import make_class
 

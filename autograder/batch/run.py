@@ -17,21 +17,11 @@ import signal
 import sys
 from pathlib import Path
 
-from autograder.batch import (
-    discover,
-    exports,
-    fingerprint,
-    overrides,
-    partial,
-    preflight,
-    regrades,
-    store,
-    submitted,
-    zero,
-)
+from autograder.batch import exports, fingerprint, preflight, submitted
 from autograder.batch import extensions as kept_extensions
 from autograder.batch.executors import local as pool
-from autograder.batch.zero import zero_results
+from autograder.classdata import discover, overrides, partial, regrades, store, zero
+from autograder.classdata.zero import zero_results
 from autograder.core import course, late
 from autograder.core.errors import UsageError
 from autograder.reports import checks_csv, feedback_html, gradebook, summary, summary_html
@@ -87,7 +77,7 @@ def grade_all(src, out, *, jobs: int | None = None, force: bool = False, student
     problem is a UsageError (exit 2).
 
     ``only``: grade these check ids; merged into each student's stored full result where there
-    is one (autograder/batch/partial.py). ``extensions``: a CSV of per-student extensions
+    is one (autograder/classdata/partial.py). ``extensions``: a CSV of per-student extensions
     (autograder/core/late.py). ``similarity``: also write OUT/similarity/ (autograder/similarity).
 
     ``executor``: None grades on local worker processes; otherwise an object whose

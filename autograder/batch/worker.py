@@ -58,8 +58,8 @@ def _server_cpu_s() -> float:
 
 def grade_one(job: dict) -> dict:
     """The results dict for one job: graded, a zero with the reason when grading refused it, or a
-    grader failure (no score: autograder/batch/zero.py) when the grader itself failed."""
-    from autograder.batch.zero import grader_failure, zero_results
+    grader failure (no score: autograder/classdata/zero.py) when the grader itself failed."""
+    from autograder.classdata.zero import grader_failure, zero_results
     from autograder.core import course, lesson
     from autograder.core.errors import GraderError, UsageError
     from autograder.grading.grade import grade_submission
@@ -89,8 +89,9 @@ def grade_one(job: dict) -> dict:
 
 def _stamped(asg, results: dict, only) -> dict:
     """``results`` saying what they cover and when, with each graded check's code fingerprint
-    (grade-all's partial merge and regrade log read them: autograder/batch/partial.py)."""
-    from autograder.batch import fingerprint, partial
+    (grade-all's partial merge and regrade log read them: autograder/classdata/partial.py)."""
+    from autograder.batch import fingerprint
+    from autograder.classdata import partial
     partial.mark(results, only, partial.now())
     checks = {t.get("check") for t in results.get("tests", []) if t.get("check")}
     partial.batch_info(results)[partial.FINGERPRINTS] = fingerprint.of_checks(asg, checks)

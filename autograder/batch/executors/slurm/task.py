@@ -19,12 +19,12 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.batch import partial, store
 from autograder.batch import run as batch
-from autograder.batch.discover import Submission
 from autograder.batch.executors import local as pool
 from autograder.batch.executors.slurm.plan import Manifest
-from autograder.batch.zero import zero_results
+from autograder.classdata import partial, store
+from autograder.classdata.discover import Submission
+from autograder.classdata.zero import zero_results
 from autograder.core import course
 from autograder.reports import gradebook
 

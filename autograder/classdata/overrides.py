@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.batch import regrades, zero
+from autograder.classdata import regrades, zero
 from autograder.core import csvsafe
 from autograder.core.atomic import atomic_write
 from autograder.core.errors import UsageError
