@@ -1,6 +1,6 @@
 """A grade-all worker process: ``python -m autograder.batch.worker``.
 
-It imports the grader once, starts a fork server (autograder/sandbox/forkserver.py) so every sandboxed
+It imports the grader once, starts a fork server (autograder/sandbox/forkserver/) so every sandboxed
 child it launches is forked from a process that already imported torch, then grades one
 submission per request. Student code never runs here: grade_submission runs it in sandboxed
 children, each a fresh process.

@@ -36,7 +36,7 @@ from autograder.sandbox.perfile import PerFileSandbox
 #: Time limit of a reference call relative to the student's (the reference is trusted, not slow).
 REFERENCE_TIME_FACTOR = 2.0
 #: Wall-clock budget of one grading, in per-call limits (course.yml time_limit_s): below
-#: grade-all's 20 (autograder/batch/run.py BUDGET_CALLS), so that a grading over budget ends here,
+#: grade-all's 20 (autograder/batch/options.py BUDGET_CALLS), so that a grading over budget ends here,
 #: its remaining checks charged to the student, before grade-all's backstop kills the worker.
 BUDGET_CALLS = 18
 #: The budget's floor, in seconds: a short per-call limit (tests, quick trial runs) must not turn
