@@ -15,6 +15,7 @@ TORCH = $(shell grep -m1 -E '^torch==' requirements.txt | cut -d' ' -f1)
 # requirements-exclude.txt, which says why each is left out). Then the bytecode of what
 # pip installed (torch, sympy, ...) is compiled on every core (compileall skips what uv compiled):
 # the grader's sandboxed children cannot write it, and compiling sympy in a child costs seconds.
+# The project's own modules are compiled too (every child compiles autograder/runtime/ otherwise).
 # The packages' own test suites (*/tests/, torch's testing/_internal) are left out: nothing imports
 # them, and they were a third of the step (15 s instead of 24 s on 2 cores).
 # Last, an empty pytest run that may write bytecode stores pytest's assert-rewritten copies of its
@@ -26,6 +27,7 @@ $(STAMP): requirements.txt requirements-exclude.txt pyproject.toml
 	$(PY) -m uv pip install --quiet --compile-bytecode --python $(PY) --excludes requirements-exclude.txt pip -r requirements.txt
 	$(PY) -m compileall -q -j 0 -x '/py312_|/tests/|/torch/testing/_internal/' "$$($(PY) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")" > /dev/null
 	$(PY) -m uv pip install --quiet --python $(PY) --no-deps --no-build-isolation -e .   # the why17 command (requirements.txt pins the rest)
+	$(PY) -m compileall -q -j 0 autograder shared > /dev/null   # the project's own bytecode, for the same reason
 	tmp=$$(mktemp -d) && cd $$tmp && env -u PYTHONDONTWRITEBYTECODE $(abspath $(PY)) -m pytest --collect-only -q \
 	  -p no:cacheprovider -c /dev/null $$tmp > /dev/null; status=$$?; rmdir $$tmp; test $$status = 5   # 5: no tests
 	touch $(STAMP)

@@ -13,7 +13,7 @@ Plots:         ``svg`` (the feedback page's chart primitives); ``JUNK_NAMES`` an
 """
 from __future__ import annotations
 
-from autograder.batch.discover import JUNK_NAMES, SEARCH_DEPTH
+from autograder.classdata.discover import JUNK_NAMES, SEARCH_DEPTH
 from autograder.core.errors import StudentCrashed, StudentError, StudentMissing, StudentRaised, StudentTimeout
 from autograder.core.registry import CheckFailed, check
 from autograder.gpu import checks as gpu_checks

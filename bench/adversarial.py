@@ -19,6 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from autograder.core import course, lesson  # noqa: E402
 from autograder.grading.grade import grade_submission  # noqa: E402
 from autograder.lessons.why17.fixtures import adversarial  # noqa: E402
 from autograder.sandbox import forkserver  # noqa: E402
@@ -33,7 +34,7 @@ def main(argv=None) -> int:
     kinds = set(args.only.split(","))
     names = set(filter(None, args.names.split(",")))
     entries = [e for e in adversarial.entries(args.set) if e.kind in kinds and (not names or e.name in names)]
-    forkserver.start()
+    forkserver.start(**lesson.server_imports(course.load().assignment()))
     right = 0
     started = time.monotonic()
     try:

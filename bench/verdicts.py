@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.core import course  # noqa: E402
+from autograder.core import course, lesson  # noqa: E402
 from autograder.grading.grade import grade_submission  # noqa: E402
 from autograder.lessons.why17.fixtures import build  # noqa: E402
 from autograder.sandbox import calltime, forkserver  # noqa: E402
@@ -49,8 +49,8 @@ def main(argv=None) -> int:
         return limit
 
     calltime.ReferenceTimer.limit_s = limit_s
-    forkserver.ensure()
     asg = course.load().assignment("why17")
+    forkserver.ensure(**lesson.server_imports(asg))
     print(f"limits: {asg.time_limit_multiple:g}x the reference, floor {asg.time_limit_floor_s:g} s, "
           f"ceiling {asg.time_limit_s:g} s; old rule: {OLD_FIXED_S:g} s per call; load {os.getloadavg()[0]:.1f}")
     work = Path(tempfile.mkdtemp(prefix="why17-verdicts-"))

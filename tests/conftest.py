@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+import hypothesis
 import pytest
 
 from autograder.core import settings
@@ -58,3 +59,11 @@ def pytest_collection_modifyitems(config, items):
 def pytest_xdist_make_scheduler(config, log):
     """Schedule by module whenever the suite runs under xdist (any --dist mode but 'no')."""
     return _scheduler(config, log)
+
+
+# Hunting counterexamples with fresh hypothesis draws (the why17 laws beside their table of cases,
+# tests/lessons/why17/test_law_verdicts.py): derandomized, so a run repeats; no deadline, for each case calls a
+# sandboxed child; no shrinking, for the tests assert verdicts, not the case a message quotes.
+hypothesis.settings.register_profile(
+    "why17-hunt", derandomize=True, deadline=None, database=None, max_examples=100,
+    phases=(hypothesis.Phase.explicit, hypothesis.Phase.generate), suppress_health_check=list(hypothesis.HealthCheck))

@@ -1,13 +1,20 @@
 """Grading a whole class: ``python -m autograder grade-all SUBMISSIONS_DIR --out OUT``.
 
-One module per concept:
+grade-all is four steps, one module each, run in order by ``run`` (``grade_all``):
 
-- ``discover``: which input layout was found (per-student folders or zips, nbgrader, a Gradescope
-  export) and the list of submissions in it;
-- ``store``: the output folder: atomic per-student writes, content hashes, what is left to grade;
-- ``pool``: N worker processes, a watchdog per submission, the progress bar;
-- ``worker``: the worker process (imports the grader once, grades one submission at a time);
-- ``gradebook``, ``summary``: the class-level outputs (CSV, JSON);
-- ``mistakes``: failing check ids mapped to the lesson's classic mistakes (``mistakes.yml``);
-- ``svg``, ``plotdata``, ``feedback_html``, ``summary_html``: the self-contained HTML pages.
+- ``options``: the command line's flags (``BatchOptions``), settled against course.yml and checked;
+  ``preflight``: is the course fit to grade with;
+- ``plan``: who is graded this run and under which grading key (``fingerprint``: the grader's
+  check code, part of the key); damaged student folders healed;
+- ``executors``: where the grading runs (``base``: the interface; ``local``: worker processes on
+  this machine; ``slurm``: one job array); ``worker``: the worker process (imports the grader once,
+  grades one submission at a time); ``progress``: the progress bar;
+- ``record``: each outcome saved in OUT the moment it arrives (``submitted``: when a submission was
+  handed in, for the late verdict);
+- ``class_files``: gradebook.csv, canvas.csv, checks.csv, partial.csv, summary.json and
+  summary.html (``exports``: an export edited by hand is moved aside; ``extensions``:
+  OUT/extensions.csv).
+
+The class's data (the submissions found, OUT's store, overrides, regrades, zeros, partial results)
+is autograder/classdata/; the pages and CSV files themselves are autograder/reports/.
 """

@@ -1,9 +1,10 @@
 """Fingerprints of the grader's code, so a fixed check regrades the class and the regrade log
 can say which check changed.
 
-- ``grader_digest(asg)``: sha256 of every .py file of the assignment's grader package
-  (course.yml ``grader``) but its fixtures: part of grade-all's grading key, read without
-  importing the checks (the grade-all parent never imports torch).
+- ``grader_digest(asg)``: sha256 of every code and data file (``DECIDING``: a law's table of
+  cases, a mistake catalogue) of the assignment's grader package (course.yml ``grader``) but its
+  fixtures: part of grade-all's grading key, read without importing the checks (the grade-all
+  parent never imports torch).
 - ``of_checks(asg, ids)``: per check id, ``<module file>:<sha256 of it>``; computed in the worker,
   which has the checks imported, and stored in the student's marker.
 """
@@ -17,6 +18,8 @@ from pathlib import Path
 
 #: Folders of a grader package that do not decide a grade.
 SKIP = ("fixtures", "__pycache__")
+#: What of a grader package's files decides a grade: its code and the data its checks read.
+DECIDING = (".py", ".json", ".yml", ".yaml")
 
 
 def _file_hash(path: Path) -> str:
@@ -24,7 +27,7 @@ def _file_hash(path: Path) -> str:
 
 
 def grader_digest(asg) -> str:
-    """A digest of the grader package's Python code (checks, strategies, schemas)."""
+    """A digest of the grader package's code and data (checks, schemas, tables of cases)."""
     return _digest(asg.grader)
 
 
@@ -33,7 +36,7 @@ def _digest(grader: str) -> str:
     import importlib
     root = Path(importlib.import_module(grader).__file__).resolve().parent
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
+    for path in sorted(p for p in root.rglob("*") if p.suffix in DECIDING and p.is_file()):
         rel = path.relative_to(root)
         if any(part in SKIP for part in rel.parts):
             continue

@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.batch.discover import Submission
+from autograder.classdata.discover import Submission
 from autograder.core.errors import UsageError
 from autograder.core.late import parse_time
 

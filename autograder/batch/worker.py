@@ -1,6 +1,6 @@
 """A grade-all worker process: ``python -m autograder.batch.worker``.
 
-It imports the grader once, starts a fork server (autograder/sandbox/forkserver.py) so every sandboxed
+It imports the grader once, starts a fork server (autograder/sandbox/forkserver/) so every sandboxed
 child it launches is forked from a process that already imported torch, then grades one
 submission per request. Student code never runs here: grade_submission runs it in sandboxed
 children, each a fresh process.
@@ -58,8 +58,8 @@ def _server_cpu_s() -> float:
 
 def grade_one(job: dict) -> dict:
     """The results dict for one job: graded, a zero with the reason when grading refused it, or a
-    grader failure (no score: autograder/batch/zero.py) when the grader itself failed."""
-    from autograder.batch.zero import grader_failure, zero_results
+    grader failure (no score: autograder/classdata/zero.py) when the grader itself failed."""
+    from autograder.classdata.zero import grader_failure, zero_results
     from autograder.core import course, lesson
     from autograder.core.errors import GraderError, UsageError
     from autograder.grading.grade import grade_submission
@@ -89,8 +89,9 @@ def grade_one(job: dict) -> dict:
 
 def _stamped(asg, results: dict, only) -> dict:
     """``results`` saying what they cover and when, with each graded check's code fingerprint
-    (grade-all's partial merge and regrade log read them: autograder/batch/partial.py)."""
-    from autograder.batch import fingerprint, partial
+    (grade-all's partial merge and regrade log read them: autograder/classdata/partial.py)."""
+    from autograder.batch import fingerprint
+    from autograder.classdata import partial
     partial.mark(results, only, partial.now())
     checks = {t.get("check") for t in results.get("tests", []) if t.get("check")}
     partial.batch_info(results)[partial.FINGERPRINTS] = fingerprint.of_checks(asg, checks)
@@ -106,8 +107,10 @@ def main() -> int:
     os.dup2(2, 1)                                   # stray prints go to the log, not the protocol
     sys.stdout = sys.stderr
     if settings.FORKSERVER.get():
+        from autograder.core import course, lesson
         from autograder.sandbox import forkserver
-        forkserver.start(wait=False)                # imports torch while we import the grader
+        imports = lesson.server_imports(course.load().assignment())   # what load_checks' assignment names
+        forkserver.start(wait=False, **imports)     # imported there while we import the grader
     from autograder.grading.grade import load_checks
     load_checks()                                   # the grader's imports, paid once per worker
     if settings.FORKSERVER.get():

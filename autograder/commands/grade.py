@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from autograder.batch import submitted
-from autograder.core import course, late, results
+from autograder.core import course, late, lesson, results
 from autograder.core.errors import GraderError
 from autograder.grading.grade import grade_submission
 
@@ -27,8 +27,8 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     # Several children start per submission (one per student file, and the reference): fork
     # them from one server that imports torch once, while this process loads the checks. For
-    # one grading's handful of forks, huge pages would cost more than they save; and matplotlib
-    # (the server's LATER imports) is not worth importing there: the plot file's checks run
+    # one grading's handful of forks, huge pages would cost more than they save; and the grader
+    # package's SERVER_LATER (matplotlib) is not worth importing there: the plot file's checks run
     # while the server still imports torch, in a child that imports matplotlib itself.
     from autograder.batch import preflight
     from autograder.sandbox import forkserver
@@ -37,7 +37,7 @@ def run(args) -> int:
     # when a late policy needs it: without one, Gradescope's file is not this grader's business.
     when = (submitted.from_gradescope_json(args.submission_metadata)
             if args.submission_metadata and asg.late is not None else None)
-    forkserver.start(wait=False, huge_pages=False, later=())
+    forkserver.start(preload=lesson.server_imports(asg)["preload"], wait=False, huge_pages=False, later=())
     try:
         preflight.check(course.load().assignment(args.assignment))   # while the server imports torch
         res = grade_submission(args.submission, args.assignment, args.device)

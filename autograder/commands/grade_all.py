@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from autograder.batch import run as batch
 from autograder.batch.executors.slurm import cli as slurm_cli
+from autograder.batch.options import BUDGET_CALLS, BatchOptions
 
 NAME = "grade-all"
 HELP = ("grade every submission in SUBMISSIONS_DIR in parallel (resumable); write OUT/<student>/"
@@ -58,7 +59,7 @@ def add_arguments(p) -> None:
                    help="grading device (default: course.yml's)")
     p.add_argument("--budget-s", type=_positive_float, default=None, metavar="S",
                    help=f"wall-clock seconds one submission may take before it gets a zero "
-                        f"(default: {batch.BUDGET_CALLS} x course.yml's time_limit_s)")
+                        f"(default: {BUDGET_CALLS} x course.yml's time_limit_s)")
     p.add_argument("--checks", type=_check_ids, default=None, metavar="ID,ID",
                    help="grade only these check ids: merged into each student's stored full result, "
                         "else partial (partial.csv; never in gradebook.csv or canvas.csv)")
@@ -74,8 +75,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    return batch.grade_all(args.submissions, args.out, jobs=args.jobs, force=args.force,
-                           student=args.student, assignment=args.assignment, device=args.device,
-                           budget_s=args.budget_s, time_limit_s=args.time_limit_s, only=args.checks,
-                           executor=slurm_cli.executor_from(args), extensions=args.extensions,
-                           similarity=args.similarity)
+    options = BatchOptions(jobs=args.jobs, force=args.force, student=args.student,
+                           assignment=args.assignment, device=args.device, budget_s=args.budget_s,
+                           time_limit_s=args.time_limit_s, only=args.checks, extensions=args.extensions,
+                           similarity=args.similarity, executor=slurm_cli.executor_from(args))
+    return batch.grade_all(args.submissions, args.out, options)

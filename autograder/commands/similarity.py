@@ -22,7 +22,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from autograder.batch import discover
+    from autograder.classdata import discover
     from autograder.core import course
     from autograder.core.errors import UsageError
     from autograder.similarity import clusters

@@ -64,7 +64,7 @@ class Task:
 @dataclass(frozen=True)
 class ManualItem:
     """A part of the grade a person scores (an Explain-It-Back answer, say): ``points`` in points,
-    entered per student in grade-all's OUT/overrides.csv (autograder/batch/overrides.py)."""
+    entered per student in grade-all's OUT/overrides.csv (autograder/classdata/overrides.py)."""
 
     id: str
     title: str

@@ -50,7 +50,7 @@ def cell(value):
 def restore(text: str) -> str:
     """The value ``neutral`` was given, from the text it wrote: exact for any value that does not
     itself start with a quote followed by a formula character (a student folder name never does:
-    autograder/batch/discover.safe_name allows no quote)."""
+    autograder/classdata/discover.safe_name allows no quote)."""
     if text.startswith(QUOTE) and text[len(QUOTE):].startswith(FORMULA_STARTS):
         return text[len(QUOTE):]
     return text

@@ -1,7 +1,9 @@
 """What the engine asks of an assignment's grader package (course.yml's ``grader``), by convention.
 
     <grader>/__init__.py   may set TORCH_FILES (student files that import torch) and PLOT_FILES
-                           (files that draw with matplotlib): their children preload them
+                           (files that draw with matplotlib): their children preload them; and
+                           SERVER_PRELOAD and SERVER_LATER (module names): what a fork server
+                           imports before it is ready and after, for its children (server_imports)
     <grader>/checks/       the checks, each registered with autograder.core.registry.check
                            (its __init__ may set DEPENDS, student module -> modules its checks also
                            run, and HANDED_IN, other files a submission holds: grading/grade.py)
@@ -58,6 +60,16 @@ def charts_html(asg, data: dict | None) -> str:
     """The feedback page's plots of ``data``; empty when the assignment draws none."""
     module = _optional(asg, "charts")
     return module.render(data) if module else ""
+
+
+def server_imports(asg) -> dict[str, tuple[str, ...]]:
+    """What a fork server forking this assignment's children imports beyond what every sandboxed
+    child runs: ``{"preload": SERVER_PRELOAD, "later": SERVER_LATER}`` of the grader package, in
+    its order (autograder/sandbox/forkserver/client.py ``start``'s keyword arguments); an empty
+    tuple for one the package does not set."""
+    grader = importlib.import_module(asg.grader)
+    return {"preload": tuple(getattr(grader, "SERVER_PRELOAD", ())),
+            "later": tuple(getattr(grader, "SERVER_LATER", ()))}
 
 
 def realgpu_of(asg):

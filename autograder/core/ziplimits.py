@@ -11,7 +11,7 @@ opening, the entries are counted again.
 
 A zip inside a zip is never opened: it is a plain file, under the per-file size bound.
 Every place that opens a student's zip goes through here: ``grade`` (autograder/core/submission.py),
-grade-all's discovery (autograder/batch/discover.py), its plots (autograder/lessons/why17/plotdata.py)
+grade-all's discovery (autograder/classdata/discover.py), its plots (autograder/lessons/why17/plotdata.py)
 and the similarity report (autograder/similarity/compare.py).
 """
 from __future__ import annotations

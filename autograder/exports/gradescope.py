@@ -38,9 +38,10 @@ ROOT = Path(__file__).resolve().parents[2]
 #: needs them), the course and pyproject.toml.
 PACKAGED = ("autograder", "shared", "solutions", "course.yml", "pyproject.toml")
 #: What grading imports, by package name (line and pin as requirements.txt has them): torch (the
-#: student's code and the simulated GPU), numpy, matplotlib (the roofline plot), pyyaml (course.yml),
-#: hypothesis (the property checks). Not nbgrader, pytest, selenium, copydetect or ruff.
-GRADING_PACKAGES = ("torch", "numpy", "matplotlib", "pyyaml", "hypothesis")
+#: student's code and the simulated GPU), numpy, matplotlib (the roofline plot), pyyaml (course.yml).
+#: Not hypothesis (the property checks grade from their table of cases; hypothesis draws it, a
+#: maintainer's step), nbgrader, pytest, selenium, copydetect or ruff.
+GRADING_PACKAGES = ("torch", "numpy", "matplotlib", "pyyaml")
 #: The runtime requirements file in the zip, written from requirements.txt by grading_requirements().
 GRADING_REQUIREMENTS = "requirements-grading.txt"
 #: Never packaged: caches and editor debris.

@@ -156,8 +156,8 @@ def submission_dir(cwd: Path | None = None) -> Path:
 def pregraded_results(folder: Path) -> dict | None:
     """grade-all's results for submitted/<student>/<assignment> ``folder``, from the course's
     PREGRADED_DIR, when they are of these very files and every check (else None)."""
-    from autograder.batch.discover import Submission
-    from autograder.batch.store import MARKER, RESULTS, content_hash
+    from autograder.classdata.discover import Submission
+    from autograder.classdata.store import MARKER, RESULTS, content_hash
 
     folder = Path(folder)
     if len(folder.parents) < 3 or folder.parents[1].name != "submitted":

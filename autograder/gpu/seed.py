@@ -14,7 +14,7 @@ its numbers without measuring. A secret therefore always exists:
 - a secret drawn for this process alone: safe, but a regrade draws another profile.
 
 The secret never reaches student code: the children that run it, and the fork server they fork
-from, start from an environment built from scratch (autograder/sandbox/parent.py, forkserver.py)
+from, start from an environment built from scratch (autograder/sandbox/launch.py, forkserver/client.py)
 and the secret lives only in the grader's own memory. ``Secret.source`` says which applied; the
 results' output names it.
 """

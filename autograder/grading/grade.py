@@ -13,7 +13,6 @@ it when the student's is broken (autograder/grading/fallback.py), so one mistake
 from __future__ import annotations
 
 import importlib
-import os
 import pkgutil
 import sys
 import time
@@ -23,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.core import course, points, results, submission
+from autograder.core import course, lesson, points, results, submission
 from autograder.core.errors import GraderError, StudentError, StudentRaised, UsageError
 from autograder.core.registry import REGISTRY, Check, CheckFailed
 from autograder.gpu import seed
@@ -37,7 +36,7 @@ from autograder.sandbox.perfile import PerFileSandbox
 #: Time limit of a reference call relative to the student's (the reference is trusted, not slow).
 REFERENCE_TIME_FACTOR = 2.0
 #: Wall-clock budget of one grading, in per-call limits (course.yml time_limit_s): below
-#: grade-all's 20 (autograder/batch/run.py BUDGET_CALLS), so that a grading over budget ends here,
+#: grade-all's 20 (autograder/batch/options.py BUDGET_CALLS), so that a grading over budget ends here,
 #: its remaining checks charged to the student, before grade-all's backstop kills the worker.
 BUDGET_CALLS = 18
 #: The budget's floor, in seconds: a short per-call limit (tests, quick trial runs) must not turn
@@ -57,33 +56,9 @@ def load_checks(asg: course.Assignment | None = None) -> dict[str, Check]:
     except ImportError as exc:
         raise UsageError(f"assignment {asg.name!r}: its grader package {asg.grader!r} "
                          f"has no checks ({exc})") from None
-    with _without_hypothesis_plugins():
-        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-            importlib.import_module(f"{package.__name__}.{info.name}")
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        importlib.import_module(f"{package.__name__}.{info.name}")
     return REGISTRY.get(asg.grader, {})
-
-
-@contextmanager
-def _without_hypothesis_plugins():
-    """Import the checks without running the "hypothesis" entry points of installed packages.
-
-    Hypothesis runs them when first imported, which is when a property check's module is. The
-    only one installed is trio's (selenium needs trio, for the HTML report's browser test): it
-    imports trio and pytest, 0.3 CPU s of every cold grading, to register strategies for trio's
-    types, which no check draws. HYPOTHESIS_NO_PLUGINS skips them (hypothesis/entry_points.py):
-    hypothesis has no other switch, and reads it once, at its own first import. It is set only
-    while the checks import (the only importers of hypothesis in a grading), so no process the
-    grader starts inherits it.
-    """
-    before = os.environ.get("HYPOTHESIS_NO_PLUGINS")
-    os.environ["HYPOTHESIS_NO_PLUGINS"] = "1"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["HYPOTHESIS_NO_PLUGINS"]
-        else:
-            os.environ["HYPOTHESIS_NO_PLUGINS"] = before
 
 
 def checks_for(assignment: course.Assignment, only: set[str] | None = None) -> list[tuple[course.Task, list[Check]]]:
@@ -265,7 +240,7 @@ def plan(path, assignment: str | None = None, device: str | None = None, *,
     budget = float(budget_s if budget_s is not None else max(BUDGET_CALLS * limit, MIN_BUDGET_S))
     sub = submission.load(path, expected=_handed_in(asg))
     try:
-        forkserver.ensure()   # one process imports torch once and forks every child of the process
+        forkserver.ensure(**lesson.server_imports(asg))   # imported once per process, forked for every child
         grader = importlib.import_module(asg.grader)
         torch_files = frozenset(getattr(grader, "TORCH_FILES", ()))
         checks = checks_for(asg, only)

@@ -6,7 +6,7 @@ per check id (course.yml's order: each task's ``checks`` mapping, then any other
 the results list them), one per manual item, then ``total`` (the gradebook's total) and ``note``.
 The first row after the header, ``Points Possible``, holds each column's maximum in points. A check
 a student's result did not grade, a manual item nobody scored yet, and every score of a student the
-grader failed on (autograder/batch/zero.py) are empty cells, never 0. Check scores include
+grader failed on (autograder/classdata/zero.py) are empty cells, never 0. Check scores include
 OUT/overrides.csv's changes of checks; task and total overrides show in the total only.
 Spreadsheet-safe (autograder/core/csvsafe.py).
 """
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import io
 
-from autograder.batch import overrides, zero
-from autograder.batch.discover import Submission
+from autograder.classdata import overrides, zero
+from autograder.classdata.discover import Submission
 from autograder.core import csvsafe
 from autograder.reports import gradebook
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-from autograder.batch import overrides, zero
+from autograder.classdata import overrides, zero
 from autograder.core import late, lesson
 from autograder.reports import failures, gradebook
 

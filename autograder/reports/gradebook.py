@@ -12,7 +12,7 @@ which only partial.csv holds), ``graded_at`` (when, ISO 8601 UTC), ``overrides``
 OUT/overrides.csv changed, with the reasons), ``note`` (why a submission got a zero without
 grading). A Gradescope group submission gives each member a row with the group's scores.
 
-A submission the grader itself failed on (autograder/batch/zero.py: ``grader_failure``) is never
+A submission the grader itself failed on (autograder/classdata/zero.py: ``grader_failure``) is never
 a number: its score cells are empty here, in canvas.csv and in checks.csv, and its note starts
 "GRADER FAILED, not a grade".
 
@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import io
 
-from autograder.batch import overrides, partial, zero
-from autograder.batch.discover import Submission
+from autograder.classdata import overrides, partial, zero
+from autograder.classdata.discover import Submission
 from autograder.core import csvsafe, late
 
 #: Decimal places of scores in the CSV files.

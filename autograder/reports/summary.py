@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import statistics
 
-from autograder.batch import overrides, zero
-from autograder.batch.discover import Submission
+from autograder.classdata import overrides, zero
+from autograder.classdata.discover import Submission
 from autograder.core import late
 from autograder.reports import gradebook, mistakes
 

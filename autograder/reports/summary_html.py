@@ -24,17 +24,61 @@ CLASS_FILES = ("gradebook.csv", "canvas.csv", "checks.csv", "overrides.csv", "ex
 def render(summary: dict, rows: list[dict], files=()) -> str:
     """The class report; ``rows`` are gradebook rows (one per person); ``files``: the class files
     (CLASS_FILES) that exist beside it, linked at the top."""
+    body = [
+        _header(summary, files),
+        f"<div class=\"card plots\">{_histogram(summary)}{_task_chart(summary)}</div>",
+        _reteach(summary),
+        _checks(summary),
+        _regrades(summary),
+        _not_graded(summary),
+        _students(rows),
+    ]
+    return page(f"{summary['assignment']} class report", "".join(body))
+
+
+def _header(summary: dict, files) -> str:
+    """The title, the class files' links, the grader failures, the counts and the partial results."""
     n = summary["students"]
+    links = " &middot; ".join(f"<a href=\"{quote(name)}\">{escape(name)}</a>" for name in files)
+    failed = summary.get("grader_failed", [])
+    failed_rows = "".join(f"<tr><td><a href=\"{quote(e['student'])}/feedback.html\">{escape(e['student'])}"
+                          f"</a></td><td>{escape(e['reason'])}</td></tr>" for e in failed)
+    partial_names = summary.get("partial", [])
+    return "".join([
+        f"<h1>Class report: {escape(summary['assignment'])}</h1>",
+        f"<p class=\"files\">Class files: {links}</p>" if links else "",
+        (f"<div class=\"card failed\" id=\"grader-failed\">The grader itself failed on {len(failed)} "
+         f"student(s): no score, their cells in the exports are empty (not 0), and they are left out "
+         f"of every figure below; fix the grader and rerun.<table>{failed_rows}</table></div>"
+         if failed else ""),
+        f"<p class=\"muted\">{n} students; mean {summary['mean_total']:g}, median "
+        f"{summary['median_total']:g} of {summary['max_score']:g} points. {escape(summary['layout'])}</p>",
+        (f"<div class=\"card failed\">{len(partial_names)} partial result(s), graded on some checks "
+         f"only (--checks) with no full result to merge into: their totals are not grades and "
+         f"gradebook.csv and canvas.csv leave them out: {escape(', '.join(partial_names[:20]))}"
+         f"{' ...' if len(partial_names) > 20 else ''}</div>" if partial_names else ""),
+    ])
+
+
+def _histogram(summary: dict) -> str:
     hist = summary["histogram"]
     edges = hist["bins"]
     labels = [f"{edges[i]:g}-{edges[i + 1]:g}" for i in range(len(hist["counts"]))]
-    histogram = svg.bar_chart(labels, hist["counts"], title="Score histogram (students per bin)",
-                              ylabel="students", value_fmt=lambda v: f"{v:g}", width=450)
+    return svg.bar_chart(labels, hist["counts"], title="Score histogram (students per bin)",
+                         ylabel="students", value_fmt=lambda v: f"{v:g}", width=450)
+
+
+def _task_chart(summary: dict) -> str:
     tasks = summary["tasks"]
-    task_chart = svg.bar_chart(
+    return svg.bar_chart(
         [f"{k}" for k in tasks], [100 * v["mean_fraction"] for v in tasks.values()],
         title="Mean score per task (% of its points)", ylabel="% of points", ymax=100,
         color=svg.PALETTE[2], value_fmt=lambda v: f"{v:.0f}%", width=450)
+
+
+def _reteach(summary: dict) -> str:
+    """What to reteach: every classic mistake (most students first), then whose code did not run."""
+    n = summary["students"]
     ranked = sorted(summary["mistakes"], key=lambda m: (-m["students"], m["id"]))
     mistake_rows = []
     for m in ranked:
@@ -51,44 +95,7 @@ def render(summary: dict, rows: list[dict], files=()) -> str:
     not_run = summary["not_run"]
     not_run_rows = "".join(f"<tr><td>{escape(e['student'])}</td><td>{escape(e['reason'])}</td></tr>"
                            for e in not_run.get("details", []))
-    checks = summary.get("checks", {})
-    check_rows = "".join(
-        f"<tr><td>{escape(c)}</td><td>{escape(r['task'])}</td><td>{r['passed']} / {r['graded']}"
-        f" ({r['pass_rate']:.0%})</td><td>{r['failed']}</td><td>{r['not_run']}</td></tr>"
-        for c, r in checks.items())
-    checks_chart = svg.hbar_chart(list(checks), [100 * r["pass_rate"] for r in checks.values()],
-                                  title="Pass rate per check (% of students graded on it)",
-                                  xlabel="% passed", color=svg.PALETTE[2], vmax=100,
-                                  value_fmt=lambda v: f"{v:.0f}%") if checks else ""
-    regraded_rows = "".join(
-        f"<tr><td>{escape(r.get('student', ''))}</td><td>{escape(r.get('old_score', ''))} &rarr; "
-        f"{escape(r.get('new_score', ''))}</td><td>{escape(r.get('reason', ''))}</td>"
-        f"<td class=\"muted\">{escape(r.get('run', ''))}</td></tr>" for r in summary.get("regraded", []))
-    partial_names = summary.get("partial", [])
-    zero_rows = "".join(f"<tr><td>{escape(e['student'])}</td><td>{escape(e['reason'])}</td></tr>"
-                        for e in summary["not_graded"])
-    student_rows = "".join(
-        f"<tr><td><a href=\"{quote(r['student'])}/feedback.html\">{escape(r['student'])}</a></td>"
-        f"<td>{escape(r['name'])}</td><td>{escape(r['total'])} / {escape(r['max_score'])}</td>"
-        f"<td class=\"muted\">{escape(r['note'])}</td></tr>" for r in rows)
-    failed = summary.get("grader_failed", [])
-    failed_rows = "".join(f"<tr><td><a href=\"{quote(e['student'])}/feedback.html\">{escape(e['student'])}"
-                          f"</a></td><td>{escape(e['reason'])}</td></tr>" for e in failed)
-    links = " &middot; ".join(f"<a href=\"{quote(name)}\">{escape(name)}</a>" for name in files)
-    body = [
-        f"<h1>Class report: {escape(summary['assignment'])}</h1>",
-        f"<p class=\"files\">Class files: {links}</p>" if links else "",
-        (f"<div class=\"card failed\" id=\"grader-failed\">The grader itself failed on {len(failed)} "
-         f"student(s): no score, their cells in the exports are empty (not 0), and they are left out "
-         f"of every figure below; fix the grader and rerun.<table>{failed_rows}</table></div>"
-         if failed else ""),
-        f"<p class=\"muted\">{n} students; mean {summary['mean_total']:g}, median "
-        f"{summary['median_total']:g} of {summary['max_score']:g} points. {escape(summary['layout'])}</p>",
-        (f"<div class=\"card failed\">{len(partial_names)} partial result(s), graded on some checks "
-         f"only (--checks) with no full result to merge into: their totals are not grades and "
-         f"gradebook.csv and canvas.csv leave them out: {escape(', '.join(partial_names[:20]))}"
-         f"{' ...' if len(partial_names) > 20 else ''}</div>" if partial_names else ""),
-        f"<div class=\"card plots\">{histogram}{task_chart}</div>",
+    return "".join([
         "<h2>What to reteach</h2>",
         "<div class=\"card\"><p class=\"muted\">A student counts for a mistake when a check ran "
         "their code and saw it. Code that raised, hung, crashed or was missing counts below instead."
@@ -100,20 +107,52 @@ def render(summary: dict, rows: list[dict], files=()) -> str:
         f"{':' if not_run_rows else '.'}</p>",
         f"<table><tr><th>student</th><th>first check that did not run, and why</th></tr>{not_run_rows}</table>"
         if not_run_rows else "", "</div>",
-        "<h2>Pass rate per check</h2>",
-        f"<div class=\"card\"><div class=\"plots\">{checks_chart}</div>"
-        "<table><tr><th>check</th><th>task</th><th>passed</th><th>failed (a verdict)</th>"
-        f"<th>did not run</th></tr>{check_rows}</table></div>" if checks
-        else "<h2>Pass rate per check</h2><div class=\"card muted\">No checks ran.</div>",
-        "<h2>Regrades that changed a total</h2>",
-        (f"<div class=\"card\"><p class=\"muted\">From regrades.csv (every changed check is there)."
-         f"</p><table><tr><th>student</th><th>total</th><th>reason</th><th>run</th></tr>"
-         f"{regraded_rows}</table></div>" if regraded_rows else "<div class=\"card muted\">None.</div>"),
-        "<h2>Not graded (zero with a reason)</h2>",
-        (f"<div class=\"card\"><table>{zero_rows}</table></div>" if zero_rows
-         else "<div class=\"card muted\">None.</div>"),
-        "<h2>Students</h2>",
-        f"<div class=\"card\"><table><tr><th>student</th><th>name</th><th>total</th><th>note</th></tr>"
-        f"{student_rows}</table></div>",
-    ]
-    return page(f"{summary['assignment']} class report", "".join(body))
+    ])
+
+
+def _checks(summary: dict) -> str:
+    """The pass rate of every check: a chart and a table."""
+    checks = summary.get("checks", {})
+    if not checks:   # the heading twice, as the page has always had it (tests compare pages)
+        return "<h2>Pass rate per check</h2>" * 2 + "<div class=\"card muted\">No checks ran.</div>"
+    check_rows = "".join(
+        f"<tr><td>{escape(c)}</td><td>{escape(r['task'])}</td><td>{r['passed']} / {r['graded']}"
+        f" ({r['pass_rate']:.0%})</td><td>{r['failed']}</td><td>{r['not_run']}</td></tr>"
+        for c, r in checks.items())
+    checks_chart = svg.hbar_chart(list(checks), [100 * r["pass_rate"] for r in checks.values()],
+                                  title="Pass rate per check (% of students graded on it)",
+                                  xlabel="% passed", color=svg.PALETTE[2], vmax=100,
+                                  value_fmt=lambda v: f"{v:.0f}%")
+    return ("<h2>Pass rate per check</h2>"
+            f"<div class=\"card\"><div class=\"plots\">{checks_chart}</div>"
+            "<table><tr><th>check</th><th>task</th><th>passed</th><th>failed (a verdict)</th>"
+            f"<th>did not run</th></tr>{check_rows}</table></div>")
+
+
+def _regrades(summary: dict) -> str:
+    regraded_rows = "".join(
+        f"<tr><td>{escape(r.get('student', ''))}</td><td>{escape(r.get('old_score', ''))} &rarr; "
+        f"{escape(r.get('new_score', ''))}</td><td>{escape(r.get('reason', ''))}</td>"
+        f"<td class=\"muted\">{escape(r.get('run', ''))}</td></tr>" for r in summary.get("regraded", []))
+    return "<h2>Regrades that changed a total</h2>" + (
+        f"<div class=\"card\"><p class=\"muted\">From regrades.csv (every changed check is there)."
+        f"</p><table><tr><th>student</th><th>total</th><th>reason</th><th>run</th></tr>"
+        f"{regraded_rows}</table></div>" if regraded_rows else "<div class=\"card muted\">None.</div>")
+
+
+def _not_graded(summary: dict) -> str:
+    zero_rows = "".join(f"<tr><td>{escape(e['student'])}</td><td>{escape(e['reason'])}</td></tr>"
+                        for e in summary["not_graded"])
+    return "<h2>Not graded (zero with a reason)</h2>" + (
+        f"<div class=\"card\"><table>{zero_rows}</table></div>" if zero_rows
+        else "<div class=\"card muted\">None.</div>")
+
+
+def _students(rows: list[dict]) -> str:
+    student_rows = "".join(
+        f"<tr><td><a href=\"{quote(r['student'])}/feedback.html\">{escape(r['student'])}</a></td>"
+        f"<td>{escape(r['name'])}</td><td>{escape(r['total'])} / {escape(r['max_score'])}</td>"
+        f"<td class=\"muted\">{escape(r['note'])}</td></tr>" for r in rows)
+    return ("<h2>Students</h2>"
+            f"<div class=\"card\"><table><tr><th>student</th><th>name</th><th>total</th><th>note</th></tr>"
+            f"{student_rows}</table></div>")

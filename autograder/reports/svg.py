@@ -109,78 +109,71 @@ class Chart:
     def svg(self) -> str:
         top, right, bottom, left = self.margin
         w, h = self.width, self.height
-        pw, ph = w - left - right, h - top - bottom
         xs = [x for s in self.series for x in s.xs] + [v[0] for v in self.vlines]
         ys = [y for s in self.series for y in s.ys]
         if not xs or not ys:
             return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="60" role="img" '
                     f'viewBox="0 0 {w} 60"><text x="10" y="35" style="{FONT}">{escape(self.title)}: '
                     f'no data</text></svg>')
-        x0, x1 = self._range(xs, self.xlog)
-        y0, y1 = self._range(ys, self.ylog)
-
-        def px(x):
-            v = math.log10(x) if self.xlog else x
-            return left + (v - x0) / (x1 - x0) * pw
-
-        def py(y):
-            v = math.log10(y) if self.ylog else y
-            return top + ph - (v - y0) / (y1 - y0) * ph
-
+        f = _Frame(left, top, w - left - right, h - top - bottom, *self._range(xs, self.xlog),
+                   *self._range(ys, self.ylog), self.xlog, self.ylog)
         out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
                f'viewBox="0 0 {w} {h}" role="img" aria-label="{escape(self.title)}">',
                f'<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>',
                f'<text x="{w / 2:.1f}" y="20" text-anchor="middle" style="{FONT};font-size:14px;'
                f'font-weight:600">{escape(self.title)}</text>',
-               f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>']
-        lo_x, hi_x = (10 ** x0, 10 ** x1) if self.xlog else (x0, x1)
-        lo_y, hi_y = (10 ** y0, 10 ** y1) if self.ylog else (y0, y1)
-        for t in self._ticks(x0, x1, self.xlog):
+               f'<rect x="{left}" y="{top}" width="{f.pw}" height="{f.ph}" fill="none" stroke="#999"/>']
+        out += self._axes(f)
+        out += self._vlines(f)
+        for s in self.series:
+            out += _series(s, f)
+        out += self._legend(f)
+        out.append("</svg>")
+        return "\n".join(out)
+
+    def _axes(self, f: _Frame) -> list[str]:
+        """Grid lines and tick labels on both axes, then the axis labels."""
+        out = []
+        left, top, pw, ph = f.left, f.top, f.pw, f.ph
+        lo_x, hi_x = (10 ** f.x0, 10 ** f.x1) if self.xlog else (f.x0, f.x1)
+        lo_y, hi_y = (10 ** f.y0, 10 ** f.y1) if self.ylog else (f.y0, f.y1)
+        for t in self._ticks(f.x0, f.x1, self.xlog):
             if lo_x <= t <= hi_x:
-                X = px(t)
+                X = f.px(t)
                 out.append(f'<line x1="{X:.1f}" y1="{top}" x2="{X:.1f}" y2="{top + ph}" stroke="#eee"/>')
                 out.append(f'<text x="{X:.1f}" y="{top + ph + 16}" text-anchor="middle" '
                            f'style="{FONT}">{_fmt(t)}</text>')
-        for t in self._ticks(y0, y1, self.ylog):
+        for t in self._ticks(f.y0, f.y1, self.ylog):
             if lo_y <= t <= hi_y:
-                Y = py(t)
+                Y = f.py(t)
                 out.append(f'<line x1="{left}" y1="{Y:.1f}" x2="{left + pw}" y2="{Y:.1f}" stroke="#eee"/>')
                 out.append(f'<text x="{left - 6}" y="{Y + 4:.1f}" text-anchor="end" '
                            f'style="{FONT}">{_fmt(t)}</text>')
-        out.append(f'<text x="{left + pw / 2:.1f}" y="{h - 14}" text-anchor="middle" '
+        out.append(f'<text x="{left + pw / 2:.1f}" y="{self.height - 14}" text-anchor="middle" '
                    f'style="{FONT}">{escape(self.xlabel)}</text>')
         out.append(f'<text transform="translate(16,{top + ph / 2:.1f}) rotate(-90)" '
                    f'text-anchor="middle" style="{FONT}">{escape(self.ylabel)}</text>')
+        return out
+
+    def _vlines(self, f: _Frame) -> list[str]:
+        """The vertical markers, each labelled at the top (left of it near the right edge)."""
+        out = []
         for x, label, color in self.vlines:
-            X = px(x)
-            out.append(f'<line x1="{X:.1f}" y1="{top}" x2="{X:.1f}" y2="{top + ph}" stroke="{color}" '
+            X = f.px(x)
+            out.append(f'<line x1="{X:.1f}" y1="{f.top}" x2="{X:.1f}" y2="{f.top + f.ph}" stroke="{color}" '
                        f'stroke-width="1.5" stroke-dasharray="6 4"/>')
-            anchor, tx = ("end", X - 4) if X > left + 0.75 * pw else ("start", X + 4)
-            out.append(f'<text x="{tx:.1f}" y="{top + 14}" text-anchor="{anchor}" '
+            anchor, tx = ("end", X - 4) if X > f.left + 0.75 * f.pw else ("start", X + 4)
+            out.append(f'<text x="{tx:.1f}" y="{f.top + 14}" text-anchor="{anchor}" '
                        f'style="{FONT};fill:{color}">{escape(label)}</text>')
-        for s in self.series:
-            if s.kind == "line":
-                path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(s.xs, s.ys))
-                dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
-                out.append(f'<polyline points="{path}" fill="none" stroke="{s.color}" '
-                           f'stroke-width="2"{dash}/>')
-                for x, y in zip(s.xs, s.ys):
-                    if len(s.xs) <= 16:
-                        out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="2.5" fill="{s.color}"/>')
-            else:
-                for x, y, name in zip(s.xs, s.ys, s.names):
-                    out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="5" fill="{s.color}" '
-                               f'stroke="#fff"><title>{escape(name or s.label)}</title></circle>')
-                    if name:
-                        out.append(f'<text x="{px(x) + 7:.1f}" y="{py(y) - 7:.1f}" '
-                                   f'style="{FONT};fill:{s.color}">{escape(name)}</text>')
-        # legend, inside the plot where the data leaves room
+        return out
+
+    def _legend(self, f: _Frame) -> list[str]:
+        """The labelled series, inside the plot where the data leaves room."""
+        out = []
         labelled = [s for s in self.series if s.label]
-        lx = left + 10
-        ly = top + 22 if self.legend == "top-left" else top + ph - 10 - 16 * (len(labelled) - 1)
-        for s in self.series:
-            if not s.label:
-                continue
+        lx = f.left + 10
+        ly = f.top + 22 if self.legend == "top-left" else f.top + f.ph - 10 - 16 * (len(labelled) - 1)
+        for s in labelled:
             if s.kind == "line":
                 dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
                 out.append(f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 22}" y2="{ly - 4}" '
@@ -189,8 +182,53 @@ class Chart:
                 out.append(f'<circle cx="{lx + 11}" cy="{ly - 4}" r="5" fill="{s.color}"/>')
             out.append(f'<text x="{lx + 28}" y="{ly}" style="{FONT}">{escape(s.label)}</text>')
             ly += 16
-        out.append("</svg>")
-        return "\n".join(out)
+        return out
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """The plot area (CSS pixels: its left and top edge, width ``pw`` and height ``ph``) and the
+    data range it shows (``x0``..``x1``, ``y0``..``y1``: decades on a log axis)."""
+
+    left: float
+    top: float
+    pw: float
+    ph: float
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+    xlog: bool
+    ylog: bool
+
+    def px(self, x: float) -> float:
+        v = math.log10(x) if self.xlog else x
+        return self.left + (v - self.x0) / (self.x1 - self.x0) * self.pw
+
+    def py(self, y: float) -> float:
+        v = math.log10(y) if self.ylog else y
+        return self.top + self.ph - (v - self.y0) / (self.y1 - self.y0) * self.ph
+
+
+def _series(s: _Series, f: _Frame) -> list[str]:
+    """One series: a polyline (dotted at each point when there are few), or named points."""
+    out = []
+    if s.kind == "line":
+        path = " ".join(f"{f.px(x):.1f},{f.py(y):.1f}" for x, y in zip(s.xs, s.ys))
+        dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
+        out.append(f'<polyline points="{path}" fill="none" stroke="{s.color}" '
+                   f'stroke-width="2"{dash}/>')
+        for x, y in zip(s.xs, s.ys):
+            if len(s.xs) <= 16:
+                out.append(f'<circle cx="{f.px(x):.1f}" cy="{f.py(y):.1f}" r="2.5" fill="{s.color}"/>')
+    else:
+        for x, y, name in zip(s.xs, s.ys, s.names):
+            out.append(f'<circle cx="{f.px(x):.1f}" cy="{f.py(y):.1f}" r="5" fill="{s.color}" '
+                       f'stroke="#fff"><title>{escape(name or s.label)}</title></circle>')
+            if name:
+                out.append(f'<text x="{f.px(x) + 7:.1f}" y="{f.py(y) - 7:.1f}" '
+                           f'style="{FONT};fill:{s.color}">{escape(name)}</text>')
+    return out
 
 
 def bar_chart(labels, values, *, title: str, ylabel: str, ymax: float | None = None,

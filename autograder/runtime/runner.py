@@ -1,7 +1,7 @@
 """The child side of grading: a loop that imports student modules and runs calls, JSON lines only.
 
 The grader starts this file in a fresh isolated interpreter (``python -I -S -B runner.py CONFIG``,
-see autograder/sandbox/parent.py) with the submission copied into a private working folder. It reads
+see autograder/sandbox/launch.py) with the submission copied into a private working folder. It reads
 one JSON request per line from a dedicated pipe and writes one JSON reply per line to another;
 stdin, stdout and stderr belong to the student's code. Nothing here is secret and nothing here
 reads grader files: the child needs only autograder/runtime/, the project's ``shared/`` and the venv.
@@ -116,7 +116,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    # Flushed, then os._exit, as a fork server's child ends (sandbox/jail.py, _run_script): a
+    # Flushed, then os._exit, as a fork server's child ends (sandbox/inprocess.py, run_script): a
     # fresh interpreter's teardown of what the code imported (matplotlib, numpy) takes a quarter
     # of a second, while the grader waits for the child to end before it starts the next.
     status = main(sys.argv)

@@ -18,7 +18,7 @@ Two layouts are recognised, from /proc/self/cgroup:
 
 Anywhere else (no permission, no memory controller, a v2 group that holds the grader itself and so
 cannot enable controllers for its children) ``available()`` says why, and the bound that holds
-is the per-process one (isolation.Protection.describe).
+is the per-process one (probe.Protection.describe).
 """
 from __future__ import annotations
 

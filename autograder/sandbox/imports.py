@@ -3,7 +3,7 @@ from its source, not run).
 
 A child for such a module needs nothing more from the fork server than its own preload (none, or
 matplotlib for a plot file), so it may start as a fresh interpreter that imports that preload itself
-while the server is still importing torch (autograder/sandbox/parent.py, ``launch_child(early=True)``).
+while the server is still importing torch (autograder/sandbox/launch.py, ``launch_child(early=True)``).
 A module that imports anything else waits for the server as before: its import then finds the
 libraries already loaded and is timed the same way in every grading.
 
@@ -11,10 +11,10 @@ Files of the submission and of the project (``shared/``, which the child's path 
 to what they import. The answer errs towards waiting: a file that does not parse, a relative or
 dynamic import (``__import__``, ``importlib.import_module``, ``exec``, ``eval``), a module found
 nowhere or a file larger than ``MAX_PARSE_BYTES`` counts as "imports more than the standard
-library". That bound keeps the grader's own memory small: parsing costs hundreds of times the
-source's size (a 5.7 MiB literal took 4 GiB), and a larger file is parsed only by the student's
-own child, under its limits, where what it costs is charged to its own checks. A file that hides an import beyond
-these only makes its own import slower in a cold grading; it gains nothing.
+library". That bound keeps the grader's own memory small: parsing costs many times the source's
+size (docs/performance.md), and a larger file is parsed only by the student's own child, under its
+limits, where what it costs is charged to its own checks. A file that hides an import beyond these
+only makes its own import slower in a cold grading; it gains nothing.
 """
 from __future__ import annotations
 
@@ -22,11 +22,11 @@ import ast
 import sys
 from pathlib import Path
 
-# The project root: the child's path holds it after the submission's folder (parent.python_path).
-from autograder.sandbox.parent import ROOT
+# The project root: the child's path holds it after the submission's folder (launch.python_path).
+from autograder.sandbox.launch import ROOT
 
-#: Largest file parsed here, in bytes (student files are a few KiB; parsing 64 KiB costs at most
-#: tens of MiB of the grader's memory).
+#: Largest file parsed here, in bytes (student files are a few KiB; what parsing this much costs
+#: the grader's memory: docs/performance.md).
 MAX_PARSE_BYTES = 64 * 1024
 #: Names whose use may import a module that no import statement shows.
 DYNAMIC = frozenset({"__import__", "import_module", "exec", "eval", "run_module", "run_path"})

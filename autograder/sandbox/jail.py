@@ -12,16 +12,18 @@ jail needs nothing of the grader). With namespaces (``"namespaces": true``) it g
          │      (REAPER); when it exits the kernel kills everything left in the namespace, so no
          │      grandchild survives
          └─ child: rlimits, then (grader is root) an unprivileged uid of its own; no capabilities,
-                no new privileges; execs ARGV (or, in a fork server's child that already imported
-                torch, runs the ARGV script in-process so the import is not paid again)
+                no new privileges; execs ARGV (or, when the policy says ``in_process``: the
+                launcher forked this jail from a fork server, runs the ARGV script in this
+                process, keeping what the server imported: autograder/sandbox/inprocess.py)
 
-Quotas: the working folder is a tmpfs of its own in the child's mount namespace
-(``"workdir_quota"``: bytes and inodes, like isolate's disk quota; the submission's files are
-copied in), and /tmp and /dev/shm are size- and inode-limited tmpfs too. With ``"cgroup"`` (a
-memory cgroup the grader made, autograder/sandbox/cgroup.py) the launcher first joins it, so
-everything the child starts counts against one memory limit. Last before student code: the
-seccomp filter (``"seccomp"``) and, in plain mode, the Landlock ruleset (``"landlock"``), both from
-autograder/sandbox/confine.py, loaded by path when this file is.
+The private root and its quotas are autograder/sandbox/rootfs.py's: the working folder is a tmpfs
+of its own in the child's mount namespace (``"workdir_quota"``: bytes and inodes, like isolate's
+disk quota; the submission's files are copied in), and /tmp and /dev/shm are size- and
+inode-limited tmpfs too. With ``"cgroup"`` (a memory cgroup the grader made,
+autograder/sandbox/cgroup.py) the launcher first joins it, so everything the child starts counts
+against one memory limit. Last before student code: the seccomp filter (``"seccomp"``) and, in
+plain mode, the Landlock ruleset (``"landlock"``), both from autograder/sandbox/confine.py.
+rootfs.py and confine.py are loaded by path when this file is (``sibling``).
 
 Without namespaces (``"namespaces": false``) the launcher applies the rlimits and the uid and
 execs ARGV itself. A step that fails stops the launch with one line on stderr and exit status
@@ -39,20 +41,7 @@ JAIL_FAILED = 125   # exit status when the sandbox could not be set up (nothing 
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_REC = 32, 1024, 2048, 4096, 16384
-MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 1 << 18, 1 << 21, 1 << 24
-MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
-#: statvfs flag -> the mount flag a bind remount must repeat (the kernel refuses to clear locked ones)
-_LOCKED = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
-           (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME),
-           (os.ST_RELATIME, MS_RELATIME))
-#: device nodes the child may open
-DEVICES = ("null", "zero", "full", "random", "urandom")
-#: A module only a fork server's child has loaded before the jail runs (autograder/sandbox/forkserver.py
-#: preloads it): then the jail runs the command in-process instead of exec, keeping the import.
-PRELOADED = "torch"
 
 #: pid 1's program once the child runs: reap everything; when the child ends, report its wait
 #: status on the status pipe and exit (the kernel then kills what is left in the namespace).
@@ -71,13 +60,14 @@ while True:
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def _load_confine():
-    """autograder/sandbox/confine.py as a module (kept in sys.modules under a name of its own, so
-    a fork server loads it once and the private root need not show it)."""
-    name = "_why17_confine"
+def sibling(filename: str):
+    """autograder/sandbox/<filename> (standard library only) as a module kept in sys.modules under a
+    name of its own, ``_why17_<stem>``: a fork server loads it once and its children find it there
+    (they drop every ``autograder.*`` module), and the private root need not show it."""
+    name = "_why17_" + filename.removesuffix(".py")
     if name not in sys.modules:
         import types
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py")
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), filename)
         module = types.ModuleType(name)
         module.__file__ = path
         with open(path, "rb") as f:
@@ -86,7 +76,8 @@ def _load_confine():
     return sys.modules[name]
 
 
-confine = _load_confine()
+confine = sibling("confine.py")
+rootfs = sibling("rootfs.py")
 
 
 class JailError(Exception):
@@ -101,14 +92,6 @@ def _check(result: int, what: str) -> None:
 
 def unshare(flags: int) -> None:
     _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
-
-
-def mount(source, target, fstype, flags: int, data=None) -> None:
-    def enc(s):
-        return None if s is None else os.fsencode(s)
-
-    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
-           f"mount {target}")
 
 
 def prctl(option: int, arg: int) -> None:
@@ -175,115 +158,6 @@ def close_fds(keep) -> None:
     os.closerange(start, 1 << 16)
 
 
-# --------------------------------------------------------------------------- the private root
-
-def _mount_flags(path: str) -> int:
-    flags = os.statvfs(path).f_flag
-    return sum(ms for st, ms in _LOCKED if flags & st)
-
-
-def _make_point(target: str, like_dir: bool) -> None:
-    if like_dir:
-        os.makedirs(target, exist_ok=True)
-    else:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        if not os.path.exists(target):
-            with open(target, "w"):
-                pass
-
-
-def bind(root: str, path: str, *, writable: bool = False) -> None:
-    """Show ``path`` at the same place under ``root``, read-only unless ``writable``."""
-    if os.path.islink(path):          # e.g. /lib -> usr/lib on merged-/usr systems
-        target = root + path
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        if not os.path.lexists(target):
-            os.symlink(os.readlink(path), target)
-        return
-    real = os.path.realpath(path)
-    target = root + real
-    _make_point(target, os.path.isdir(real))
-    mount(real, target, None, MS_BIND | MS_REC)
-    flags = MS_REMOUNT | MS_BIND | MS_NOSUID | _mount_flags(target) | (0 if writable else MS_RDONLY)
-    mount(None, target, None, flags)
-
-
-def hide(root: str, path: str) -> None:
-    """Cover ``path`` (if the view shows it) with an empty read-only tmpfs or /dev/null."""
-    target = root + path
-    if not os.path.lexists(target) or os.path.islink(target):
-        return
-    if os.path.isdir(target):
-        mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=000")
-    else:
-        mount("/dev/null", target, None, MS_BIND)
-
-
-def build_root(policy: dict) -> None:
-    """In the new mount namespace: the private root at policy['jail_root'], then chroot into it."""
-    root = policy["jail_root"]
-    mount(None, "/", None, MS_REC | MS_PRIVATE)
-    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
-    os.makedirs(root + "/proc", exist_ok=True)
-    mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    dev = root + "/dev"
-    os.makedirs(dev, exist_ok=True)
-    mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=64k")
-    for name in DEVICES + tuple(policy.get("devices", ())):
-        if os.path.exists(f"/dev/{name}"):
-            bind(root, f"/dev/{name}", writable=True)
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
-                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
-        os.symlink(target, f"{dev}/{name}")
-    os.makedirs(dev + "/shm", exist_ok=True)
-    tmp = f"mode=1777,size={policy['tmp_bytes']},nr_inodes={policy.get('tmp_inodes', 4096)}"
-    mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, tmp)
-    os.makedirs(root + "/tmp", exist_ok=True)
-    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, tmp)
-    for path in policy["view"]:
-        if os.path.lexists(path):
-            bind(root, path)
-    if policy.get("workdir_quota"):
-        quota_workdir(root, policy["workdir"], policy["workdir_quota"])
-    else:
-        bind(root, policy["workdir"], writable=True)
-    for path in policy.get("hide", ()):
-        hide(root, path)
-    os.chmod(root, 0o755)
-    mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=755")
-    os.chroot(root)
-    os.chdir(policy["workdir"])
-
-
-def quota_workdir(root: str, workdir: str, quota: dict) -> None:
-    """The working folder at the same place under ``root``: a tmpfs of ``quota['bytes']`` bytes
-    and ``quota['inodes']`` inodes holding a copy of ``workdir``'s files (its folders and links
-    too), so whatever the child writes lands there and nowhere on the host's disk."""
-    if not os.path.isdir(workdir) or os.path.islink(workdir):
-        raise JailError(f"the working folder {workdir} is not a folder")
-    target = root + workdir
-    os.makedirs(target, exist_ok=True)
-    mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
-          f"mode=755,size={int(quota['bytes'])},nr_inodes={int(quota['inodes'])}")
-    for top, dirs, files in os.walk(workdir):
-        here = target + top[len(workdir):]
-        for name in dirs:
-            src = os.path.join(top, name)
-            if os.path.islink(src):
-                os.symlink(os.readlink(src), os.path.join(here, name))
-            else:
-                os.mkdir(os.path.join(here, name), 0o755)
-        for name in files:
-            src, dst = os.path.join(top, name), os.path.join(here, name)
-            if os.path.islink(src):
-                os.symlink(os.readlink(src), dst)
-                continue
-            with open(src, "rb") as fin, open(dst, "wb") as fout:
-                while chunk := fin.read(1 << 20):
-                    fout.write(chunk)
-            os.chmod(dst, os.stat(src).st_mode & 0o777)
-
-
 def join_cgroup(procs: str) -> None:
     """Move this process into the cgroup whose ``cgroup.procs`` file is ``procs`` (what it starts
     from now on is counted there too)."""
@@ -346,78 +220,20 @@ def _exec(policy: dict, argv: list[str]) -> None:
     close_fds(policy.get("keep_fds", ()))
     env = dict(os.environ)
     env.update(policy.get("env", {}))
-    if PRELOADED in sys.modules:      # a fork server's child: keep its imports, no exec
+    if policy.get("in_process"):      # forked from a fork server: keep what it imported, no exec
         os.environ.clear()
         os.environ.update(env)
-        _run_script(argv)
+        sibling("inprocess.py").run_script(argv)
     os.execve(argv[0], argv, env)
-
-
-#: Scripts a fork server compiled once (path -> (source, code)), handed to the jail in the
-#: globals it runs it with (autograder/sandbox/forkserver.py); empty when run any other way.
-PRECOMPILED: dict = globals().get("PRECOMPILED", {})
-
-
-def run_main(path: str, compiled: dict) -> None:
-    """Run the script at ``path`` as ``__main__``, as ``runpy.run_path`` does, with the code in
-    ``compiled`` when the file still holds the source it was compiled from (each sandboxed child
-    would otherwise compile the jail and the runner again: about 15 ms of CPU)."""
-    import runpy
-    source, code = compiled.get(os.path.realpath(path), (None, None))
-    if code is None:
-        return runpy.run_path(path, run_name="__main__")
-    try:
-        with open(path, "rb") as f:
-            current = f.read()
-    except OSError:
-        current = None
-    if current != source:
-        return runpy.run_path(path, run_name="__main__")
-    import types
-    module = types.ModuleType("__main__")
-    module.__file__ = path
-    module.PRECOMPILED = compiled
-    before, argv0 = sys.modules.get("__main__"), sys.argv[0] if sys.argv else None
-    sys.modules["__main__"] = module
-    if argv0 is not None:
-        sys.argv[0] = path
-    try:
-        exec(code, module.__dict__)
-    finally:
-        if before is not None:
-            sys.modules["__main__"] = before
-        if argv0 is not None:
-            sys.argv[0] = argv0
-
-
-def _run_script(argv: list[str]) -> None:
-    """Run ``[python, -FLAGS..., SCRIPT, ARGS...]`` in this process, as exec would; never returns."""
-    args = argv[1:]
-    while args and args[0].startswith("-"):
-        if "B" in args.pop(0):
-            sys.dont_write_bytecode = True
-    code = 0
-    try:
-        sys.argv = list(args)
-        run_main(args[0], PRECOMPILED)
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except BaseException:  # as the interpreter does: traceback, status 1
-        import traceback
-        traceback.print_exc()
-        code = 1
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:
-            pass
-    os._exit(code & 0xFF)
 
 
 def _init(policy: dict, argv: list[str], status_w: int) -> None:
     """pid 1 of the new namespaces: build the root, start the child, reap, report its status."""
     unshare(CLONE_NEWNS)
-    build_root(policy)
+    try:
+        rootfs.build_root(policy)
+    except rootfs.RootError as exc:
+        raise JailError(str(exc)) from None
     if policy.get("uid") is not None:
         own_tree(policy["workdir"], policy["uid"])
     pid = os.fork()
@@ -437,6 +253,8 @@ def _init(policy: dict, argv: list[str], status_w: int) -> None:
 def run(policy: dict, argv: list[str]) -> None:
     """Apply ``policy`` and run ``argv`` (never returns)."""
     uid = os.getuid()
+    if policy.get("in_process"):      # loaded now: the private root does not show it
+        sibling("inprocess.py")
     if policy.get("cgroup"):
         join_cgroup(policy["cgroup"])
     if policy.get("uid") == "auto":   # root: a uid of its own for this child (see isolation.py)

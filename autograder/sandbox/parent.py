@@ -1,206 +1,31 @@
-"""The parent side of running student code: one child process per submission, JSON lines only.
+"""The parent side of running student code: a ``Sandbox`` of calls into one folder of code.
 
-Student code never runs in the grader's process. ``launch_child`` is the ONE place a child is
-started (a fork server or a hardened launcher -- another user, a network namespace, hidden
-grader files -- replaces or wraps it); ``Sandbox`` keeps one child per submission alive across
-calls, restarts it lazily after a crash or a timeout, and turns every way a call can go wrong
-into a StudentError with a one-line reason. Nothing from the child is ever unpickled: replies
-are JSON lines on a dedicated pipe (autograder/runtime/runner.py holds the protocol and the codec).
+Student code never runs in the grader's process. ``Sandbox`` keeps one child per submission alive
+across calls (autograder/sandbox/launch.py starts it: ``launch_child`` is the one place a child is
+started), restarts it lazily after a crash or a timeout, and turns every way a call can go wrong
+into a StudentError with a one-line reason. Requests and replies are JSON lines on a dedicated pipe
+(autograder/sandbox/channel.py; autograder/runtime/runner.py holds the protocol and the codec).
 """
 from __future__ import annotations
 
 import json
-import os
 import secrets
-import select
 import shutil
-import signal
-import subprocess
-import sys
-import sysconfig
 import tempfile
-import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.core.errors import StudentCrashed, StudentError, StudentMissing, StudentRaised, StudentTimeout
 from autograder.gpu import host
 from autograder.runtime import runner
 from autograder.sandbox import isolation
-
-ROOT = Path(__file__).resolve().parents[2]
-RUNNER = Path(__file__).resolve().parents[1] / "runtime" / "runner.py"
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Limits of one child. Seconds, MiB and bytes as named."""
-
-    time_limit_s: float = 60.0          # wall clock per call (course.yml time_limit_s); with a timer
-                                        # (calltime.py) the ceiling of the limit it derives
-    memory_limit_mb: int = 4096         # address space of the child (course.yml memory_limit_mb)
-    startup_timeout_s: float = 120.0    # wall clock for the child's own imports (torch) before any call
-    cpu_seconds: int = 1200             # total CPU seconds of one child, a backstop behind the wall clock
-    file_size_bytes: int = 64 * 2**20   # largest file the child may write
-    output_cap_bytes: int = 64 * 2**10  # student stdout+stderr kept; the rest is read and dropped
-
-
-@dataclass
-class ChildHandle:
-    """A running child: its process, the request and reply pipes, and its captured output."""
-
-    proc: subprocess.Popen
-    request_fd: int
-    reply_fd: int
-    host_dir: Path           # the folder the grader made (removed when the child is gone)
-    output: "OutputDrain"
-    buffer: bytearray = field(default_factory=bytearray)
-    ready: dict | None = None
-    who: str = "your code"   # in messages: "the process running <who> ..."
-    device: object = None    # the simulated GPU (shared.simgpu.device.SimDevice) its requests reach
-    device_calls: int = 0    # calls made on a simulated GPU so far
-
-    @property
-    def workdir(self) -> Path:
-        """The working folder as the child sees it (with namespaces, its own size-limited tmpfs,
-        which the host folder does not reflect); ``host_dir`` once the child is gone."""
-        return isolation.live_view(self.proc.pid, self.host_dir)
-
+from autograder.sandbox.channel import ChildGone, receive, send
+from autograder.sandbox.launch import ChildHandle, Limits, kill, launch_child, stop
+from autograder.sandbox.policy import JailLimits
 
 #: Seconds the first call on a child's simulated GPU may take at least (one-time imports: torch's
-#: FlopCounterMode loads torch._dynamo, 2.4 s on this 2-core machine, at its first use).
+#: FlopCounterMode loads torch._dynamo at its first use; docs/performance.md).
 FIRST_DEVICE_CALL_S = 15.0
-#: Bytes of the pipe that carries the child's output (Linux F_SETPIPE_SZ; the default is 64 KiB):
-#: a flood then costs one wake-up of the drain per MiB instead of one per 64 KiB.
-OUTPUT_PIPE_BYTES = 2**20
-_F_SETPIPE_SZ = 1031
-
-
-def widen_pipe(fd: int, size: int = OUTPUT_PIPE_BYTES) -> None:
-    """Ask for a pipe buffer of ``size`` bytes (best effort: the default stays when refused)."""
-    try:
-        import fcntl
-        fcntl.fcntl(fd, _F_SETPIPE_SZ, size)
-    except (OSError, ImportError):
-        pass
-
-
-class OutputDrain(threading.Thread):
-    """Reads the child's stdout+stderr to the end, keeping the first ``cap`` bytes.
-
-    Past the cap the output is moved from the pipe to /dev/null inside the kernel (splice):
-    a flood is counted and thrown away without being copied into this process."""
-
-    def __init__(self, fd: int, cap: int):
-        super().__init__(daemon=True)
-        self.fd, self.cap = fd, cap
-        self.kept = bytearray()
-        self.total = 0
-
-    def run(self) -> None:
-        sink = None
-        try:
-            while len(self.kept) < self.cap:
-                chunk = os.read(self.fd, OUTPUT_PIPE_BYTES)
-                if not chunk:
-                    return
-                self.total += len(chunk)
-                self.kept += chunk[:self.cap - len(self.kept)]
-            sink = os.open(os.devnull, os.O_WRONLY)
-            splice = getattr(os, "splice", None)
-            while True:
-                moved = (splice(self.fd, sink, OUTPUT_PIPE_BYTES) if splice is not None
-                         else len(os.read(self.fd, OUTPUT_PIPE_BYTES)))
-                if not moved:
-                    return
-                self.total += moved
-        except OSError:
-            pass
-        finally:
-            if sink is not None:
-                os.close(sink)
-            os.close(self.fd)
-
-    def text(self) -> str:
-        cut = f"\n... ({self.total - len(self.kept)} more bytes not kept)" if self.total > len(self.kept) else ""
-        return self.kept.decode("utf-8", "replace") + cut
-
-
-class ChildGone(Exception):
-    """The child died or broke the protocol; ``reason`` says how, in words."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
-
-
-def python_path() -> list[str]:
-    """What the isolated child needs on sys.path: the project root and the venv's site-packages."""
-    paths = [str(ROOT)]
-    for key in ("purelib", "platlib"):
-        p = sysconfig.get_paths()[key]
-        if p not in paths:
-            paths.append(p)
-    return paths
-
-
-def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib.figure"),
-                 simgpu: bool = True, early: bool = False) -> ChildHandle:
-    """Start autograder/runtime/runner.py in a fresh isolated interpreter with ``workdir`` as its cwd.
-
-    The child gets its own session (so the whole process group can be killed), stdin from
-    /dev/null, stdout+stderr on a drained pipe, and the protocol on two extra pipes passed with
-    pass_fds. It imports ``preload`` and installs the simulated GPU (unless ``simgpu`` is False)
-    before saying it is ready. ``early``: while the fork server is still importing (``preload``, or
-    LATER after it: ``ForkServer.settled``), start a fresh interpreter instead of waiting for it
-    (for a child whose code imports only the standard library and ``preload``:
-    autograder/sandbox/imports.py). A fresh interpreter costs about what a fork of the server's
-    image does, a tenth of a CPU second, plus its own import of ``preload`` (matplotlib: about
-    a CPU second on this 2-core machine).
-    """
-    req_r, req_w = os.pipe()
-    rep_r, rep_w = os.pipe()
-    out_r, out_w = os.pipe()
-    widen_pipe(out_w)
-    config = {
-        "fd_in": req_r, "fd_out": rep_w, "path": python_path(), "preload": list(preload), "simgpu": simgpu,
-        "limits": {
-            "address_space_bytes": int(limits.memory_limit_mb) * 2**20,
-            "file_size_bytes": limits.file_size_bytes,
-            "cpu_seconds": limits.cpu_seconds,
-        },
-    }
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", str(workdir)),
-           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0",
-           # One compute thread: graders run side by side, and spinning OpenMP threads on a busy
-           # machine turn a millisecond copy into a tenth of a second.
-           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    for key in ("MPLCONFIGDIR", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        if key in os.environ:
-            env[key] = os.environ[key]
-    # grade-all workers run a fork server (autograder/sandbox/forkserver.py): the same isolated child,
-    # forked from a process that imported torch once instead of paying the import per launch.
-    from autograder.sandbox import forkserver
-    server = forkserver.active()
-    if server is not None and early and not server.settled():
-        server = None
-    popen = server.spawn if server is not None else subprocess.Popen
-    try:
-        # Hardening: the child starts through the jail (autograder/sandbox/isolation.py): its own
-        # uid, namespaces without network, a private root without the grader's files, rlimits.
-        argv = isolation.wrap([sys.executable, "-I", "-S", "-B", str(RUNNER), json.dumps(config)],
-                              workdir, (req_r, rep_w), isolation.JailLimits.from_sandbox(limits))
-        proc = popen(
-            argv,
-            cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-            pass_fds=(req_r, rep_w), start_new_session=True, close_fds=True)
-    finally:
-        for fd in (req_r, rep_w, out_w):
-            os.close(fd)
-    drain = OutputDrain(out_r, limits.output_cap_bytes)
-    drain.start()
-    return ChildHandle(proc=proc, request_fd=req_w, reply_fd=rep_r, host_dir=workdir, output=drain)
 
 
 #: How an exception's message says a file system is full (ENOSPC; EDQUOT: a disk quota).
@@ -212,107 +37,10 @@ def quota_hint(text: str, limits: Limits) -> str:
     quota, where the sandbox has one ('' otherwise)."""
     if not any(words in text for words in _FULL) or not isolation.protection().quota:
         return ""
-    jail = isolation.JailLimits.from_sandbox(limits)
+    jail = JailLimits.from_sandbox(limits)
     return (f" (your code filled the disk space it is given: its working folder holds at most"
             f" {jail.disk_bytes // 2**20} MiB in {jail.disk_inodes} files and folders, /tmp"
             f" {jail.tmp_bytes // 2**20} MiB in {jail.tmp_inodes})")
-
-
-def send(child: ChildHandle, message: dict) -> None:
-    data = runner.dumps(message)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(child.request_fd, view):]
-    except (BrokenPipeError, OSError):
-        raise ChildGone(death_reason(child)) from None
-
-
-def receive(child: ChildHandle, deadline: float) -> dict | None:
-    """The next reply line as a dict; None when the deadline passed; ChildGone when the child died."""
-    garbage = f"the process running {child.who} wrote garbage on the grader's channel"
-    while True:
-        newline = child.buffer.find(b"\n")
-        if newline >= 0:
-            line = bytes(child.buffer[:newline])
-            del child.buffer[: newline + 1]
-            try:
-                message = json.loads(line)
-            except (ValueError, RecursionError):
-                raise ChildGone(garbage) from None
-            if not isinstance(message, dict):
-                raise ChildGone(garbage)
-            return message
-        if len(child.buffer) > runner.MAX_REPLY_BYTES + 4096:
-            raise ChildGone(f"the process running {child.who} sent an oversized reply")
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-        ready, _, _ = select.select([child.reply_fd], [], [], left)
-        if not ready:
-            return None
-        chunk = os.read(child.reply_fd, 1 << 20)
-        if not chunk:
-            if child.buffer:   # half a line, then the end: the same verdict whether or not the
-                # child had time to write more after it (which would make the line garbage)
-                raise ChildGone(garbage)
-            raise ChildGone(death_reason(child))
-        child.buffer += chunk
-
-
-def death_reason(child: ChildHandle) -> str:
-    """How the child ended, in words: an exit code or a signal."""
-    try:
-        code = child.proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        return f"the process running {child.who} stopped answering"
-    if code is None:
-        return f"the process running {child.who} stopped answering"
-    if code >= 0:
-        return f"the process running {child.who} exited with code {code} (sys.exit or os._exit)"
-    sig = -code
-    name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-    hints = {signal.SIGKILL: ", most likely the memory limit", signal.SIGXCPU: ": CPU time limit",
-             signal.SIGSEGV: ": a crash in native code"}
-    return f"the process running {child.who} was killed by {name}{hints.get(sig, '')}"
-
-
-def kill(child: ChildHandle) -> None:
-    """Kill the child's whole process group and release its pipes and folder."""
-    try:
-        os.killpg(child.proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        child.proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
-    isolation.reap(child.proc.pid, child.host_dir)   # what its uid left behind; its cgroup; the mount point
-    close(child)
-
-
-def stop(child: ChildHandle) -> None:
-    """Ask the child to end (EOF on its request pipe); kill it if it does not."""
-    try:
-        os.close(child.request_fd)
-        child.request_fd = -1
-        child.proc.wait(timeout=2)
-    except (OSError, subprocess.TimeoutExpired):
-        pass
-    kill(child)
-
-
-def close(child: ChildHandle) -> None:
-    for attr in ("request_fd", "reply_fd"):
-        fd = getattr(child, attr)
-        if fd >= 0:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-            setattr(child, attr, -1)
-    child.output.join(timeout=2)
-    shutil.rmtree(child.host_dir, ignore_errors=True)
 
 
 class Sandbox:

@@ -21,6 +21,7 @@ imports torch (autograder/sandbox/imports.py), so a cold grading runs its checks
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -37,6 +38,8 @@ LIGHT = {"preload": ("matplotlib.figure",), "simgpu": False}
 LIGHT_LOADS = frozenset({"matplotlib", "numpy"})
 #: The same for a file in neither ``heavy`` nor ``plots``.
 BARE = {"preload": (), "simgpu": False}
+#: Seconds between looks at the settings' children still running once ``run_settings`` stops.
+STOP_POLL_S = 0.02
 
 
 class PerFileSandbox:
@@ -74,12 +77,16 @@ class PerFileSandbox:
         #: the lane (module, setting, Sandbox) of the calling thread, in ``run_settings``
         self._lane = threading.local()
         self._lock = threading.Lock()
+        #: set when ``run_settings`` was interrupted: no child starts for this submission after it
+        self._stopped = False
 
     def _box(self, module: str, setting: dict | None = None, any_setting: bool = False) -> Sandbox:
         """The child for ``module`` on simulated-GPU ``setting`` (None: no device), starting a
         fresh one when the live child serves another module or another setting: a student's
         process never sees two settings, so no count of its own calls tells it which one it is
         on. ``any_setting``: the live child of ``module`` will do, whatever its setting (imports)."""
+        if self._stopped:
+            raise GraderError("the grading was stopped")
         lane = getattr(self._lane, "box", None)
         if lane is not None:
             if lane[0] == module and (any_setting or lane[1] == setting):
@@ -132,20 +139,35 @@ class PerFileSandbox:
             self.ahead[2].close()
             self.ahead = None
         printed: list[str] = [""] * len(jobs)
+        live: dict[int, Sandbox] = {}
 
         def run(index: int, setting: dict, job) -> None:
             box = Sandbox(self.sources.get(module, self.source), self.limits, setting=setting,
                           poisoned=self.poisoned, **self.options_for(module))
+            live[index] = box
             self._lane.box = (module, setting, box)
             try:
                 job()
             finally:
                 self._lane.box = None
                 printed[index] = self._close(module, box)
+                live.pop(index, None)
 
-        with ThreadPoolExecutor(max_workers=max(1, min(lanes, len(jobs))), thread_name_prefix="setting") as pool:
+        pool = ThreadPoolExecutor(max_workers=max(1, min(lanes, len(jobs))), thread_name_prefix="setting")
+        try:
             for future in [pool.submit(run, i, setting, job) for i, (setting, job) in enumerate(jobs)]:
                 future.result()
+        except BaseException:     # Ctrl-C, or the grader's own failure: no job outlives it
+            self._stopped = True  # a job asks for no new call (``_box``); each call in flight is killed
+            while live:           # (a child still starting is killed once it is there)
+                for box in list(live.values()):
+                    child = box.child
+                    if child is not None and child.proc.poll() is None:
+                        child.proc.kill()
+                time.sleep(STOP_POLL_S)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         self.closed_output.extend(text for text in printed if text)
 
     def _close(self, module: str, box: Sandbox) -> str:

@@ -21,7 +21,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.batch.discover import JUNK_NAMES, SEARCH_DEPTH, Submission, gradable_names
+from autograder.classdata.discover import JUNK_NAMES, SEARCH_DEPTH, Submission, gradable_names
 from autograder.core import ziplimits
 from autograder.similarity import dictated
 

@@ -17,11 +17,11 @@ import io
 import sys
 from pathlib import Path
 
-from autograder.batch import discover, store
+from autograder.classdata import discover, store
 from autograder.core import csvsafe
 from autograder.similarity import baseline as baselines
 from autograder.similarity import clusters as grouping
-from autograder.similarity import compare
+from autograder.similarity import compare, report_html
 
 PAIRS = "pairs.csv"
 REPORT = "report.html"
@@ -56,7 +56,6 @@ def write_report(layout: discover.Layout, asg, out: Path, *, top: int = TOP, str
     """Compare every pair of ``layout``'s submissions; write pairs.csv and report.html in ``out``,
     with the class's baseline and the clusters linked at ``threshold`` (a fraction). The ranked
     pairs."""
-    from autograder.reports import similarity_html
     stream = stream if stream is not None else sys.stderr
     subs = [s for s in layout.submissions if s.problem is None]
     prints = compare.fingerprints(subs, asg)
@@ -74,7 +73,7 @@ def write_report(layout: discover.Layout, asg, out: Path, *, top: int = TOP, str
         from autograder.core.errors import UsageError
         raise UsageError(f"{out}: cannot create the output folder ({exc.strerror})") from None
     store.atomic_write(out / PAIRS, pairs_csv(pairs, base, clusters, threshold))
-    store.atomic_write(out / REPORT, similarity_html.render(
+    store.atomic_write(out / REPORT, report_html.render(
         asg, shown, texts, students=len(subs), compared=len(prints), pairs_total=len(pairs),
         layout=layout.description, baseline=base, clusters=clusters, threshold=threshold))
     print(f"similarity: {len(prints)} of {len(layout.submissions)} submissions hold code beyond the "

@@ -13,7 +13,9 @@ import textwrap
 
 import pytest
 
+from autograder.batch import progress as bar
 from autograder.batch.executors import local as pool
+from autograder.batch.executors.base import Job
 from autograder.lessons.why17.fixtures.classes import write_student
 
 STAND_IN = textwrap.dedent("""
@@ -31,16 +33,15 @@ STAND_IN = textwrap.dedent("""
 
 
 def _run(jobs, *, workers=2, budget_s=60.0, argv=None):
-    outcomes = []
     p = pool.Pool(workers, budget_s=budget_s, worker_argv=argv)
-    p.run(jobs, outcomes.append)
+    outcomes = list(p.outcomes(jobs))
     return {o.job.key: o for o in outcomes}, p
 
 
 def test_a_dying_worker_is_replaced_the_job_retried_once_then_zeroed(tmp_path):
     script = tmp_path / "stand_in.py"
     script.write_text(STAND_IN)
-    jobs = [pool.Job(k, {"path": f"/class/{k}"}) for k in ("a", "die", "b", "c", "d")]
+    jobs = [Job(k, {"path": f"/class/{k}"}) for k in ("a", "die", "b", "c", "d")]
     out, p = _run(jobs, argv=[sys.executable, str(script)])
     assert sorted(out) == ["a", "b", "c", "d", "die"]
     assert all(out[k].results == {"score": 1, "tests": []} for k in "abcd")
@@ -53,7 +54,7 @@ def test_a_worker_that_cannot_start_stops_the_run_with_a_reason(tmp_path):
     script = tmp_path / "broken.py"
     script.write_text("raise SystemExit(4)\n")
     with pytest.raises(RuntimeError, match="did not start: the grading worker exited with code 4"):
-        _run([pool.Job("a", {"path": "/x"})], argv=[sys.executable, str(script)])
+        _run([Job("a", {"path": "/x"})], argv=[sys.executable, str(script)])
 
 
 @pytest.mark.slow
@@ -61,7 +62,7 @@ def test_a_hang_past_the_budget_is_zeroed_and_the_batch_goes_on(tmp_path):
     hang = write_student(tmp_path, "hang", "hang")
     good = write_student(tmp_path, "stub", "stubs")
     payload = {"assignment": "why17", "device": None, "time_limit_s": 600, "only": ["sync_present"]}
-    jobs = [pool.Job("hang", {"path": str(hang), **payload}), pool.Job("stub", {"path": str(good), **payload})]
+    jobs = [Job("hang", {"path": str(hang), **payload}), Job("stub", {"path": str(good), **payload})]
     out, _ = _run(jobs, workers=1, budget_s=8)
     assert out["hang"].results is None and "budget of 8 s" in out["hang"].failure
     assert out["stub"].results is not None      # graded by a fresh worker after the kill
@@ -70,16 +71,16 @@ def test_a_hang_past_the_budget_is_zeroed_and_the_batch_goes_on(tmp_path):
 
 def test_progress_line_shows_done_total_rate_and_time_left():
     stream = io.StringIO()
-    progress = pool.Progress(4, stream)
+    progress = bar.Progress(4, stream)
     progress.step("alice 90/100")
     line = stream.getvalue().strip()
     assert line.startswith("[######..................] 1/4") and "/min" in line
     assert "left " in line and line.endswith("last: alice 90/100")
-    assert pool._clock(3725) == "1:02:05" and pool._clock(65) == "1:05"
+    assert bar.clock(3725) == "1:02:05" and bar.clock(65) == "1:05"
 
 
 def test_zeros_without_grading_do_not_inflate_the_rate():
     stream = io.StringIO()
-    progress = pool.Progress(3, stream)
+    progress = bar.Progress(3, stream)
     progress.step("empty 0/100", graded=False)
     assert " 0.0/min  left --:--" in stream.getvalue()

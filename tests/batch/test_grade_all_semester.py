@@ -261,7 +261,7 @@ def test_manual_items_are_checked_like_every_course_key(tmp_path):
 
 
 def test_applying_overrides_twice_or_taking_them_back_gives_the_grader_s_results():
-    from autograder.batch import overrides
+    from autograder.classdata import overrides
     from autograder.core import course
     asg = course.load(TINY / "course.yml").assignment("tiny")
     graded = {"score": 4.0, "tests": [{"name": "double d [doubles_like_reference]", "task": "double",
@@ -278,8 +278,9 @@ def test_applying_overrides_twice_or_taking_them_back_gives_the_grader_s_results
 def test_a_saving_that_did_not_read_overrides_csv_keeps_the_stored_overrides(tmp_path):
     """A Slurm task saves its grading without reading OUT/overrides.csv: the stored overrides stay,
     and nothing is logged as removed."""
-    from autograder.batch import overrides, run, store
-    from autograder.batch.discover import Member, Submission
+    from autograder.batch import record
+    from autograder.classdata import overrides, store
+    from autograder.classdata.discover import Member, Submission
     from autograder.core import course
     asg = course.load(TINY / "course.yml").assignment("tiny")
     graded = {"score": 4.0, "tests": [{"name": "double d [doubles_like_reference]", "task": "double",
@@ -287,9 +288,9 @@ def test_a_saving_that_did_not_read_overrides_csv_keeps_the_stored_overrides(tmp
     row = overrides.Override("ann", "doubles_like_reference", 7.0, None, "regrade", "TA", 2)
     sub = Submission("ann", tmp_path, (Member("ann"),))
     with store.Store(tmp_path / "out", "key") as st:
-        common = dict(asg=asg, only=None, key="key", full_key="key", run_at="2026-12-02T08:00:00Z",
+        common = dict(store=st, asg=asg, only=None, key="key", full_key="key", run_at="2026-12-02T08:00:00Z",
                       extensions={}, stream=None)
-        run.record(st, sub, "digest", graded, 1.0, overrides_of={"ann": [row]}, **common)
-        saved = run.record(st, sub, "digest", graded, 1.0, **common)     # the Slurm task's call
+        record.record(record.Context(**common, overrides_of={"ann": [row]}), sub, "digest", graded, 1.0)
+        saved = record.record(record.Context(**common), sub, "digest", graded, 1.0)   # the Slurm task's call
         assert saved["score"] == 7.0 and saved["overrides"][0]["reason"] == "regrade"
         assert st.regraded == 0 and not (tmp_path / "out" / "regrades.csv").exists()

@@ -100,9 +100,9 @@ def test_task_words_follow_squeue_then_keep_final_states_then_give_up():
 
 def _class_manifest(tmp_path, key=None):
     """A real one-student class, its OUT, and a manifest of one slice for it."""
-    from autograder.batch import discover, store
-    from autograder.batch import run as batch
-    from autograder.batch.executors import local as pool
+    from autograder.batch.executors.base import Job
+    from autograder.batch.plan import grading_key
+    from autograder.classdata import discover, store
     from autograder.core import course
     from autograder.lessons.why17.fixtures.classes import make_class
 
@@ -110,9 +110,9 @@ def _class_manifest(tmp_path, key=None):
     asg = course.load().assignment("why17")
     (sub,) = discover.discover(tmp_path / "class", asg).submissions
     digest = store.content_hash(sub)
-    job = pool.Job(sub.student, {"path": str(sub.path), "assignment": "why17", "device": "sim",
+    job = Job(sub.student, {"path": str(sub.path), "assignment": "why17", "device": "sim",
                                  "time_limit_s": None, "only": None})
-    key = key or batch.grading_key(asg, "sim", None, None)
+    key = key or grading_key(asg, "sim", None, None)
     manifest = plan.Manifest(out=str(tmp_path / "out"), assignment="why17", key=key, workers=1,
                              budget_s=600.0, slices=[[{"student": sub.student, "digest": digest,
                                                        "payload": job.payload}]])

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.batch import regrades, store
-from autograder.batch.discover import Member, Submission
+from autograder.classdata import regrades, store
+from autograder.classdata.discover import Member, Submission
 from autograder.core import course, csvsafe
 from autograder.reports import gradebook
 from tests.helpers.tiny_course import cli, copy_of_tiny

@@ -16,7 +16,7 @@ import tracemalloc
 
 import pytest
 
-from autograder.batch import discover
+from autograder.classdata import discover
 from autograder.core import course, submission, ziplimits
 from autograder.grading.grade import _handed_in, grade_submission
 from autograder.lessons.why17.fixtures import intake
@@ -122,8 +122,9 @@ def test_the_grader_parses_student_source_only_through_the_bounded_reader():
     """Every ast.parse / compile / tokenize in the grader's own code (not the child's runtime,
     not fixtures) is in a place that bounds the bytes first."""
     bounded = {("autograder/sandbox/imports.py", "parse"),
-               ("autograder/sandbox/forkserver.py", "compile"),   # the jail and runner: grader code
-               ("autograder/sandbox/jail.py", "compile"),         # confine.py: grader code
+               ("autograder/sandbox/inprocess.py", "compile"),    # the jail and runner: grader code
+               ("autograder/sandbox/forkserver/child.py", "compile"),   # python -c CODE: the caller's
+               ("autograder/sandbox/jail.py", "compile"),         # confine.py, rootfs.py: grader code
                ("autograder/batch/preflight.py", "compile"),      # the reference solution: the course's
                ("autograder/similarity/dictated.py", "parse")}    # the released stubs: the course's
     found = set()

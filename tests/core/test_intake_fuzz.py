@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autograder.batch import discover
+from autograder.classdata import discover
 from autograder.core import course, submission
 from autograder.grading.context import GradingContext
 from autograder.grading.grade import _handed_in, load_checks, run_check

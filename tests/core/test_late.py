@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.batch import discover, submitted
+from autograder.batch import submitted
+from autograder.classdata import discover
 from autograder.core import course, late
 from autograder.core.errors import UsageError
 from autograder.lessons.why17.fixtures.classes import measurements_json, write_student

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.core import settings
+from autograder.core import course, lesson, settings
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.checks.gpu_common import VERDICTS
 from autograder.sandbox import forkserver
@@ -41,7 +41,7 @@ NAMES = sorted(p.name for p in ATTACKS.glob("gpu_*") if p.is_dir())
 
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
-    forkserver.start()
+    forkserver.start(**lesson.server_imports(course.load().assignment()))
     yield
     forkserver.stop()
 
@@ -190,7 +190,7 @@ def test_no_secret_or_ta_variable_reaches_student_code_even_when_dumpable(fork_s
     monkeypatch.setenv("TA_CLOUD_TOKEN", "ta-token-0815")
     (tmp_path / "probe.py").write_text(ENVIRON_PROBE)
     if fork_server:
-        forkserver.start()
+        forkserver.start(**lesson.server_imports(course.load().assignment()))
     try:
         with Sandbox(tmp_path, Limits(time_limit_s=120)) as box:
             found, _trace = box.call("probe", "look")

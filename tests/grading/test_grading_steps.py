@@ -32,7 +32,7 @@ GOOD_ADDS = TINY / "submissions" / "good_adds"
 def no_server(monkeypatch) -> list[str]:
     """Each fork server start ``plan`` asks for, recorded instead of started."""
     asked: list[str] = []
-    monkeypatch.setattr(forkserver, "ensure", lambda: asked.append("ensure"))
+    monkeypatch.setattr(forkserver, "ensure", lambda **imports: asked.append("ensure"))
     return asked
 
 

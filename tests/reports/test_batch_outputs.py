@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from autograder.batch.discover import Member, Submission
-from autograder.batch.zero import zero_results
+from autograder.classdata.discover import Member, Submission
+from autograder.classdata.zero import zero_results
 from autograder.core import course
 from autograder.lessons.why17 import plotdata
 from autograder.lessons.why17.fixtures.classes import measurements_json

@@ -18,6 +18,7 @@ from autograder.grading.schedule import run_order
 from autograder.lessons.why17 import PLOT_FILES, TORCH_FILES
 from autograder.lessons.why17.fixtures import build
 from autograder.sandbox import forkserver, imports
+from autograder.sandbox.forkserver import client
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import LIGHT, LIGHT_LOADS
 
@@ -97,7 +98,7 @@ def test_an_early_child_starts_while_the_server_is_still_importing(tmp_path, mon
     (lib / "never_done.py").write_text("import time\ntime.sleep(600)\n")
     env = {**os.environ, "PYTHONPATH": str(lib)}
     server = forkserver.ForkServer(preload=("never_done",), env=env, wait=False)
-    monkeypatch.setattr(forkserver, "_active", server)
+    monkeypatch.setattr(client, "_active", server)
     (tmp_path / "sub").mkdir()
     sub = _folder(tmp_path / "sub", m="def f(x):\n    return 2 * x\n")
     box = Sandbox(sub, Limits(time_limit_s=30.0), preload=(), simgpu=False, early=True)
@@ -143,7 +144,7 @@ def test_a_plot_child_starts_while_the_server_is_still_importing(tmp_path, monke
     lib.mkdir()
     (lib / "never_done.py").write_text("import time\ntime.sleep(600)\n")
     server = forkserver.ForkServer(preload=("never_done",), env={**os.environ, "PYTHONPATH": str(lib)}, wait=False)
-    monkeypatch.setattr(forkserver, "_active", server)
+    monkeypatch.setattr(client, "_active", server)
     (tmp_path / "sub").mkdir()
     sub = _folder(tmp_path / "sub", m="import sys\nfrom matplotlib.figure import Figure\n"
                                       "def f():\n    return type(Figure()).__name__\n")
@@ -165,7 +166,7 @@ def test_an_early_child_does_not_queue_behind_the_servers_later_imports(tmp_path
         f"import os, time\nwhile not os.path.exists({str(release)!r}):\n    time.sleep(0.01)\n")
     env = {**os.environ, "PYTHONPATH": str(lib)}
     server = forkserver.ForkServer(preload=(), later=("later_not_done",), env=env, huge_pages=False)
-    monkeypatch.setattr(forkserver, "_active", server)
+    monkeypatch.setattr(client, "_active", server)
     (tmp_path / "sub").mkdir()
     sub = _folder(tmp_path / "sub", m="def f(x):\n    return 2 * x\n")
     box = Sandbox(sub, Limits(time_limit_s=30.0), preload=(), simgpu=False, early=True)

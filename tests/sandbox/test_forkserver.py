@@ -3,6 +3,7 @@ with the import of torch already paid; the server survives children that crash, 
 Real processes throughout."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -12,6 +13,7 @@ import time
 import pytest
 
 from autograder.sandbox import forkserver
+from tests.helpers.paths import ROOT
 
 #: Slow, left out of `make check`: most tests share a fork server that imports torch.
 pytestmark = pytest.mark.slow
@@ -228,24 +230,67 @@ def test_the_server_says_when_later_is_imported(tmp_path):
 def test_run_main_runs_the_servers_compiled_code_only_while_the_file_is_unchanged(tmp_path):
     """The fork server compiles the jail and the runner once (SCRIPTS); a child runs that code
     instead of compiling the file again, unless the file no longer holds that source."""
-    from autograder.sandbox import jail
+    from autograder.sandbox import inprocess
 
     out, script = tmp_path / "out", tmp_path / "s.py"
     script.write_text(f"open({str(out)!r}, 'w').write('from the file')\n")
     cached = compile(f"open({str(out)!r}, 'w').write('compiled')\n", str(script), "exec")
     compiled = {str(script): (script.read_bytes(), cached)}
     main = sys.modules["__main__"]
-    jail.run_main(str(script), compiled)
+    inprocess.run_main(str(script), compiled)
     assert out.read_text() == "compiled" and sys.modules["__main__"] is main
-    jail.run_main(str(script), {})
+    inprocess.run_main(str(script), {})
     assert out.read_text() == "from the file"
     script.write_text(f"open({str(out)!r}, 'w').write('edited')\n")
-    jail.run_main(str(script), compiled)
+    inprocess.run_main(str(script), compiled)
     assert out.read_text() == "edited"
 
 
 def test_the_server_compiles_the_scripts_every_sandboxed_child_runs():
-    paths = [os.path.basename(p) for p in forkserver.SCRIPTS]
-    assert paths == ["jail.py", "runner.py"] and all(os.path.isfile(p) for p in forkserver.SCRIPTS)
-    compiled = forkserver._compile(forkserver.SCRIPTS)
-    assert set(compiled) == set(forkserver.SCRIPTS)
+    from autograder.sandbox import inprocess
+    from autograder.sandbox.forkserver import server
+
+    paths = [os.path.basename(p) for p in server.SCRIPTS]
+    assert paths == ["jail.py", "runner.py"] and all(os.path.isfile(p) for p in server.SCRIPTS)
+    compiled = inprocess.precompile(server.SCRIPTS)
+    assert set(server.SCRIPTS) <= set(compiled)
+
+
+def test_every_server_holds_what_each_sandboxed_child_runs_whatever_it_preloads():
+    """The engine's own preload: the jail (with confine.py, rootfs.py and inprocess.py under their
+    own names, kept by every child) and the runner's imports; the rest is the grader package's."""
+    srv = forkserver.ForkServer(preload=())
+    try:
+        code = "import sys; print(sorted(m for m in sys.modules if m.startswith('_why17_')), 'torch' in sys.modules)"
+        proc = srv.spawn([sys.executable, "-c", code], stdout=forkserver.PIPE)
+        out = proc.communicate(timeout=60)[0].decode().strip()
+        assert out == "['_why17_confine', '_why17_inprocess', '_why17_rootfs'] False" and srv.preloaded == ()
+    finally:
+        srv.close()
+
+
+def test_what_a_server_imports_for_an_assignment_comes_from_its_grader_package():
+    from autograder.core import course, lesson
+    from autograder.lessons import why17
+
+    imports = lesson.server_imports(course.load().assignment("why17"))
+    assert imports == {"preload": why17.SERVER_PRELOAD, "later": why17.SERVER_LATER}
+    assert imports["preload"][:2] == ("numpy", "torch") and imports["later"] == ("matplotlib", "matplotlib.pyplot")
+    tiny = course.load(ROOT / "tests" / "fixtures" / "tiny_course" / "course.yml").assignment()
+    assert lesson.server_imports(tiny) == {"preload": (), "later": ()}   # a package that names none
+
+
+def test_the_launcher_tells_the_jail_to_run_in_process_only_a_child_it_forked(server, tmp_path, monkeypatch):
+    """launch_child puts ``in_process`` in the jail's policy: true when the fork server started the
+    child (the jail then runs the runner in the forked process), false for a fresh interpreter."""
+    from autograder.sandbox.forkserver import client
+    from autograder.sandbox.parent import Limits, Sandbox
+
+    (tmp_path / "m.py").write_text("def f(x):\n    return 2 * x\n")
+    for active, forked in ((server, True), (None, False)):
+        monkeypatch.setattr(client, "_active", active)
+        with Sandbox(tmp_path, Limits(time_limit_s=60.0), preload=(), simgpu=False) as box:
+            assert box.call("m", "f", (21,))[0] == 42
+            policy = json.loads(box.child.proc.args[box.child.proc.args.index("--") - 1])
+            assert isinstance(box.child.proc, forkserver.ForkedProcess) is forked
+            assert policy["in_process"] is forked

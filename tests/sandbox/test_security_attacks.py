@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from autograder.core import course, lesson
 from autograder.grading.grade import grade_submission
-from autograder.sandbox import forkserver, isolation
+from autograder.sandbox import forkserver, isolation, policy
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
 from tests.helpers.paths import ROOT
@@ -46,7 +47,7 @@ ATTACK_NAMES = sorted(p.name for p in ATTACKS.iterdir() if p.is_dir() and p.name
 
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
-    forkserver.start()
+    forkserver.start(**lesson.server_imports(course.load().assignment()))
     yield
     forkserver.stop()
 
@@ -174,7 +175,7 @@ def test_network_is_unreachable_even_on_the_graders_loopback(tmp_path):
 @needs_namespaces
 def test_resource_attacks_hit_their_limits(tmp_path):
     limits = Limits(time_limit_s=120)
-    jail = isolation.JailLimits.from_sandbox(limits)
+    jail = policy.JailLimits.from_sandbox(limits)
     folders = {name: submission(name, tmp_path / name) for name in
                ("fork_bomb", "memory_hog", "giant_file", "many_files")}
     with Sandbox(folders["fork_bomb"], limits) as box:

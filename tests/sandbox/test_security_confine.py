@@ -21,13 +21,13 @@ from pathlib import Path
 import pytest
 
 from autograder.core.errors import StudentRaised
-from autograder.sandbox import cgroup, isolation
+from autograder.sandbox import cgroup, isolation, policy
 from autograder.sandbox.parent import Limits, Sandbox
 from tests.helpers.paths import ROOT
 
 ATTACKS = ROOT / "autograder" / "lessons" / "why17" / "fixtures" / "attacks"
 PROT = isolation.protection()
-JAIL = isolation.JailLimits()
+JAIL = policy.JailLimits()
 MISSING = dict(PROT.why_not)
 
 
@@ -121,7 +121,7 @@ def test_several_memory_hungry_processes_are_bounded_in_total(tmp_path):
     cap_mib = 1024
     with bare(attack("memory_children", tmp_path / "sub"), memory_limit_mb=cap_mib) as box:
         got, _ = box.call("bw", "hoard", kwargs={"children": 4, "each_mib": 640})
-        peak = cgroup.peak_bytes(isolation.group_name(box.child.host_dir))
+        peak = cgroup.peak_bytes(policy.group_name(box.child.host_dir))
     assert got["requested_mib"] > 2 * cap_mib, "the attack asks for more than the cap: it proves something"
     assert got["killed"] + got["refused"] >= 1, got
     assert got["reported_mib"] <= cap_mib, got

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from autograder.core import settings
-from autograder.sandbox import cgroup, confine, isolation
+from autograder.sandbox import cgroup, confine, isolation, policy
 
 PROT = isolation.protection()
 needs_namespaces = pytest.mark.skipif(
@@ -78,7 +78,7 @@ def test_child_is_unprivileged_and_holds_no_capabilities():
     """)
     assert got["uid"] != 0
     if os.getuid() == 0:
-        assert got["uid"] >= isolation.UID_BASE, "as root, the child gets a uid of its own"
+        assert got["uid"] >= policy.UID_BASE, "as root, the child gets a uid of its own"
     else:
         assert got["uid"] == os.getuid()
     assert int(got["cap_eff"], 16) == 0 and int(got["cap_bnd"], 16) == 0
@@ -95,12 +95,12 @@ def test_child_sees_its_own_folder_and_none_of_the_grader():
                           "secrets": [p for p in secrets if os.path.lexists(p)],
                           "root": sorted(os.listdir(root)) if os.path.isdir(root) else [],
                           "home": os.listdir("/root") if os.path.isdir("/root") else []}))
-    """, json.dumps(isolation.secret_paths()), str(isolation.ROOT),
+    """, json.dumps(policy.secret_paths()), str(policy.ROOT),
         files={"predict.py": "x = 1\n", "bw.py": "y = 2\n"})
     assert got["cwd"] == ["bw.py", "predict.py"]
     assert got["secrets"] == [], "the child must not see the grader, its checks or the solutions"
-    shown = {Path(p).relative_to(isolation.ROOT).parts[0] for p in isolation.view_paths()
-             if Path(p).is_relative_to(isolation.ROOT)}
+    shown = {Path(p).relative_to(policy.ROOT).parts[0] for p in policy.view_paths()
+             if Path(p).is_relative_to(policy.ROOT)}
     assert set(got["root"]) <= shown, f"the project root shows more than {shown}: {got['root']}"
     assert "shared" in got["root"]
 
@@ -149,7 +149,7 @@ def test_child_has_no_network_not_even_the_graders_loopback():
 
 @needs_namespaces
 def test_rlimits_are_the_policys():
-    limits = isolation.JailLimits()
+    limits = policy.JailLimits()
     got = seen("""
         import json, resource
         names = ("AS", "NPROC", "NOFILE", "FSIZE", "CPU", "CORE")
@@ -162,7 +162,7 @@ def test_rlimits_are_the_policys():
 
 @needs_namespaces
 def test_fork_bomb_fails_fast_and_leaves_nothing_behind():
-    cap = isolation.JailLimits().processes
+    cap = policy.JailLimits().processes
     got = seen("""
         import json, os, time
         made, refused = 0, None
@@ -212,7 +212,7 @@ def test_grandchild_in_a_new_session_dies_with_the_sandbox():
 
 @needs_namespaces
 def test_big_file_and_many_files_are_refused():
-    limits = isolation.JailLimits()
+    limits = policy.JailLimits()
     got = seen("""
         import json, os
         block, size = b"x" * 2**20, 0
@@ -239,7 +239,7 @@ def test_a_sandbox_that_cannot_be_built_stops_with_one_line():
     shutil.rmtree(workdir)                      # the private folder is gone: the jail must refuse
     argv = isolation.wrap([sys.executable, "-c", "print('student code ran')"], workdir)
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
-    cgroup.remove(isolation.group_name(workdir))   # the memory cgroup wrap made for it, if any
+    cgroup.remove(policy.group_name(workdir))   # the memory cgroup wrap made for it, if any
     assert done.returncode == 125
     assert "student code ran" not in done.stdout
     lines = done.stderr.strip().splitlines()
@@ -259,7 +259,7 @@ def test_plain_mode_says_what_it_cannot_protect():
     env = dict(os.environ, **{settings.SANDBOX.name: "plain"})
     done = subprocess.run([sys.executable, "-c",
                            "from autograder.sandbox import isolation; print(isolation.protection().describe())"],
-                          capture_output=True, text=True, cwd=isolation.ROOT, env=env, timeout=120)
+                          capture_output=True, text=True, cwd=policy.ROOT, env=env, timeout=120)
     if os.getuid() == 0 and not _reachable_by_others(sys.base_prefix):
         # The interpreter lives where an unprivileged uid cannot go (e.g. /root/.pyenv): plain mode
         # cannot run student code as another user, so it must refuse rather than run it as root.
@@ -279,13 +279,13 @@ def test_plain_mode_says_what_it_cannot_protect():
         assert "unable to read the grader, its hidden tests or the reference solutions" in text
         return
     assert f"no Landlock ({confine.landlock_missing()})" in text
-    readable = [p for p in isolation.secret_paths() if os.path.exists(p) and os.stat(p).st_mode & 0o004]
+    readable = [p for p in policy.secret_paths() if os.path.exists(p) and os.stat(p).st_mode & 0o004]
     if readable:
         assert "COULD read grader files" in text and readable[0] in text
 
 
 def test_protection_line_names_the_limits():
-    text = PROT.describe(isolation.JailLimits(address_space_bytes=2048 * 2**20, processes=40))
+    text = PROT.describe(policy.JailLimits(address_space_bytes=2048 * 2**20, processes=40))
     assert f"Sandbox ({PROT.mode}):" in text
     assert "2048 MiB address space" in text and "40 processes+threads" in text
     assert ("with no network" in text) == (not PROT.network)

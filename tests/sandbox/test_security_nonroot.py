@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from autograder.core import settings
-from autograder.sandbox import confine, isolation
+from autograder.sandbox import confine, policy
 
 NOBODY = 65534
-ROOT = isolation.ROOT
+ROOT = policy.ROOT
 _STAGES: list[str] = []
 
 pytestmark = [

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.core import course
+from autograder.core import course, lesson
 from autograder.core.errors import GraderError
 from autograder.grading.grade import _on_gpu, checks_for, grade_submission
 from autograder.lessons.why17.fixtures import build
@@ -36,7 +36,7 @@ MODULE = ("import os\n"
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
     """Children fork from a process that already imported torch."""
-    forkserver.start()
+    forkserver.start(**lesson.server_imports(course.load().assignment()))
     yield
     forkserver.stop()
 
@@ -143,3 +143,36 @@ def test_a_grading_runs_one_lane_per_cpu_it_may_use_unless_told():
         p = grade.plan(ROOT / "solutions" / "why17", only={"law_kv_linear"}, lanes=asked)
         p.submission.cleanup()
         assert p.lanes == lanes
+
+
+def test_a_failed_job_stops_the_others_at_once(tmp_path):
+    """A grader failure (or Ctrl-C) in one setting's job kills the children still running: a
+    job waiting on a hanging call returns at once instead of after its time limit, and asks for
+    no new child."""
+    from autograder.core.errors import StudentError, StudentTimeout
+
+    # a loop, not a sleep: on the simulated GPU, sleeping moves the device's clock and returns
+    (tmp_path / "m.py").write_text("def hang():\n    while True:\n        pass\n")
+    box = PerFileSandbox(tmp_path, Limits(time_limit_s=300), heavy=("m",), preload=("torch",), simgpu=True)
+    first, second = _configs()[:2]
+    seen: list[BaseException] = []
+
+    def hangs():
+        for _ in range(2):
+            try:
+                box.call("m", "hang", sim=second)
+            except Exception as exc:    # the first call is killed, the second refused
+                seen.append(exc)
+
+    def fails():
+        time.sleep(0.2)                 # the other job is starting its child, or calling
+        raise RuntimeError("the grader slipped")
+
+    try:
+        with pytest.raises(RuntimeError, match="slipped"):
+            box.run_settings("m", [(first, fails), (second, hangs)], lanes=2)
+    finally:
+        box.close()
+    assert len(seen) == 2 and not any(isinstance(e, StudentTimeout) for e in seen), [repr(e) for e in seen]
+    # killed while it started or ran (one line, never a time limit), then refused
+    assert isinstance(seen[0], (StudentError, GraderError)) and isinstance(seen[1], GraderError)

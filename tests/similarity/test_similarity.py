@@ -75,7 +75,7 @@ def test_boilerplate_never_counts(tmp_path):
         (tmp_path / name).mkdir()
         for f in MODULES:
             (tmp_path / name / f).write_text((STUBS / f).read_text())
-    from autograder.batch.discover import discover
+    from autograder.classdata.discover import discover
     layout = discover(tmp_path, asg)
     assert compare.fingerprints(layout.submissions, asg) == {}
     # and the same stubs with one real function added compare on that function only
@@ -135,7 +135,7 @@ def test_code_is_read_from_zips_and_folders_one_level_deep(tmp_path):
         zf.writestr("__MACOSX/why17/._predict.py", "junk")
         zf.writestr("why17/.ipynb_checkpoints/bw.py", "y = 2\n")
         zf.writestr("notes.txt", "hi")
-    from autograder.batch.discover import Member, Submission
+    from autograder.classdata.discover import Member, Submission
     sub = Submission(student="zoe", path=path, members=(Member("zoe"),))
     assert compare.code_files(sub, compare.python_names(asg)) == {"predict.py": "x = 1\n"}
 

@@ -1,4 +1,5 @@
-"""N worker processes grading submissions in parallel, with a watchdog and a progress bar.
+"""The local executor: N worker processes on this machine grading submissions in parallel, with a
+watchdog per submission.
 
 Each worker (autograder/batch/worker.py) runs in its own session, so killing its process group
 takes its fork server along (and the fork server's children die with it: PR_SET_PDEATHSIG). One
@@ -22,34 +23,15 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, TextIO
+from typing import Generator, Iterator, TextIO
 
+from autograder.batch.executors.base import Incomplete, Job, Outcome, Setup
 from autograder.core import settings
 
 #: Seconds a worker may take to start (import the grader, start its fork server).
 STARTUP_TIMEOUT_S = 300.0
 #: Times a submission is tried when its worker dies under it (a crash, not a timeout).
 ATTEMPTS = 2
-
-
-@dataclass
-class Job:
-    """One submission to grade: ``key`` is the student; ``payload`` goes to the worker as is."""
-
-    key: str
-    payload: dict
-    attempts: int = 0
-
-
-@dataclass
-class Outcome:
-    """What came back for one job: ``results`` from the worker, or ``failure`` (a reason)."""
-
-    job: Job
-    results: dict | None
-    failure: str | None
-    seconds: float
-    cpu_s: float | None = None
 
 
 @dataclass
@@ -71,53 +53,33 @@ class WorkerStats:
     children_maxrss_kb: int
 
 
-class Progress:
-    """done/total, rate, time left and the last result, on one line (a line each when not a tty)."""
+class LocalExecutor:
+    """grade-all's default executor: the jobs on at most ``setup.workers`` worker processes of this
+    machine (a Pool), their stderr appended to OUT/grade-all.log; one line per worker's resource
+    use at the end."""
 
-    def __init__(self, total: int, stream: TextIO | None = None, width: int = 24):
-        self.total = total
-        self.done = 0
-        self.timed = 0          # steps that took grading (zeros given without grading do not)
-        self.stream = stream if stream is not None else sys.stderr
-        self.width = width
-        self.started = time.monotonic()
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+    def __init__(self, setup: Setup):
+        self.setup = setup
 
-    def line(self, last: str = "") -> str:
-        elapsed = max(time.monotonic() - self.started, 1e-9)
-        per_s = self.timed / elapsed
-        rate = per_s * 60
-        left = (self.total - self.done) / per_s if per_s > 0 else None
-        filled = int(self.width * self.done / self.total) if self.total else self.width
-        bar = "#" * filled + "." * (self.width - filled)
-        eta = _clock(left) if left is not None else "--:--"
-        tail = f"  last: {last}" if last else ""
-        return f"[{bar}] {self.done}/{self.total}  {rate:.1f}/min  left {eta}{tail}"
-
-    def step(self, last: str = "", graded: bool = True) -> None:
-        """One more student finished; ``graded`` False for a zero given without grading (it does
-        not count in the rate)."""
-        self.done += 1
-        self.timed += bool(graded)
-        text = self.line(last)
-        if self.tty:
-            self.stream.write("\r\x1b[K" + text)
-            if self.done == self.total:
-                self.stream.write("\n")
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+    def grade(self, jobs: list[Job]) -> Generator[Outcome, None, None]:
+        s = self.setup
+        with open(s.log, "ab") as log:
+            workers = Pool(min(s.workers, len(jobs)), budget_s=s.budget_s, log=log)
+            try:
+                yield from workers.outcomes(jobs)
+            except RuntimeError as exc:   # a worker that does not start: nobody can be graded
+                raise Incomplete(f"error: {exc} ({s.log})") from None
+        report_stats(workers.stats, s.stream)
 
 
-def _clock(seconds: float) -> str:
-    seconds = int(round(seconds))
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+def report_stats(stats: list[WorkerStats], stream) -> None:
+    for i, s in enumerate(stats):
+        print(f"worker {i + 1}: {s.cpu_s:.1f} CPU s, peak memory {s.maxrss_kb / 1024:.0f} MiB "
+              f"(largest process it started: {s.children_maxrss_kb / 1024:.0f} MiB)", file=stream)
 
 
 class Pool:
-    """Grade ``Job``s on ``jobs`` worker processes; ``run`` calls ``on_done`` once per job."""
+    """Grade ``Job``s on ``jobs`` worker processes; ``outcomes`` yields one Outcome per job."""
 
     def __init__(self, jobs: int, *, budget_s: float, log: TextIO | int | None = None,
                  worker_argv: list[str] | None = None, env: dict | None = None):
@@ -129,6 +91,8 @@ class Pool:
         self.stats: list[WorkerStats] = []
         self.workers: list[_Worker] = []
         self.selector = selectors.DefaultSelector()
+        self.queue: list[Job] = []   # jobs not sent yet (a job whose worker died goes back first)
+        self.pending = 0             # jobs without an outcome yet
 
     # ------------------------------------------------------------------ workers
     def _start_worker(self) -> _Worker:
@@ -216,65 +180,74 @@ class Pool:
         return f"the grading worker exited with code {code}"
 
     # ------------------------------------------------------------------ the loop
-    def run(self, jobs: list[Job], on_done: Callable[[Outcome], None]) -> None:
-        """Grade every job; ``on_done`` runs in this process as each finishes. On
-        KeyboardInterrupt the workers are killed and the interrupt propagates."""
-        queue = list(jobs)
-        pending = len(queue)
+    def outcomes(self, jobs: list[Job]) -> Iterator[Outcome]:
+        """Grade every job, yielding each Outcome as it finishes (its worker already has the next
+        job). RuntimeError when a worker does not start. On KeyboardInterrupt, or when the caller
+        closes the generator early, the workers are killed (and the interrupt propagates)."""
+        self.queue = list(jobs)
+        self.pending = len(self.queue)
         try:
-            while pending:
-                while queue and len(self.workers) < min(self.jobs, pending):
+            while self.pending:
+                while self.queue and len(self.workers) < min(self.jobs, self.pending):
                     self._start_worker()
-                self._dispatch(queue)
+                self._dispatch(self.queue)
                 now = time.monotonic()
                 wait = min((w.deadline for w in self.workers if w.deadline), default=now + 1.0) - now
-                events = self.selector.select(timeout=max(0.0, min(wait, 1.0)))
-                for key, _mask in events:
-                    worker = key.data
-                    messages, eof = self._messages(worker)
-                    for message in messages:
-                        if message.get("ready"):
-                            worker.ready, worker.deadline = True, 0.0
-                        elif worker.job is not None and message.get("id") == worker.job.key:
-                            job, worker.job, worker.deadline = worker.job, None, 0.0
-                            pending -= 1
-                            outcome = Outcome(job, message.get("results"), None,
-                                              time.monotonic() - worker.started, message.get("cpu_s"))
-                            self._dispatch(queue)   # the worker grades the next while we store this one
-                            on_done(outcome)
-                    if eof:
-                        reason = self._death(worker)
-                        job = worker.job
-                        self._kill(worker)
-                        if job is not None:
-                            if job.attempts < ATTEMPTS:
-                                queue.insert(0, job)
-                            else:
-                                pending -= 1
-                                on_done(Outcome(job, None, f"grading stopped twice: {reason}",
-                                                time.monotonic() - worker.started))
-                        elif not worker.ready:
-                            raise RuntimeError(f"a grading worker did not start: {reason}; "
-                                               f"see the log for its error")
-                now = time.monotonic()
-                for worker in list(self.workers):
-                    if worker.deadline and now > worker.deadline:
-                        job = worker.job
-                        self._kill(worker)
-                        if job is not None:
-                            pending -= 1
-                            on_done(Outcome(job, None,
-                                            f"grading took longer than the budget of {self.budget_s:g} s "
-                                            f"per submission (a hang in the code, or far too slow)",
-                                            now - worker.started))
-                        elif not worker.ready:
-                            raise RuntimeError("a grading worker did not start within "
-                                               f"{STARTUP_TIMEOUT_S:g} s")
+                for key, _mask in self.selector.select(timeout=max(0.0, min(wait, 1.0))):
+                    yield from self._answers(key.data)
+                yield from self._overdue()
         except BaseException:
             for worker in list(self.workers):
                 self._kill(worker)
             raise
         self.close()
+
+    def _answers(self, worker: _Worker) -> Iterator[Outcome]:
+        """What ``worker`` has said since: ready, a job's results, or its death (the job tried once
+        more on a fresh worker, then a zero with the reason)."""
+        messages, eof = self._messages(worker)
+        for message in messages:
+            if message.get("ready"):
+                worker.ready, worker.deadline = True, 0.0
+            elif worker.job is not None and message.get("id") == worker.job.key:
+                job, worker.job, worker.deadline = worker.job, None, 0.0
+                self.pending -= 1
+                outcome = Outcome(job, message.get("results"), None,
+                                  time.monotonic() - worker.started, message.get("cpu_s"))
+                self._dispatch(self.queue)   # the worker grades the next while we store this one
+                yield outcome
+        if eof:
+            reason = self._death(worker)
+            job = worker.job
+            self._kill(worker)
+            if job is not None:
+                if job.attempts < ATTEMPTS:
+                    self.queue.insert(0, job)
+                else:
+                    self.pending -= 1
+                    yield Outcome(job, None, f"grading stopped twice: {reason}",
+                                  time.monotonic() - worker.started)
+            elif not worker.ready:
+                raise RuntimeError(f"a grading worker did not start: {reason}; "
+                                   f"see the log for its error")
+
+    def _overdue(self) -> Iterator[Outcome]:
+        """A zero for each job past its budget (its worker killed); RuntimeError for a worker that
+        did not start in time."""
+        now = time.monotonic()
+        for worker in list(self.workers):
+            if worker.deadline and now > worker.deadline:
+                job = worker.job
+                self._kill(worker)
+                if job is not None:
+                    self.pending -= 1
+                    yield Outcome(job, None,
+                                  f"grading took longer than the budget of {self.budget_s:g} s "
+                                  f"per submission (a hang in the code, or far too slow)",
+                                  now - worker.started)
+                elif not worker.ready:
+                    raise RuntimeError("a grading worker did not start within "
+                                       f"{STARTUP_TIMEOUT_S:g} s")
 
     def _dispatch(self, queue: list[Job]) -> None:
         """Send the next job of ``queue`` to each ready worker that has none."""

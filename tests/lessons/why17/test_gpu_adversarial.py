@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from autograder.core import course, lesson
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import adversarial
 from autograder.sandbox import forkserver
@@ -22,7 +23,7 @@ ENTRIES = adversarial.entries()
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
     """Children fork from a process that already imported torch."""
-    forkserver.start()
+    forkserver.start(**lesson.server_imports(course.load().assignment()))
     yield
     forkserver.stop()
 

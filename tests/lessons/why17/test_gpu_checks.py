@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.core import course, lesson
 from autograder.core.registry import CheckFailed
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.checks import bw_cpu
@@ -35,7 +36,7 @@ GOOD = sorted(p.name for p in SUBMISSIONS.glob("good_*"))
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
     """Children fork from a process that already imported torch (seconds saved per grade)."""
-    forkserver.start()
+    forkserver.start(**lesson.server_imports(course.load().assignment()))
     yield
     forkserver.stop()
 

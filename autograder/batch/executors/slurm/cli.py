@@ -1,12 +1,15 @@
 """grade-all's executor options: ``--executor local|slurm`` and the cluster's resources.
 
 autograder/commands/grade_all.py calls :func:`add_arguments` on its parser and passes
-:func:`executor_from` (None for the local executor) to grade-all.
+:func:`executor_from` to grade-all (autograder/batch/executors/base.py: an ExecutorFactory).
 """
 from __future__ import annotations
 
 import argparse
+import functools
 
+from autograder.batch.executors.base import ExecutorFactory
+from autograder.batch.executors.local import LocalExecutor
 from autograder.core.errors import UsageError
 
 #: dest -> the flag, for the options that only mean something on a cluster.
@@ -47,16 +50,17 @@ def add_arguments(p) -> None:
                    help="one more sbatch option, e.g. --sbatch-arg=--qos=short (repeatable)")
 
 
-def executor_from(args):
-    """The executor grade-all should use: None (local) or a SlurmExecutor built from ``args``."""
+def executor_from(args) -> ExecutorFactory:
+    """The executor grade-all should build: LocalExecutor, or a SlurmExecutor with the cluster
+    options of ``args`` (validated now, before OUT is touched)."""
     if args.executor != "slurm":
         given = [flag for dest, flag in SLURM_ONLY.items() if getattr(args, dest, None) is not None]
         if given:
             raise UsageError(f"{given[0]}: only with --executor slurm")
-        return None
+        return LocalExecutor
     from autograder.batch.executors.slurm.executor import SlurmExecutor
     from autograder.batch.executors.slurm.options import SlurmOptions
     chosen = {dest: getattr(args, dest) for dest in SLURM_ONLY if getattr(args, dest, None) is not None}
     if "sbatch_args" in chosen:
         chosen["sbatch_args"] = tuple(chosen["sbatch_args"])
-    return SlurmExecutor(SlurmOptions(workers=args.jobs or 1, **chosen))
+    return functools.partial(SlurmExecutor, SlurmOptions(workers=args.jobs or 1, **chosen))

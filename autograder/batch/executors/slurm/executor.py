@@ -2,14 +2,16 @@
 
 grade-all (autograder/batch/run.py) discovers the class, opens OUT's store (holding its lock
 until the end), decides what is left to grade and writes the class files afterwards, exactly as
-with the local executor. In between, instead of its worker pool, this executor:
+with the local executor (autograder/batch/executors/base.py: the interface both implement). In
+between, instead of worker processes, this executor:
 
 1. refuses to start while an array from an earlier run into the same OUT is still queued or
    running (two arrays would grade the same students at once);
 2. cuts the remaining submissions into slices and submits one job array, a task per slice
    (autograder/batch/executors/slurm/task.py runs on the nodes and writes into OUT);
-3. follows the array: each student whose results land in OUT steps the progress bar, and each
-   change of the tasks' states (pending, running, done, failed) is a line of its own;
+3. follows the array: each student whose results land in OUT is yielded to grade-all as an
+   outcome already saved (it steps the progress bar), and each change of the tasks' states
+   (pending, running, done, failed) is a line of its own;
 4. reports the tasks that failed (scancel, time limit, node failure, preemption) and the students
    they left ungraded: a rerun of the same command submits just those.
 
@@ -17,10 +19,11 @@ Ctrl-C cancels the array (finished students stay saved) and is re-raised for gra
 """
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
+from typing import Generator, Iterator
 
+from autograder.batch.executors.base import Incomplete, Job, Outcome, Setup
 from autograder.batch.executors.slurm import plan, queue
 from autograder.batch.executors.slurm.options import SlurmOptions
 from autograder.core.errors import UsageError
@@ -36,59 +39,57 @@ QUEUE_OUTAGE_S = 600.0
 
 
 class SlurmExecutor:
-    """Grades a list of pool jobs as one Slurm job array into an open store."""
+    """Grades grade-all's jobs as one Slurm job array into the run's store (``setup.store``)."""
 
-    def __init__(self, options: SlurmOptions, *, poll_s: float = POLL_S):
+    def __init__(self, options: SlurmOptions, setup: Setup, *, poll_s: float = POLL_S):
         self.options = options
+        self.setup = setup
         self.poll_s = poll_s
 
-    def grade(self, st, jobs, digests: dict[str, str], asg, *, budget_s: float, progress,
-              stream=None) -> int:
-        """Grade ``jobs`` (pool.Job: key = student, payload = the worker's request) into ``st``.
+    def grade(self, jobs: list[Job]) -> Generator[Outcome, None, None]:
+        """Submit ``jobs`` as one array and yield an Outcome (``saved``: the array task saved it)
+        for each student whose results land in OUT; Incomplete at the end when failed tasks left
+        some ungraded (each named, with its log). Closed early or interrupted: the array is
+        cancelled (finished students stay saved)."""
+        job_id, manifest, run = self._submit(jobs)
+        try:
+            words, known = yield from self._follow(job_id, manifest, {j.key: j for j in jobs})
+        except (KeyboardInterrupt, GeneratorExit):
+            try:
+                queue.cancel(job_id)
+                print(f"\ncancelled job array {job_id}", file=self.setup.stream)
+            except queue.SlurmError as exc:
+                print(f"\ncould not cancel job array {job_id}: {exc}", file=self.setup.stream)
+            raise
+        self._report(job_id, manifest, run, words, known)
 
-        ``digests`` maps each student to the content hash planned; ``progress`` is grade-all's
-        progress bar (one step per student saved). Returns 0 when every student was graded,
-        1 when failed tasks left some ungraded (named, with their logs).
-        """
-        stream = stream if stream is not None else sys.stderr
-        out = Path(st.out).resolve()
+    def _submit(self, jobs: list[Job]) -> tuple[str, plan.Manifest, Path]:
+        """Plan the slices, write the run folder (manifest, job script) and submit the array:
+        (its job id, the manifest, the run folder)."""
+        s = self.setup
+        out = Path(s.store.out).resolve()
         refuse_if_active(out)
-        parts = plan.slices([{"student": j.key, "digest": digests[j.key], "payload": j.payload}
-                             for j in jobs], self.options.students_per_task)
+        parts = plan.slices([{"student": j.key, "digest": j.digest, "payload": j.payload} for j in jobs],
+                            self.options.students_per_task)
         run = plan.new_run(out)
-        manifest = plan.Manifest(out=str(out), assignment=asg.name, key=st.key,
-                                 workers=self.options.workers, budget_s=budget_s, slices=parts)
-        manifest_path = manifest.write(run)
+        manifest = plan.Manifest(out=str(out), assignment=s.assignment.name, key=s.store.key,
+                                 workers=self.options.workers, budget_s=s.budget_s, slices=parts)
+        manifest.write(run)
         script = plan.write_script(run)
         argv = self.options.sbatch_argv(len(parts), str(run / plan.LOG_PATTERN))
         job_id = queue.submit(str(script), argv)
         plan.write_job(run, job_id, ["sbatch", *argv, str(script)])
         where = f" on partition {self.options.partition}" if self.options.partition else ""
         print(f"submitted job array {job_id}{where}: {len(parts)} tasks of up to "
-              f"{self.options.students_per_task} students; logs in {run}", file=stream, flush=True)
-        try:
-            words, known = self._follow(st, job_id, manifest, progress, stream)
-        except KeyboardInterrupt:
-            try:
-                queue.cancel(job_id)
-                print(f"\ncancelled job array {job_id}", file=stream)
-            except queue.SlurmError as exc:
-                print(f"\ncould not cancel job array {job_id}: {exc}", file=stream)
-            raise
-        return self._report(st, job_id, manifest, manifest_path.parent, words, known, stream)
+              f"{self.options.students_per_task} students; logs in {run}", file=s.stream, flush=True)
+        return job_id, manifest, run
 
     # ------------------------------------------------------------------ following the array
-    def _follow(self, st, job_id: str, manifest: plan.Manifest, progress, stream):
-        """Poll until no task is pending or running; (each task's word, its last Slurm state)."""
+    def _follow(self, job_id: str, manifest: plan.Manifest, jobs: dict[str, Job]):
+        """Poll until no task is pending or running, yielding each student saved meanwhile;
+        returns (each task's word, its last Slurm state)."""
         waiting = {j["student"]: j["digest"] for part in manifest.slices for j in part}
-        asg = _assignment(manifest.assignment)
-        task_ids = [t.id for t in asg.tasks]
-
-        def collect() -> None:
-            for student in [s for s, d in waiting.items() if st.is_done(s, d)]:
-                del waiting[student]
-                progress.step(_last(st, student, task_ids, asg.max_score))
-
+        stream = self.setup.stream
         submitted = last_ok = time.monotonic()
         known: dict[int, str] = {}
         shown = None
@@ -104,10 +105,10 @@ class SlurmExecutor:
                 seen = None
             words = task_words(len(manifest.slices), seen, known,
                                young=time.monotonic() - submitted < UNSEEN_GRACE_S)
-            collect()
+            yield from self._saved(waiting, jobs)
             line = state_line(job_id, words)
             if line != shown:
-                _print_over(progress, stream, line)
+                self.setup.progress.print_over(line)
                 shown = line
             if all(w in (queue.DONE, queue.FAILED, queue.GONE) for w in words.values()):
                 break
@@ -119,11 +120,23 @@ class SlurmExecutor:
                 words[i] == queue.DONE and any(j["student"] in waiting for j in part)
                 for i, part in enumerate(manifest.slices)):
             time.sleep(self.poll_s)
-            collect()
-        collect()
+            yield from self._saved(waiting, jobs)
+        yield from self._saved(waiting, jobs)
         return words, known
 
-    def _report(self, st, job_id, manifest: plan.Manifest, run: Path, words, known, stream) -> int:
+    def _saved(self, waiting: dict[str, str], jobs: dict[str, Job]) -> Iterator[Outcome]:
+        """An Outcome for each student of ``waiting`` (student -> planned hash) now done in the
+        store, taken out of ``waiting``."""
+        st = self.setup.store
+        for student in [s for s, d in waiting.items() if st.is_done(s, d)]:
+            del waiting[student]
+            record = st.record(student)
+            yield Outcome(jobs[student], st.results(student), None,
+                          record.seconds if record is not None else 0.0, saved=True)
+
+    def _report(self, job_id, manifest: plan.Manifest, run: Path, words, known) -> None:
+        """A line per task that left students ungraded; Incomplete when there is one."""
+        st, stream = self.setup.store, self.setup.stream
         missing_total = 0
         for i, part in enumerate(manifest.slices):
             missing = [j["student"] for j in part if not st.is_done(j["student"], j["digest"])]
@@ -137,10 +150,8 @@ class SlurmExecutor:
                   f"ungraded ({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); "
                   f"log: {run / plan.LOG_PATTERN.replace('%a', str(i))}", file=stream)
         if missing_total:
-            print(f"{missing_total} students not graded: rerun the same command to grade just them",
-                  file=stream)
-            return 1
-        return 0
+            raise Incomplete(f"{missing_total} students not graded: rerun the same command to grade "
+                             f"just them")
 
 
 def task_words(n: int, seen: dict[int, str] | None, known: dict[int, str], *, young: bool) -> dict[int, str]:
@@ -186,24 +197,3 @@ def state_line(job_id: str, words: dict[int, str]) -> str:
         counts[w] += 1
     parts = [f"{n} {w}" for w, n in counts.items() if n or w == queue.DONE]
     return f"array {job_id}: " + ", ".join(parts)
-
-
-def _assignment(name: str):
-    from autograder.core import course
-    return course.load().assignment(name)
-
-
-def _last(st, student: str, task_ids, max_score: float) -> str:
-    """The progress bar's 'last' text, as the local executor writes it: ``s001 80/100``."""
-    from autograder.reports import gradebook
-    score = sum(gradebook.task_scores(st.results(student) or {}, task_ids).values())
-    return f"{student} {score:.4g}/{max_score:g}"
-
-
-def _print_over(progress, stream, line: str) -> None:
-    """A line of its own, above the progress bar when it redraws itself in place (a tty)."""
-    if getattr(progress, "tty", False):
-        stream.write("\r\x1b[K" + line + "\n" + progress.line())
-    else:
-        stream.write(line + "\n")
-    stream.flush()

@@ -15,7 +15,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from autograder.batch.store import atomic_write
+from autograder.classdata.store import atomic_write
 
 RUNS = ".slurm"
 MANIFEST = "manifest.json"

@@ -1,8 +1,9 @@
 """One array task on a node: ``python -m autograder.batch.executors.slurm.task MANIFEST`` (the job script runs it).
 
 It grades slice ``SLURM_ARRAY_TASK_ID`` of the manifest with the local executor's own pieces: the
-worker pool (autograder/batch/executors/local.py: isolation, watchdog, one retry after a worker death), the
-feedback page and the store's atomic per-student writes into the shared OUT. A student already
+worker pool (autograder/batch/executors/local.py: isolation, watchdog, one retry after a worker
+death), grade-all's record step (autograder/batch/record.py: the feedback page, the store's atomic
+per-student writes into the shared OUT). A student already
 graded with the planned content and grading key is skipped, so a requeued or resubmitted task
 picks up where the dead one stopped. The submitting grade-all holds OUT's lock for the whole
 array; tasks write without taking it, each only its own students' folders.
@@ -13,18 +14,21 @@ manifest, another course.yml on the node, workers that do not start); 130 on SIG
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import time
 from pathlib import Path
 
-from autograder.batch import partial, store
-from autograder.batch import run as batch
-from autograder.batch.discover import Submission
-from autograder.batch.executors import local as pool
+from autograder.batch import record
+from autograder.batch.executors.base import Job, Outcome
+from autograder.batch.executors.local import Pool
 from autograder.batch.executors.slurm.plan import Manifest
-from autograder.batch.zero import zero_results
+from autograder.batch.plan import grading_key
+from autograder.classdata import partial, store
+from autograder.classdata.discover import Submission
+from autograder.classdata.zero import zero_results
 from autograder.core import course
 from autograder.reports import gradebook
 
@@ -60,14 +64,8 @@ def grade_slice(manifest_path: Path, index: int, stream=None) -> int:
         print(f"error: {manifest_path}: slice {index}: {exc}", file=stream)
         return 1
     asg = course.load().assignment(manifest.assignment)
-    for job in jobs:
-        p = job["payload"]
-        key = batch.grading_key(asg, p["device"], p.get("time_limit_s"), p.get("only"))
-        if key != manifest.key:
-            print(f"error: this node's checkout grades {manifest.assignment} differently from the "
-                  f"submitting host (grading key {key} != {manifest.key}): course.yml or the "
-                  f"grader changed; rerun grade-all", file=stream)
-            return 1
+    if not _same_grading(manifest, asg, jobs, stream):
+        return 1
     st = UnlockedStore(manifest.out, manifest.key)
     todo = [j for j in jobs if not st.is_done(j["student"], j["digest"])]
     print(f"task {index}: {len(jobs)} students, {len(jobs) - len(todo)} already graded, "
@@ -75,31 +73,15 @@ def grade_slice(manifest_path: Path, index: int, stream=None) -> int:
     if not todo:
         return 0
     by_key = {j["student"]: j for j in todo}
-    task_ids = [t.id for t in asg.tasks]
     run_at = partial.now()
-
-    def on_done(outcome: pool.Outcome) -> None:
-        job = by_key[outcome.job.key]
-        results = outcome.results if outcome.results is not None else zero_results(
-            asg, outcome.failure or "grading failed", execution_time=outcome.seconds)
-        p = job["payload"]
-        # as the local executor saves: merged into a stored full result, logged in regrades.csv
-        # (the submitting grade-all re-applies late work with the class's metadata afterwards)
-        sub = Submission(student=job["student"], path=Path(p["path"]), members=())
-        results = batch.record(st, sub, job["digest"], results, outcome.seconds, asg=asg,
-                               only=set(p["only"]) if p.get("only") else None, key=manifest.key,
-                               full_key=batch.grading_key(asg, p["device"], p.get("time_limit_s"), None),
-                               run_at=run_at, extensions={}, stream=stream)
-        score = sum(gradebook.task_scores(results, task_ids).values())
-        print(f"graded {job['student']} {score:.4g}/{asg.max_score:g} in {outcome.seconds:.1f} s",
-              file=stream, flush=True)
-
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-    workers = pool.Pool(min(manifest.workers, len(todo)), budget_s=manifest.budget_s,
-                        log=sys.stderr)
+    workers = Pool(min(manifest.workers, len(todo)), budget_s=manifest.budget_s, log=sys.stderr)
     started = time.monotonic()
     try:
-        workers.run([pool.Job(j["student"], j["payload"]) for j in todo], on_done)
+        with contextlib.closing(workers.outcomes([Job(j["student"], j["payload"], j["digest"])
+                                                  for j in todo])) as outcomes:
+            for outcome in outcomes:   # closed on any error: the workers are killed
+                _save(st, manifest, asg, by_key[outcome.job.key], outcome, run_at, stream)
     except KeyboardInterrupt:
         print(f"task {index}: stopped by a signal; finished students are saved", file=stream)
         return INTERRUPTED
@@ -110,6 +92,36 @@ def grade_slice(manifest_path: Path, index: int, stream=None) -> int:
         signal.signal(signal.SIGTERM, previous)
     print(f"task {index}: done in {time.monotonic() - started:.1f} s", file=stream)
     return 0
+
+
+def _same_grading(manifest: Manifest, asg, jobs: list[dict], stream) -> bool:
+    """Whether this checkout computes the manifest's grading key for every job (else a line)."""
+    for job in jobs:
+        p = job["payload"]
+        key = grading_key(asg, p["device"], p.get("time_limit_s"), p.get("only"))
+        if key != manifest.key:
+            print(f"error: this node's checkout grades {manifest.assignment} differently from the "
+                  f"submitting host (grading key {key} != {manifest.key}): course.yml or the "
+                  f"grader changed; rerun grade-all", file=stream)
+            return False
+    return True
+
+
+def _save(st: store.Store, manifest: Manifest, asg, job: dict, outcome: Outcome, run_at: str, stream) -> None:
+    """Save one student as the local executor does: merged into a stored full result, logged in
+    regrades.csv (the submitting grade-all re-applies late work with the class's metadata
+    afterwards; the overrides a stored result carries are kept)."""
+    results = outcome.results if outcome.results is not None else zero_results(
+        asg, outcome.failure or "grading failed", execution_time=outcome.seconds)
+    p = job["payload"]
+    ctx = record.Context(st, asg, set(p["only"]) if p.get("only") else None, manifest.key,
+                         grading_key(asg, p["device"], p.get("time_limit_s"), None), run_at,
+                         extensions={}, stream=stream)
+    sub = Submission(student=job["student"], path=Path(p["path"]), members=())
+    results = record.record(ctx, sub, job["digest"], results, outcome.seconds)
+    score = sum(gradebook.task_scores(results, [t.id for t in asg.tasks]).values())
+    print(f"graded {job['student']} {score:.4g}/{asg.max_score:g} in {outcome.seconds:.1f} s",
+          file=stream, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

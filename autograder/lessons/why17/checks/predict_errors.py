@@ -2,32 +2,30 @@
 
 Exceptions the lesson's API allows: context and kv_bytes_per_token may be 0 and peak_tflops may be
 inf (decode_ceiling must then return numbers). For each function every argument is tried with
-0, negatives, NaN and the infinities (one bad argument at a time, the others valid); hypothesis
-then draws more valid bases and negative magnitudes. One check per function (partial credit).
+0, negatives, NaN and the infinities (one bad argument at a time, the others valid); then the
+cases of ``errors_negative_argument`` in law_cases.json (cases.py, drawn once by hypothesis) add
+valid bases from other models and machines with one argument made negative. One check per
+function (partial credit).
 """
 from __future__ import annotations
 
 import math
 
-from hypothesis import strategies as st
-
 from autograder.api import CheckFailed, StudentRaised, check
-from autograder.lessons.why17 import strategies as S
+from autograder.lessons.why17 import cases
 from autograder.lessons.why17.checks import predict_oracle as oracle
+from autograder.lessons.why17.domain import GpuSpec, ModelShape
 
 TASK = "task3"
 #: Error handling is worth half a formula check.
 WEIGHT = 0.5
 NAN, INF = math.nan, math.inf
 RAISES = "Reread: the Raises section of its docstring."
-#: Extra cases hypothesis draws per function (valid bases, negative magnitudes) after the
-#: enumeration above has tried every argument with every kind of bad value.
-HYPOTHESIS_EXAMPLES = 15
 #: Values no argument accepts (beyond what is allowed per argument below).
 BAD = (0.0, -1.0, -1e-12, -3.5e9, NAN, INF, -INF)
 
 
-def _valid(function: str, model: S.ModelShape, gpu: S.GpuSpec) -> dict:
+def _valid(function: str, model: ModelShape, gpu: GpuSpec) -> dict:
     """Valid keyword arguments of ``function`` (all by name, so each can be replaced alone)."""
     return {
         "predict_decode": dict(params_read=model.params_read, bytes_per_weight=model.bytes_per_weight,
@@ -47,8 +45,8 @@ def _valid(function: str, model: S.ModelShape, gpu: S.GpuSpec) -> dict:
 #: decode_ceiling's arguments that may take values that are not positive and finite.
 ALLOWED = {"decode_ceiling": {"context": (0.0,), "kv_bytes_per_token": (0.0,), "peak_tflops": (INF,)}}
 #: Positional-or-keyword arguments are passed by name; decode_ceiling's extras are keyword-only anyway.
-BASE_MODEL = S.ModelShape(8.03e9, 2.0, 32, 8, 128, 2.0, "an 8B model")
-BASE_GPU = S.GpuSpec(273.0, 125.0, "a 273 GB/s machine")
+BASE_MODEL = ModelShape(8.03e9, 2.0, 32, 8, 128, 2.0, "an 8B model")
+BASE_GPU = GpuSpec(273.0, 125.0, "a 273 GB/s machine")
 
 
 def _shown(value) -> str:
@@ -98,14 +96,12 @@ def _make(function: str):
         names = list(base)
 
         def body(case):
-            model, gpu, index, magnitude = case
+            model, gpu, index, magnitude = case    # index 0-6 picks the argument; magnitude 1e-6 to 1e15
             kwargs = _valid(function, model, gpu)
             name = names[index % len(names)]
             _expect_value_error(ctx, function, {**kwargs, name: -magnitude}, name)
 
-        S.run_law(st.tuples(S.model_shapes(), S.gpu_specs(), st.integers(0, 6),
-                            st.floats(min_value=1e-6, max_value=1e15, allow_nan=False)), body,
-                  max_examples=HYPOTHESIS_EXAMPLES)
+        cases.run_law("errors_negative_argument", body)
     run.__name__ = f"errors_{function}"
     return run
 

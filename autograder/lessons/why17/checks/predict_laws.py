@@ -1,17 +1,16 @@
 """Hypothesis laws of predict.py: how the ceilings must move when one quantity changes.
 
-Each law is its own check (partial credit) and runs under the derandomized grading profile of
-autograder/lessons/why17/strategies.py. A failure reports the simplest falsifying case hypothesis found, in
+Each law is its own check (partial credit) and is graded on its cases in law_cases.json
+(autograder/lessons/why17/cases.py: drawn once by hypothesis from strategies.py, reviewed,
+simplest first; the check's id names them). A failure reports the table's first failing case, in
 plain words, with the lesson section to reread.
 """
 from __future__ import annotations
 
 import math
 
-from hypothesis import strategies as st
-
 from autograder.api import CheckFailed, StudentRaised, check
-from autograder.lessons.why17 import strategies as S
+from autograder.lessons.why17 import cases
 from autograder.lessons.why17.checks import predict_oracle as oracle
 
 TASK = "task3"
@@ -47,7 +46,7 @@ def bandwidth_doubles(ctx):
                 f"doubling bw_gbs from {f(gpu.bw_gbs)} to {f(2 * gpu.bw_gbs)} GB/s should double the ceiling; "
                 f"yours went from {f(one)} to {f(two)} tokens/s (ratio {two / one if one else math.nan:.3g}). "
                 f"Tokens/s = bandwidth / bytes per token. Reread: The Idea.")
-    S.run_law(st.tuples(S.model_shapes(), S.gpu_specs()), body)
+    cases.run_law("law_bandwidth_doubles", body)
 
 
 @check("law_bytes_halve", task=TASK, name="law: halving bytes per weight doubles the ceiling", files="predict")
@@ -62,7 +61,7 @@ def bytes_halve(ctx):
                 f"should double the ceiling; yours went from {f(full)} to {f(half)} tokens/s "
                 f"(ratio {half / full if full else math.nan:.3g}). Each token reads every weight once. "
                 f"Reread: Every way around the wall (fewer bytes per weight).")
-    S.run_law(st.tuples(S.model_shapes(), S.gpu_specs()), body)
+    cases.run_law("law_bytes_halve", body)
 
 
 _KV_ARGS = ("layers", "kv_heads", "head_dim", "bytes_per_value")
@@ -71,7 +70,7 @@ _KV_ARGS = ("layers", "kv_heads", "head_dim", "bytes_per_value")
 @check("law_kv_linear", task=TASK, name="law: the KV cache grows linearly in each argument", files="predict")
 def kv_linear(ctx):
     def body(case):
-        model, index, k = case
+        model, index, k = case     # the argument scaled (0-3) and its factor (2-8)
         args = [model.layers, model.kv_heads, model.head_dim, model.bytes_per_value]
         base = oracle.number(_call(ctx, "kv_bytes_per_token", *args), "kv_bytes_per_token", "bytes")
         scaled_args = list(args)
@@ -82,7 +81,7 @@ def kv_linear(ctx):
                 f"multiplying {_KV_ARGS[index]} by {k} (from {f(args[index])} to {f(scaled_args[index])}) "
                 f"should multiply the KV bytes per token by {k}; yours went from {f(base)} to {f(scaled)} bytes "
                 f"(ratio {scaled / base if base else math.nan:.3g}). Reread: The KV cache is also bytes.")
-    S.run_law(st.tuples(S.model_shapes(), st.integers(0, 3), st.integers(2, 8)), body)
+    cases.run_law("law_kv_linear", body)
 
 
 @check("law_roofline_min", task=TASK, name="law: the roofline is the lower of the two roofs", files="predict")
@@ -99,13 +98,13 @@ def roofline_min(ctx):
                 f"at {f(intensity)} FLOPs/byte with {f(gpu.bw_gbs)} GB/s and {f(gpu.peak_tflops)} TFLOP/s, "
                 f"{side}, so that line is the limit; yours gave {f(got)} TFLOP/s {oracle.ratio_hint(got, want)}. "
                 f"Attainable = the minimum of peak and bandwidth x intensity. Reread: The roofline.")
-    S.run_law(st.tuples(S.gpu_specs(), S.intensities()), body)
+    cases.run_law("law_roofline_min", body)
 
 
 @check("law_ridge_meets", task=TASK, name="law: the two roofs meet at the ridge point", files="predict")
 def ridge_meets(ctx):
     def body(case):
-        gpu, k = case
+        gpu, k = case              # k: how far below the ridge to look (1.5-64)
         ridge = oracle.number(_call(ctx, "ridge_point", gpu.peak_tflops, gpu.bw_gbs), "ridge_point", "FLOPs/byte")
         if not oracle.close(ridge, gpu.ridge, REL):
             raise CheckFailed(
@@ -121,19 +120,14 @@ def ridge_meets(ctx):
                 f"at the ridge point ({f(ridge)} FLOPs/byte) attainable_tflops should reach the peak "
                 f"{f(gpu.peak_tflops)} TFLOP/s, and {f(k)}x below it 1/{f(k)} of the peak; yours gave {f(at)} "
                 f"and {f(below)} TFLOP/s. Reread: The roofline.")
-    S.run_law(st.tuples(S.gpu_specs(), S.scale_factors()), body)
-
-
-def _batch_pairs():
-    return st.tuples(S.decode_configs(), st.integers(1, 4096)).map(
-        lambda t: (t[0], min(t[0].batch, t[1]), max(t[0].batch, t[1]) + 1))
+    cases.run_law("law_ridge_meets", body)
 
 
 @check("law_per_stream_never_rises", task=TASK, name="law: per-stream speed never rises with batch",
        files="predict")
 def per_stream_never_rises(ctx):
     def body(case):
-        cfg, small, big = case
+        cfg, small, big = case     # two batch sizes, small <= big
         m, g = cfg.model, cfg.gpu
         kw = dict(context=cfg.context, kv_bytes_per_token=m.kv_bytes_per_token, peak_tflops=g.peak_tflops)
         one_small, _ = _ceiling(ctx, m.params_read, m.bytes_per_weight, g.bw_gbs, batch=small, **kw)
@@ -143,13 +137,13 @@ def per_stream_never_rises(ctx):
                 f"per-stream tokens/s rose from {f(one_small)} at batch {small} to {f(one_big)} at batch {big} "
                 f"({cfg.context} tokens of context); a bigger batch never makes one stream faster. "
                 f"Reread: Every way around the wall (batching).")
-    S.run_law(_batch_pairs(), body)
+    cases.run_law("law_per_stream_never_rises", body)
 
 
 @check("law_total_never_falls", task=TASK, name="law: total speed never falls with batch", files="predict")
 def total_never_falls(ctx):
     def body(case):
-        cfg, small, big = case
+        cfg, small, big = case     # two batch sizes, small <= big
         m, g = cfg.model, cfg.gpu
         kw = dict(context=cfg.context, kv_bytes_per_token=m.kv_bytes_per_token, peak_tflops=g.peak_tflops)
         _, all_small = _ceiling(ctx, m.params_read, m.bytes_per_weight, g.bw_gbs, batch=small, **kw)
@@ -159,7 +153,7 @@ def total_never_falls(ctx):
                 f"total tokens/s fell from {f(all_small)} at batch {small} to {f(all_big)} at batch {big} "
                 f"({cfg.context} tokens of context); one weight read serves the whole batch, so the total "
                 f"climbs and then flattens at the compute roof. Reread: Every way around the wall (batching).")
-    S.run_law(_batch_pairs(), body)
+    cases.run_law("law_total_never_falls", body)
 
 
 @check("law_compute_roof_caps", task=TASK, name="law: total speed never passes the compute roof",
@@ -175,14 +169,14 @@ def compute_roof_caps(ctx):
                 f"at batch {cfg.batch} with {f(g.peak_tflops)} TFLOP/s and {f(m.params_read)} parameters your total "
                 f"is {f(total)} tokens/s, {total / cap:.4g}x what the math units can do (2 FLOPs per parameter "
                 f"per token); the step time is the larger of memory time and compute time. Reread: The roofline.")
-    S.run_law(S.decode_configs(), body)
+    cases.run_law("law_compute_roof_caps", body)
 
 
 @check("law_context_costs", task=TASK, name="law: more context means more bytes and fewer tokens/s",
        files="predict")
 def context_costs(ctx):
     def body(case):
-        cfg, context, k = case
+        cfg, context, k = case     # a context of 1,024-2^20 tokens, then k (2-16) times it
         m, g = cfg.model, cfg.gpu
         kv = m.kv_bytes_per_token
         base = dict(batch=cfg.batch, kv_bytes_per_token=kv, peak_tflops=math.inf)
@@ -197,7 +191,7 @@ def context_costs(ctx):
                 f"going from {context} to {context * k} tokens of context at batch {cfg.batch} "
                 f"({f(kv)} KV bytes per token) changed per-stream tokens/s by {change}; every "
                 f"step reads each stream's whole KV cache on top of the weights. Reread: The KV cache is also bytes.")
-    S.run_law(st.tuples(S.decode_configs(), st.integers(1024, 2**20), st.integers(2, 16)), body)
+    cases.run_law("law_context_costs", body)
 
 
 @check("law_batch1_is_predict", task=TASK, name="law: decode_ceiling at batch 1 equals predict_decode",
@@ -212,4 +206,4 @@ def batch1_is_predict(ctx):
                 f"at batch 1, no context and no compute roof, decode_ceiling gave ({f(one)}, {f(total)}) tokens/s "
                 f"but predict_decode gave {f(single)} for the same model and {f(gpu.bw_gbs)} GB/s; both are "
                 f"bandwidth / bytes per token there. Reread: The Idea.")
-    S.run_law(st.tuples(S.model_shapes(), S.gpu_specs()), body)
+    cases.run_law("law_batch1_is_predict", body)

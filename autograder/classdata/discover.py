@@ -14,7 +14,7 @@ Five layouts are recognised, in this order:
   ``<login>[_LATE]_<user id>_<attachment id>_<file name>`` (``anon_<id>`` when anonymized);
 - ``folders``: one folder or ``.zip`` per student, named after the student.
 
-The LMS layouts are read by autograder/batch/lms.py: each student is named as the LMS names them
+The LMS layouts are read by autograder/classdata/lms.py: each student is named as the LMS names them
 and keeps the LMS's id (``Member.lms_id``), so canvas.csv matches; a student's loose files are
 copied into a staging folder (``stage``) to be graded as one folder.
 
@@ -105,7 +105,7 @@ def discover(root: Path | str, assignment, exclude: Path | None = None,
     not a readable folder or holds no submission at all. ``exclude`` (grade-all's OUT, when it lies
     inside ``root``) is passed over with a note. ``stage``: where an LMS download's loose files
     are gathered per student (default: a temporary folder)."""
-    from autograder.batch import lms
+    from autograder.classdata import lms
     root = Path(root)
     if not root.exists():
         raise UsageError(f"{root}: no such folder (SUBMISSIONS_DIR)")

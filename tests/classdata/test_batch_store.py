@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from autograder.batch import store
-from autograder.batch.discover import Member, Submission
+from autograder.classdata import store
+from autograder.classdata.discover import Member, Submission
 from autograder.core.errors import UsageError
 
 

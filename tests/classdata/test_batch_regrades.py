@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch import fingerprint, regrades
+from autograder.batch import fingerprint
+from autograder.classdata import regrades
 from autograder.lessons.why17.fixtures.classes import SOLUTION, write_student
 from tests.helpers.paths import ROOT
 
@@ -121,5 +122,9 @@ def test_editing_a_check_file_changes_the_grading_fingerprint(tmp_path, monkeypa
     assert fingerprint.grader_digest(Asg) == first
     (package / "checks" / "one.py").write_text("LIMIT = 2\n")
     fingerprint._digest.cache_clear()
-    assert fingerprint.grader_digest(Asg) != first
+    second = fingerprint.grader_digest(Asg)
+    assert second != first
+    (package / "cases.json").write_text("[1]\n")                   # data a check reads grades too
+    fingerprint._digest.cache_clear()
+    assert fingerprint.grader_digest(Asg) != second
     fingerprint._digest.cache_clear()

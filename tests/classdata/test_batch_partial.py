@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch import partial
+from autograder.classdata import partial
 from autograder.lessons.why17.fixtures.classes import write_student
 from tests.helpers.paths import ROOT
 

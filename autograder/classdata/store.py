@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.batch.discover import JUNK_NAMES, Submission
+from autograder.classdata.discover import JUNK_NAMES, Submission
 from autograder.core.atomic import atomic_write  # also re-exported: batch and slurm write through store
 from autograder.core.errors import UsageError
 

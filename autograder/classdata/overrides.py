@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.batch import regrades, zero
+from autograder.classdata import regrades, zero
 from autograder.core import csvsafe
 from autograder.core.atomic import atomic_write
 from autograder.core.errors import UsageError
@@ -94,6 +94,34 @@ def load(path: Path, asg, students: dict[str, str], check_ids) -> dict[str, list
     path = Path(path)
     if not path.exists():
         return {}
+    reader = _reader(path)
+    known = items_of(asg, check_ids)
+    found: dict[str, list[Override]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    errors = []
+    for row_no, raw in enumerate(reader, start=2):
+        row = {(k or "").strip(): csvsafe.restore((v or "").strip()) for k, v in raw.items() if k}
+        if not any(row.values()):
+            continue
+        where = f"{path} row {row_no}"
+        try:
+            override = _override(row, row_no, where, asg, students, known)
+        except ValueError as exc:
+            errors.append(str(exc))
+            continue
+        key = (override.student, override.item)
+        if key in seen:
+            errors.append(f"{where}: {override.item} of {override.student} is already overridden on row {seen[key]}")
+            continue
+        seen[key] = row_no
+        found.setdefault(override.student, []).append(override)
+    if errors:
+        raise UsageError("\n".join(errors))
+    return found
+
+
+def _reader(path: Path) -> csv.DictReader:
+    """The rows of ``path`` (UsageError when it cannot be read or its header lacks a column)."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
@@ -104,55 +132,37 @@ def load(path: Path, asg, students: dict[str, str], check_ids) -> dict[str, list
     if missing or not {"points", "delta"} & set(header):
         raise UsageError(f"{path}: the header must name student, item, points and/or delta, reason "
                          f"(and grader); got {', '.join(header) or 'nothing'}")
-    known = items_of(asg, check_ids)
-    found: dict[str, list[Override]] = {}
-    seen: dict[tuple[str, str], int] = {}
-    errors = []
-    for row_no, raw in enumerate(reader, start=2):
-        row = {(k or "").strip(): csvsafe.restore((v or "").strip()) for k, v in raw.items() if k}
-        if not any(row.values()):
-            continue
-        where = f"{path} row {row_no}"
-        name, item = row.get("student", ""), row.get("item", "")
-        points_text, delta_text = row.get("points", ""), row.get("delta", "")
-        student = students.get(name)
-        if student is None:
-            errors.append(f"{where}: no student {name!r} in the submissions (give the folder name, SID, "
-                          f"email or name)")
-            continue
-        if item not in known:
-            errors.append(f"{where}: {item!r} is not a check, task or manual item of {asg.name}, nor 'total'")
-            continue
-        kind, most = known[item]
-        if bool(points_text) == bool(delta_text):
-            errors.append(f"{where}: give points (the {kind}'s new score) or delta (points added), "
-                          f"{'not both' if points_text else 'one of them'}")
-            continue
-        points = delta = None
-        if points_text:
-            points = _number(points_text)
-            if points is None or not 0 <= points <= most:
-                errors.append(f"{where}: points must be a number from 0 to {most:g} ({kind} {item}), "
-                              f"got {points_text!r}")
-                continue
-        else:
-            delta = _number(delta_text)
-            if delta is None or delta == 0:
-                errors.append(f"{where}: delta must be a non-zero number of points, got {delta_text!r}")
-                continue
-        reason = row.get("reason", "")
-        if not reason:
-            errors.append(f"{where}: no reason (the student sees it on their feedback page)")
-            continue
-        if (student, item) in seen:
-            errors.append(f"{where}: {item} of {student} is already overridden on row {seen[student, item]}")
-            continue
-        seen[student, item] = row_no
-        found.setdefault(student, []).append(
-            Override(student, item, points, delta, reason, row.get("grader", ""), row_no))
-    if errors:
-        raise UsageError("\n".join(errors))
-    return found
+    return reader
+
+
+def _override(row: dict, row_no: int, where: str, asg, students: dict[str, str], known: dict) -> Override:
+    """One row as an Override; ValueError with the line naming ``where`` and what is wrong."""
+    name, item = row.get("student", ""), row.get("item", "")
+    points_text, delta_text = row.get("points", ""), row.get("delta", "")
+    student = students.get(name)
+    if student is None:
+        raise ValueError(f"{where}: no student {name!r} in the submissions (give the folder name, SID, "
+                         f"email or name)")
+    if item not in known:
+        raise ValueError(f"{where}: {item!r} is not a check, task or manual item of {asg.name}, nor 'total'")
+    kind, most = known[item]
+    if bool(points_text) == bool(delta_text):
+        raise ValueError(f"{where}: give points (the {kind}'s new score) or delta (points added), "
+                         f"{'not both' if points_text else 'one of them'}")
+    points = delta = None
+    if points_text:
+        points = _number(points_text)
+        if points is None or not 0 <= points <= most:
+            raise ValueError(f"{where}: points must be a number from 0 to {most:g} ({kind} {item}), "
+                             f"got {points_text!r}")
+    else:
+        delta = _number(delta_text)
+        if delta is None or delta == 0:
+            raise ValueError(f"{where}: delta must be a non-zero number of points, got {delta_text!r}")
+    reason = row.get("reason", "")
+    if not reason:
+        raise ValueError(f"{where}: no reason (the student sees it on their feedback page)")
+    return Override(student, item, points, delta, reason, row.get("grader", ""), row_no)
 
 
 def strip(results: dict) -> dict:

@@ -92,7 +92,7 @@ def _lone_zip(folder: Path, names) -> Path:
 
 
 def moodle(root: Path, entries: list[Path], names, stage: Path | None):
-    from autograder.batch.discover import Layout, Member, Submission, _unique, problem_of
+    from autograder.classdata.discover import Layout, Member, Submission, _unique, problem_of
 
     people: dict[tuple[str, str], dict] = {}
     notes = []
@@ -129,7 +129,7 @@ def moodle(root: Path, entries: list[Path], names, stage: Path | None):
 
 
 def canvas(root: Path, entries: list[Path], names, stage: Path | None):
-    from autograder.batch.discover import Layout, Member, Submission, _unique, problem_of
+    from autograder.classdata.discover import Layout, Member, Submission, _unique, problem_of
 
     people: dict[tuple[str, str], list[tuple[str, Path]]] = {}
     late: set[tuple[str, str]] = set()

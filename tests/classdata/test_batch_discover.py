@@ -5,7 +5,7 @@ import zipfile
 
 import pytest
 
-from autograder.batch import discover
+from autograder.classdata import discover
 from autograder.core import course
 from autograder.core.errors import UsageError
 

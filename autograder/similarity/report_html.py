@@ -7,6 +7,8 @@ from __future__ import annotations
 from html import escape
 
 from autograder.reports.feedback_html import page
+from autograder.similarity import baseline as baselines
+from autograder.similarity import clusters as grouping
 
 CAVEAT = ("Similarity is evidence for a person to look at, not a verdict. A high score means two "
           "submissions share long stretches of code once names, strings and comments are set aside; "
@@ -65,8 +67,6 @@ def render(asg, pairs, texts: dict, *, students: int, compared: int, pairs_total
     {file name: code}; ``students`` with something gradable, ``compared`` of them with code
     beyond the release, ``pairs_total`` pairs compared in all; ``baseline`` (baseline.Baseline),
     ``clusters`` (clusters.Cluster) linked at ``threshold`` (a fraction)."""
-    from autograder.similarity import baseline as baselines
-    from autograder.similarity import clusters as grouping
     baseline = baseline or baselines.Baseline(None)
     cluster_of = grouping.of_student(list(clusters))
     anchors: dict = {}

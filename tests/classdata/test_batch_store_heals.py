@@ -1,4 +1,4 @@
-"""A damaged output folder heals, through the real grade-all command (autograder/batch/store.py).
+"""A damaged output folder heals, through the real grade-all command (autograder/classdata/store.py).
 
 A student's results.json cut short, emptied, not a JSON object, or replaced by a folder is
 regraded with one warning line, never counted as graded; the class files always hold every

@@ -1,0 +1,75 @@
+"""grade-all's options: the command line's flags (``BatchOptions``), and what they settle to once
+course.yml is read and checked (``Settled``)."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from autograder.batch import preflight
+from autograder.batch.executors.base import ExecutorFactory
+from autograder.batch.executors.local import LocalExecutor
+from autograder.core import course, late
+from autograder.core.course import Assignment
+from autograder.core.errors import UsageError
+
+#: Default wall-clock budget of one submission, in per-call time limits (course.yml time_limit_s).
+BUDGET_CALLS = 20
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """grade-all's flags as given; None: course.yml's value or the default.
+
+    ``jobs``: worker processes (default: the machine's cores); ``force``: regrade unchanged
+    submissions too; ``student``: regrade this one (a folder name, or a member's sid, email, name
+    or LMS id); ``assignment``: one of course.yml's (default: its first); ``device``: sim, cpu or
+    cuda; ``budget_s``: wall-clock seconds one submission may take (default: BUDGET_CALLS x the
+    time limit); ``time_limit_s``: seconds per call of a student function; ``only``: grade these
+    check ids (merged into each stored full result: autograder/classdata/partial.py);
+    ``extensions``: a CSV of per-student extensions (autograder/core/late.py); ``similarity``: also
+    write OUT/similarity/ (autograder/similarity); ``executor``: where the grading runs
+    (autograder/batch/executors/base.py: LocalExecutor, or a SlurmExecutor with its options).
+    """
+
+    jobs: int | None = None
+    force: bool = False
+    student: str | None = None
+    assignment: str | None = None
+    device: str | None = None
+    budget_s: float | None = None
+    time_limit_s: float | None = None
+    only: set[str] | None = None
+    extensions: str | None = None
+    similarity: bool = False
+    executor: ExecutorFactory = LocalExecutor
+
+
+@dataclass(frozen=True)
+class Settled:
+    """``options`` with course.yml's values filled in: the assignment, the device, the worker
+    processes and the budget of one submission (seconds of wall clock)."""
+
+    options: BatchOptions
+    asg: Assignment
+    device: str
+    jobs: int
+    budget_s: float
+
+
+def settle(options: BatchOptions) -> Settled:
+    """The options settled and checked before OUT is touched: a bad --device or --jobs, a course
+    unfit to grade with (autograder/batch/preflight.py) or a bad --extensions file is a
+    UsageError (exit 2, nobody graded)."""
+    asg = course.load().assignment(options.assignment)
+    device = options.device or asg.device
+    if device not in course.DEVICES:
+        raise UsageError(f"--device {device!r}: expected one of {', '.join(course.DEVICES)}")
+    jobs = options.jobs or os.cpu_count() or 1
+    if jobs < 1:
+        raise UsageError(f"--jobs {jobs}: must be at least 1")
+    limit = float(options.time_limit_s or asg.time_limit_s)
+    budget_s = float(options.budget_s or BUDGET_CALLS * limit)
+    preflight.check(asg)
+    if options.extensions:
+        late.load_extensions(options.extensions)   # a bad file is refused before OUT is touched
+    return Settled(options, asg, device, jobs, budget_s)

@@ -1,0 +1,147 @@
+"""The private root of a jailed child: what its mount namespace shows, and nothing else.
+
+In the child's own mount namespace (autograder/sandbox/jail.py, namespaces mode): a tmpfs root
+holding a fresh /proc, a /dev with a few device nodes (and the GPU's, when the policy names
+them), size- and inode-limited tmpfs /tmp and /dev/shm, the system, Python, the venv and the
+project's ``shared/`` bound read-only (the policy's ``view``), the working folder read-write (or,
+with ``workdir_quota``, a tmpfs of its own holding a copy of it), the policy's ``hide`` paths
+covered; then the root is made read-only and the process chroots into it.
+
+Standard library only: the jail loads this file by path (``jail.sibling``) before it builds the
+root that does not show it. A step that fails raises RootError naming the step and the path.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_REC = 32, 1024, 2048, 4096, 16384
+MS_PRIVATE, MS_RELATIME = 1 << 18, 1 << 21
+#: statvfs flag -> the mount flag a bind remount must repeat (the kernel refuses to clear locked ones)
+_LOCKED = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
+           (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME),
+           (os.ST_RELATIME, MS_RELATIME))
+#: device nodes the child may open
+DEVICES = ("null", "zero", "full", "random", "urandom")
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class RootError(Exception):
+    """A step of building the private root failed; the message names the step and the path."""
+
+
+def mount(source, target, fstype, flags: int, data=None) -> None:
+    def enc(s):
+        return None if s is None else os.fsencode(s)
+
+    if _libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)) != 0:
+        raise RootError(f"mount {target}: {os.strerror(ctypes.get_errno())}")
+
+
+def _mount_flags(path: str) -> int:
+    flags = os.statvfs(path).f_flag
+    return sum(ms for st, ms in _LOCKED if flags & st)
+
+
+def _make_point(target: str, like_dir: bool) -> None:
+    if like_dir:
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if not os.path.exists(target):
+            with open(target, "w"):
+                pass
+
+
+def bind(root: str, path: str, *, writable: bool = False) -> None:
+    """Show ``path`` at the same place under ``root``, read-only unless ``writable``."""
+    if os.path.islink(path):          # e.g. /lib -> usr/lib on merged-/usr systems
+        target = root + path
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if not os.path.lexists(target):
+            os.symlink(os.readlink(path), target)
+        return
+    real = os.path.realpath(path)
+    target = root + real
+    _make_point(target, os.path.isdir(real))
+    mount(real, target, None, MS_BIND | MS_REC)
+    flags = MS_REMOUNT | MS_BIND | MS_NOSUID | _mount_flags(target) | (0 if writable else MS_RDONLY)
+    mount(None, target, None, flags)
+
+
+def hide(root: str, path: str) -> None:
+    """Cover ``path`` (if the view shows it) with an empty read-only tmpfs or /dev/null."""
+    target = root + path
+    if not os.path.lexists(target) or os.path.islink(target):
+        return
+    if os.path.isdir(target):
+        mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=000")
+    else:
+        mount("/dev/null", target, None, MS_BIND)
+
+
+def build_root(policy: dict) -> None:
+    """In the new mount namespace: the private root at policy['jail_root'], then chroot into it."""
+    root = policy["jail_root"]
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
+    os.makedirs(root + "/proc", exist_ok=True)
+    mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    dev = root + "/dev"
+    os.makedirs(dev, exist_ok=True)
+    mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=64k")
+    for name in DEVICES + tuple(policy.get("devices", ())):
+        if os.path.exists(f"/dev/{name}"):
+            bind(root, f"/dev/{name}", writable=True)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{dev}/{name}")
+    os.makedirs(dev + "/shm", exist_ok=True)
+    tmp = f"mode=1777,size={policy['tmp_bytes']},nr_inodes={policy.get('tmp_inodes', 4096)}"
+    mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, tmp)
+    os.makedirs(root + "/tmp", exist_ok=True)
+    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, tmp)
+    for path in policy["view"]:
+        if os.path.lexists(path):
+            bind(root, path)
+    if policy.get("workdir_quota"):
+        quota_workdir(root, policy["workdir"], policy["workdir_quota"])
+    else:
+        bind(root, policy["workdir"], writable=True)
+    for path in policy.get("hide", ()):
+        hide(root, path)
+    os.chmod(root, 0o755)
+    mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=755")
+    os.chroot(root)
+    os.chdir(policy["workdir"])
+
+
+def quota_workdir(root: str, workdir: str, quota: dict) -> None:
+    """The working folder at the same place under ``root``: a tmpfs of ``quota['bytes']`` bytes
+    and ``quota['inodes']`` inodes holding a copy of ``workdir``'s files (its folders and links
+    too), so whatever the child writes lands there and nowhere on the host's disk."""
+    if not os.path.isdir(workdir) or os.path.islink(workdir):
+        raise RootError(f"the working folder {workdir} is not a folder")
+    target = root + workdir
+    os.makedirs(target, exist_ok=True)
+    mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
+          f"mode=755,size={int(quota['bytes'])},nr_inodes={int(quota['inodes'])}")
+    for top, dirs, files in os.walk(workdir):
+        here = target + top[len(workdir):]
+        for name in dirs:
+            src = os.path.join(top, name)
+            if os.path.islink(src):
+                os.symlink(os.readlink(src), os.path.join(here, name))
+            else:
+                os.mkdir(os.path.join(here, name), 0o755)
+        for name in files:
+            src, dst = os.path.join(top, name), os.path.join(here, name)
+            if os.path.islink(src):
+                os.symlink(os.readlink(src), dst)
+                continue
+            with open(src, "rb") as fin, open(dst, "wb") as fout:
+                while chunk := fin.read(1 << 20):
+                    fout.write(chunk)
+            os.chmod(dst, os.stat(src).st_mode & 0o777)
