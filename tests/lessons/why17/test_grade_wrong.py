@@ -40,7 +40,7 @@ def test_wrong_submission_fails_exactly_its_checks(name, tmp_path):
 
 @pytest.mark.slow
 def test_same_submission_same_results(tmp_path):
-    """The grading profile is derandomized: a failing law reports the same case every time."""
+    """A failing law reports the same case every time: the first of its table that fails."""
     folder = build.overlay("wrong", "ceiling_swapped_pair", tmp_path / "s")
     only = {"law_per_stream_never_rises", "law_total_never_falls", "errors_decode_ceiling"}
     first, second = (grade_submission(folder, device="cpu", only=only)["tests"] for _ in range(2))
