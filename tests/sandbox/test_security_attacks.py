@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import threading
 import time
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from autograder.grading.grade import grade_submission
 from autograder.sandbox import forkserver, isolation, policy
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
+from tests.helpers import loopback
 from tests.helpers.paths import ROOT
 
 #: Slow, left out of `make check`: every test grades an attack through the fork server.
@@ -145,30 +144,9 @@ def test_results_written_by_the_child_stay_in_its_private_folders(tmp_path):
 
 @needs_namespaces
 def test_network_is_unreachable_even_on_the_graders_loopback(tmp_path):
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(4)
-    server.settimeout(0.2)
-    received, stop = [], threading.Event()
-
-    def serve():
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-                received.append(conn.recv(64))
-                conn.close()
-            except OSError:
-                pass
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
+    with loopback.listener() as (port, received):
         with Sandbox(submission("network", tmp_path / "sub"), Limits(time_limit_s=60)) as box:
-            reached, _ = box.call("bw", "reach", ([server.getsockname()[1]],))
-    finally:
-        stop.set()
-        thread.join()
-        server.close()
+            reached, _ = box.call("bw", "reach", ([port],))
     assert reached == [] and received == []
 
 

@@ -10,12 +10,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 from pathlib import Path
 
@@ -23,6 +21,7 @@ import pytest
 
 from autograder.core import settings
 from autograder.sandbox import cgroup, confine, isolation, policy
+from tests.helpers import loopback
 
 PROT = isolation.protection()
 needs_namespaces = pytest.mark.skipif(
@@ -107,26 +106,7 @@ def test_child_sees_its_own_folder_and_none_of_the_grader():
 
 @needs_namespaces
 def test_child_has_no_network_not_even_the_graders_loopback():
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(4)
-    server.settimeout(0.2)
-    accepted = []
-    stop = threading.Event()
-
-    def serve():
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-                accepted.append(conn.recv(64))
-                conn.close()
-            except OSError:
-                pass
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        port = server.getsockname()[1]
+    with loopback.listener() as (port, accepted):
         got = seen("""
             import json, socket, sys
             out = {}
@@ -139,10 +119,6 @@ def test_child_has_no_network_not_even_the_graders_loopback():
                     out[host] = type(exc).__name__
             print(json.dumps(out))
         """, str(port))
-    finally:
-        stop.set()
-        thread.join()
-        server.close()
     assert got["127.0.0.1"] != "connected" and got["192.0.2.1"] != "connected", got
     assert accepted == [], "the grader's loopback service received a connection from the child"
 

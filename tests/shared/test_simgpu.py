@@ -2,7 +2,6 @@
 memory and OutOfMemoryError, the torch styles student code uses, and determinism."""
 from __future__ import annotations
 
-import importlib.util
 import time
 import timeit
 
@@ -11,23 +10,13 @@ import torch
 
 from shared import simgpu
 from shared.simgpu import patches
-from tests.helpers.paths import ROOT
+from tests.helpers import reference
 
 simgpu.install()
 
 
-def _reference(name: str):
-    """solutions/why17/<name>.py under a private module name (imported after install, like a
-    student module; never as plain 'bw', which other tests may import from elsewhere)."""
-    spec = importlib.util.spec_from_file_location(f"why17_reference_{name}",
-                                                  ROOT / "solutions" / "why17" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bw = _reference("bw")
-flops = _reference("flops")
+bw = reference.load("bw")
+flops = reference.load("flops")
 
 MIB = 2**20
 H100 = simgpu.config("h100")

@@ -18,23 +18,13 @@ from shared import simgpu
 from shared.lessons.why17.gpu import RUBRIC, factors, model_reference, rubric
 from shared.simgpu import expected, ratios
 from shared.simgpu import settings as simsettings
-from tests.helpers.paths import ROOT
+from tests.helpers import reference
 
 simgpu.install()
 
 
-def _reference(name: str):
-    """solutions/why17/<name>.py under a private module name (imported after install, like a
-    student module; never as plain 'bw', which other tests may import from elsewhere)."""
-    spec = importlib.util.spec_from_file_location(f"why17_reference_{name}",
-                                                  ROOT / "solutions" / "why17" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bw = _reference("bw")
-flops = _reference("flops")
+bw = reference.load("bw")
+flops = reference.load("flops")
 
 
 @pytest.mark.parametrize("counts,units", [(factors.BYTE_FACTORS, factors.GBS_UNITS),
