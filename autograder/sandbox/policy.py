@@ -83,7 +83,8 @@ def secret_paths() -> list[str]:
 
 def view_paths() -> list[str]:
     """Read-only paths of the child's private root: system, interpreter, venv, project shared/ and
-    the child runtime (autograder/runtime/: the runner; nothing else of the grader)."""
+    the child runtime (autograder/runtime/: the runner, and the package's docstring-only
+    __init__.py; nothing else of the grader)."""
     paths = list(SYSTEM)
     candidates = [sys.base_prefix, sys.prefix, sys.exec_prefix,
                   os.path.dirname(os.path.realpath(sys.executable)),
@@ -96,7 +97,12 @@ def view_paths() -> list[str]:
         if os.path.exists(path) and not inside_secret and not holds_root and path not in paths:
             paths.append(path)
     paths.append(str(ROOT / "shared"))
-    paths.append(str(Path(__file__).resolve().parents[1] / RUNTIME))
+    package = Path(__file__).resolve().parents[1]
+    # autograder/__init__.py (a docstring) too: without it ``autograder`` is a namespace package in
+    # the child, whose ``__file__`` is None, and inspect.getmodule (which torch.library, and so
+    # FlopCounterMode, calls) fails on it for every program
+    paths.append(str(package / MARKER))
+    paths.append(str(package / RUNTIME))
     return paths
 
 
