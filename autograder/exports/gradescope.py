@@ -91,10 +91,12 @@ if [ "$(id -u)" = 0 ]; then
     # Student code runs as another uid (autograder/sandbox/isolation.py); where the kernel refuses
     # namespaces these permissions are what keeps the grader, the hidden checks, the reference
     # solutions, the results and the submission metadata out of its reach.
-    # autograder/runtime/ (the child's side of the sandbox) stays readable; autograder/ itself
-    # keeps only its search bit, so the rest of the grader cannot be listed or read.
+    # autograder/runtime/ (the child's side of the sandbox) and the package marker
+    # autograder/__init__.py (a docstring) stay readable; autograder/ itself keeps only its
+    # search bit, so the rest of the grader cannot be listed or read.
     for secret in @SECRETS@ "$ROOT/results" "$ROOT/submission_metadata.json"; do
         [ "$secret" = "$SOURCE/autograder/runtime" ] && continue
+        [ "$secret" = "$SOURCE/autograder/__init__.py" ] && continue
         [ -e "$secret" ] && chmod -R go-rwx "$secret"
     done
     chmod go-rw,go+x "$SOURCE/autograder"
