@@ -13,7 +13,6 @@ torch import; every child still runs in its own jail.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
 from tests.helpers import loopback
 from tests.helpers.paths import ROOT
+from tests.helpers.procs import processes_named
 
 #: Slow, left out of `make check`: every test grades an attack through the fork server.
 pytestmark = pytest.mark.slow
@@ -84,18 +84,6 @@ def scores(results: dict) -> dict[str, float]:
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory) -> dict:
     return grade("baseline", tmp_path_factory.mktemp("baseline"))
-
-
-def processes_named(name: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if Path(f"/proc/{entry}/comm").read_text().strip() == name:
-                    found.append(int(entry))
-            except OSError:
-                pass
-    return found
 
 
 @pytest.mark.parametrize("attack", ATTACK_NAMES)

@@ -22,6 +22,7 @@ import pytest
 from autograder.core import settings
 from autograder.sandbox import cgroup, confine, isolation, policy
 from tests.helpers import loopback
+from tests.helpers.procs import processes_named
 
 PROT = isolation.protection()
 needs_namespaces = pytest.mark.skipif(
@@ -53,18 +54,6 @@ def seen(code: str, *args: str, **kw):
     rc, out, err = run_jailed(code, *args, **kw)
     assert rc == 0, f"jailed program failed ({rc}): {err[-2000:]}"
     return json.loads(out.strip().splitlines()[-1])
-
-
-def processes_named(name: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if Path(f"/proc/{entry}/comm").read_text().strip() == name:
-                    found.append(int(entry))
-            except OSError:
-                pass
-    return found
 
 
 @needs_namespaces
