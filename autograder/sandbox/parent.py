@@ -32,6 +32,15 @@ FIRST_DEVICE_CALL_S = 15.0
 _FULL = ("No space left on device", "Disk quota exceeded")
 
 
+def poison_key(module: str, function: str, sim: dict | None) -> str:
+    """The key under which a hang or a crash of ``module.function`` ends that function for the
+    rest of the grading (``Sandbox.poisoned``). Calls on the real device (``sim`` None) and on the
+    simulated GPU (any setting) are apart: a function that outlasts its limit on a slow grading
+    CPU (a large matmul) may still return on the simulated device, and the GPU checks judge it
+    there. Within the simulated device a hang still costs one limit, whichever setting met it."""
+    return f"{module}.{function}" + ("" if sim is None else "@simgpu")
+
+
 def quota_hint(text: str, limits: Limits) -> str:
     """What to add to an exception's message that says the disk is full: the working folder's
     quota, where the sandbox has one ('' otherwise)."""
@@ -286,7 +295,7 @@ class Sandbox:
                    "args": runner.encode(list(args)), "kwargs": runner.encode(dict(kwargs or {})),
                    "sim": public, "session": token, "trace": bool(trace), "watch": bool(watch)}
         reply = self._request(message, timeout_s or self.limits.time_limit_s, function,
-                              f"{module}.{function}", device=device,
+                              poison_key(module, function, sim), device=device,
                               timed=None if timeout_s else {"op": "call", "module": module, "function": function,
                                                             "args": args, "kwargs": kwargs, "sim": sim,
                                                             "trace": trace, "watch": watch})

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from autograder.core import course, lesson
-from autograder.core.errors import GraderError
+from autograder.core.errors import GraderError, StudentTimeout
 from autograder.grading.grade import _on_gpu, checks_for, grade_submission
 from autograder.lessons.why17.fixtures import build
 from autograder.sandbox import forkserver
@@ -176,3 +176,33 @@ def test_a_failed_job_stops_the_others_at_once(tmp_path):
     assert len(seen) == 2 and not any(isinstance(e, StudentTimeout) for e in seen), [repr(e) for e in seen]
     # killed while it started or ran (one line, never a time limit), then refused
     assert isinstance(seen[0], (StudentError, GraderError)) and isinstance(seen[1], GraderError)
+
+
+def test_a_hang_on_the_real_device_does_not_end_the_function_on_the_simulated_gpu(tmp_path):
+    """A function too slow for the grading CPU (flops_peak_plausible times it there) is still
+    judged on the simulated GPU; a hang there costs one limit for every setting."""
+    (tmp_path / "slow.py").write_text(
+        "import time\nimport torch\n\n"
+        "def peak():\n"
+        "    if not torch.cuda.is_available():\n"
+        "        time.sleep(600)          # too slow for this CPU\n"
+        "    return 1.0\n\n"
+        "def hang():\n"
+        "    while torch.cuda.is_available():   # a busy loop: sleeping moves the device's clock\n"
+        "        pass\n"
+        "    return 2.0\n")
+    box = PerFileSandbox(tmp_path, Limits(time_limit_s=1.5), heavy=("slow",), preload=("torch",), simgpu=True)
+    first, second = _configs()[:2]
+    try:
+        with pytest.raises(StudentTimeout):
+            box.call("slow", "peak")
+        assert box.call("slow", "hang")[0] == 2.0
+        assert box.call("slow", "peak", sim=first)[0] == 1.0    # (the child's first device call)
+        with pytest.raises(StudentTimeout):
+            box.call("slow", "hang", sim=first)
+        started = time.monotonic()
+        with pytest.raises(StudentTimeout):           # not run again on another setting
+            box.call("slow", "hang", sim=second)
+        assert time.monotonic() - started < 1.0
+    finally:
+        box.close()
