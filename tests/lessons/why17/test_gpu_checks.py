@@ -135,6 +135,17 @@ def test_each_mistake_fails_exactly_its_own_check(name, tmp_path):
     assert "Reread:" in test["output"]
 
 
+@pytest.mark.parametrize("secret", ["s4", "s5", "s6"])
+def test_a_capped_buffer_is_charged_once_whatever_the_seed(secret, monkeypatch, tmp_path):
+    """The seed decides whether the capped 8 MiB copies sit in the device's L2 (s4 and s5: they
+    do, and measured_bandwidth, which times them, then "did not follow the device"; s6: they do
+    not). Either way the one slip costs the one check that names it."""
+    monkeypatch.setenv("WHY17_SIM_SECRET", secret)
+    tests = gpu_tests(grade_submission(submission("wrong_fixed_8mib", tmp_path), only=IDS))
+    assert {c for c, t in tests.items() if t["status"] == "failed"} == {"buffer_exceeds_cache.copy_bandwidth"}
+    assert "judged in [buffer_exceeds_cache.copy_bandwidth]" in tests["buffer_exceeds_cache"]["output"]
+
+
 def test_reference_passes_and_stubs_fail_every_check():
     ref = gpu_tests(grade_submission(ROOT / "solutions" / "why17", only=IDS))
     assert {c for c, t in ref.items() if t["status"] == "passed"} == IDS

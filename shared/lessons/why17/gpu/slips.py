@@ -5,7 +5,9 @@ shared/simgpu/window.py) shows: host-link copies (a CPU tensor copied to or from
 copies over fewer bytes of one buffer than the n_bytes asked (not launch-bound: a launch-bound
 copy measures nothing and the grader's probe fails every check for it), fills in the timed
 region, matmuls smaller than the n asked, and launch-bound matmuls in measured_peak_tflops. A
-function that calls another with the same slip is charged there.
+function that calls another with the same slip is charged there: the same matmuls, or the same
+short copies (measured_bandwidth timing a capped copy_bandwidth, whose copies may then fit in the
+cache), so long as its number is still the rate of the work it timed.
 """
 from __future__ import annotations
 
@@ -50,6 +52,14 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
             seconds = timed["duration_s"] or 1.0
             rate = timed["matmul_flops"] / seconds / 1e12
             found = Diagnosis(other.kind, other.owner, "", rate, _cube_scale(s, function, rate), other.work)
+    if (other is not None and other.kind == "short_copies" and (found is None or found.kind == "cache_sized")
+            and _same_copies(timed, other.work)):
+        # measured_bandwidth calling the capped copy_bandwidth: the same short copies, which may
+        # then sit in the cache; the slip is the base's, so long as the number is their rate
+        # reported for a size the caller may have asked (``_size_scale``)
+        rate = 2 * timed["copy_bytes"] / timed["duration_s"] / 1e9
+        extent = timed["copy_extent_bytes"]
+        found = Diagnosis(other.kind, other.owner, "", rate, _size_scale(s, function, rate, extent), extent)
     if found is not None and other is not None and other.kind == found.kind:
         return Diagnosis(found.kind, other.owner, f"{function} shows the same slip as {base}, "
                          f"charged once there ([{other.owner}]).", found.rate, found.scale, found.work)
@@ -111,7 +121,7 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
             f"{function} timed copies over {extent / MIB:.3g} MiB of one buffer when asked for "
             f"{asked / MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
             f"buffers of n_bytes. {CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9,
-            asked / extent)
+            asked / extent, extent)
     if timed.get("copies") and timed.get("fill_bytes", 0) >= FILL_SHARE * timed["copy_bytes"]:
         return Diagnosis(
             "extra_work", _owner(s, function, "bytes_counted_twice"),
@@ -120,6 +130,28 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
             "the clock starts and time only the copies. Reread: Build It, bw.py step 4.",
             2 * timed["copy_bytes"] / seconds / 1e9)
     return None
+
+
+def _same_copies(timed: dict, extent: float) -> bool:
+    """Whether the timed region copied, device to device and not launch-bound, over the same
+    bytes of one buffer (``extent``, within RATIO_TOLERANCE) as a base function's short copies."""
+    mine = timed.get("copy_extent_bytes", 0)
+    return (bool(timed.get("copies")) and (timed.get("duration_s") or 0) > 0 and mine > 0 and extent > 0
+            and abs(math.log(mine / extent)) <= math.log(RATIO_TOLERANCE)
+            and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE)
+
+
+def _size_scale(s: Session, function: str, rate: float, extent: float) -> float:
+    """The number over ``rate`` when it is n / ``extent`` for an n the caller may have asked (a
+    buffer of at least CACHE_MULTIPLE x the L2, two of which fit in the device's memory), else 1:
+    a number the timed copies do not explain borrows no slip."""
+    _raw, x, _trace = s.measure(function, "ideal")
+    if x is None or rate <= 0:
+        return 1.0
+    cfg = s.cfgs["ideal"]
+    n = x / rate * extent
+    fits = CACHE_MULTIPLE * cfg["l2_bytes"] / RATIO_TOLERANCE <= n <= cfg["memory_bytes"] / 2
+    return n / extent if fits else 1.0
 
 
 def _cube_scale(s: Session, function: str, rate: float) -> float:
