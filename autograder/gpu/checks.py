@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from autograder.core.registry import CheckFailed, check
+from shared.simgpu.judging import one_after_another
 
 #: Base profile when the context carries none (course.yml's sim_profile normally).
 DEFAULT_PROFILE = "h100-sxm"
@@ -40,12 +41,7 @@ class ContextRunner:
             expect(module, settings)
 
     def together(self, module, jobs):
-        together = getattr(self.ctx, "settings_together", None)
-        if together is None:
-            for _setting, job in jobs:
-                job()
-        else:
-            together(module, jobs)
+        (getattr(self.ctx, "settings_together", None) or one_after_another)(module, jobs)
 
 
 def judge(ctx, verdicts: dict, check_id: str) -> str:

@@ -16,6 +16,7 @@ from autograder.core.errors import GraderError, StudentMissing, StudentTimeout
 from autograder.gpu.seed import Secret
 from autograder.gpu.seed import sim_seed as seed_of_sim
 from autograder.sandbox.parent import Sandbox
+from shared.simgpu.judging import one_after_another
 
 
 class GradingContext:
@@ -73,8 +74,7 @@ class GradingContext:
         the student's sandbox can (``PerFileSandbox.run_settings``); else one after another."""
         run_settings = getattr(self._student, "run_settings", None)
         if run_settings is None or self.lanes == 1:
-            for _setting, job in jobs:
-                job()
+            one_after_another(module, jobs)
         else:
             run_settings(module, jobs, self.lanes)
 

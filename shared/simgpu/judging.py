@@ -69,6 +69,12 @@ class Runner(Protocol):
     # one setting's calls) side by side, each setting in a process of its own.
 
 
+def one_after_another(_module: str, jobs: list) -> None:
+    """``together`` for a runner that has none: each setting's job in turn."""
+    for _config, job in jobs:
+        job()
+
+
 class Rubric:
     """A lesson's GPU checks. Subclasses set the tables and implement ``call`` and the checks.
 
@@ -186,12 +192,7 @@ class Session:
             expect(module, [cfg for _setting, cfg in order])
         raised: set[str] = set()      # a function that raised is not asked again ahead of a check
         jobs = [(cfg, self._prefetch_job(module, setting, raised)) for setting, cfg in order]
-        together = getattr(self.run, "together", None)
-        if together is not None:
-            together(module, jobs)
-        else:
-            for _cfg, job in jobs:
-                job()
+        (getattr(self.run, "together", None) or one_after_another)(module, jobs)
 
     def _prefetch_job(self, module: str, setting: str, raised: set[str]) -> Callable[[], None]:
         """The calls of ``module``'s functions under ``setting``, in the order ``prefetch`` asks them."""
