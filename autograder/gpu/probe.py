@@ -49,9 +49,11 @@ def _work_rate(s: Session, function: str, trace: dict) -> float:
     return s.rubric.work(function, timed) / seconds if seconds > 0 else 0.0
 
 
-def follows(s: Session, check: str, function: str) -> Verdict | None:
+def follows(s: Session, check: str, function: str, slipped: bool = False) -> Verdict | None:
     """A failing Verdict when ``function``'s number is not a measurement of the work it timed,
-    else None.
+    else None. ``slipped``: the timed region shows a slip (work that may not depend on the
+    device's speed: copies inside the cache, launch-bound kernels), so the number need only move
+    as that work did, whether or not it moved.
 
     The probe's device runs the same work at other speeds: the timed region (from the first clock
     reading to the last, ``trace["timed"]``) does its work at another rate there, and a
@@ -66,7 +68,8 @@ def follows(s: Session, check: str, function: str) -> Verdict | None:
         return rubric.not_a_number(check, function, first if a is None else second)
     scale = s.cfgs["factors"]["probe"][rubric.speed(function)]
     ra, rb = _work_rate(s, function, trace_a), _work_rate(s, function, trace_b)
-    if ra <= 0 or rb <= 0 or abs(math.log(rb / ra)) <= math.log(FOLLOW_TOLERANCE):
+    still = ra > 0 and rb > 0 and abs(math.log(rb / ra)) <= math.log(FOLLOW_TOLERANCE)
+    if ra <= 0 or rb <= 0 or (still and not slipped):
         return Verdict(check, False, rubric.not_following(function, b / a, scale, None), b / a)
     ratio = (b / a) / (rb / ra)
     if abs(math.log(ratio)) <= math.log(FOLLOW_TOLERANCE):

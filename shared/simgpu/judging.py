@@ -39,7 +39,8 @@ class Verdict:
 class Diagnosis:
     """One slip a timed region shows: ``owner`` (a check id) is charged with ``message``; every
     other check of the function passes, pointing at it. ``kind`` names the slip; ``rate`` is what
-    the timed work ran at (in the function's unit), which the returned number must agree with;
+    the timed work ran at (in the function's unit), which the returned number must agree with (a
+    number that does not is no measurement of that work, and fails every check of the function);
     ``scale`` is the work asked for over the work timed; ``work`` the largest timed kernel's bytes
     or FLOPs."""
 
@@ -49,6 +50,8 @@ class Diagnosis:
     rate: float
     scale: float = 1.0
     work: float = 0.0
+    #: the function whose slip this is, when the function calls it and timed the same slipped work
+    base: str = ""
 
 
 class Runner(Protocol):
@@ -112,8 +115,13 @@ class Rubric:
         return None
 
     def agrees(self, s: "Session", function: str, slip: Diagnosis) -> bool:
-        """Whether the returned number is a measurement of the slipped work (else the gate judges)."""
+        """Whether the returned number is a measurement of the slipped work."""
         return True
+
+    def not_the_work(self, s: "Session", function: str, slip: Diagnosis) -> str:
+        """Why a number that does not agree with the slipped work it timed earns no check."""
+        return (f"{function}'s number is not the rate of the work it timed: no count, unit or size "
+                "explains it.")
 
     # ------------------------------------------------------------ derived
     def check_id(self, check: str, function: str) -> str:
@@ -126,7 +134,9 @@ class Rubric:
 
     def verdicts(self, settings: Settings, gate: Callable | None = None) -> dict[str, Callable]:
         """Every check instance by id: ``fn(runner, profile, seed) -> Verdict`` under ``settings``,
-        with ``gate(session, check_id, function) -> Verdict | None`` asked before each check."""
+        with ``gate(session, check_id, function, slipped=False) -> Verdict | None`` asked before
+        each check (``slipped``: the function's timed region shows a slip its number agrees with;
+        the gate then asks only that the number move as that work did)."""
         table: dict[str, _Instance] = {}
         for vid, (check, function) in self.ids().items():
             table[vid] = _Instance(self, check, function, settings, gate, table)
@@ -246,7 +256,14 @@ class _Instance:
         s = Session(rubric, run, profile, seed, self.settings, self.verdicts)
         s.prefetch(rubric.module[function])
         slip = s.diagnosis(function)
-        if slip is not None and rubric.agrees(s, function, slip):
+        if slip is not None:
+            if not rubric.agrees(s, function, slip):   # it timed work, and returned something else
+                return Verdict(vid, False, rubric.not_the_work(s, function, slip))
+            # the slipped work need not follow the device (it may sit in the cache), but the
+            # number must move as that work did: one that agrees on one device only is a guess
+            stale = self.gate(s, vid, function, slipped=True) if self.gate is not None else None
+            if stale is not None:
+                return stale
             if slip.owner == vid:
                 return Verdict(vid, False, slip.message)
             return Verdict(vid, True, f"not judged here: {function}'s timing is judged in [{slip.owner}].")

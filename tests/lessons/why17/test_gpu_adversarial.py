@@ -42,3 +42,17 @@ def test_each_submission_gets_what_its_manifest_says(entry, tmp_path):
     ok, what = adversarial.judge(entry, results)
     assert ok, f"{entry.kind}/{entry.name} ({entry.what}): {what}\n" + "\n".join(
         f"{t['check']}: {t['output']}" for t in results["tests"] if t["status"] != "passed")
+
+
+def test_a_number_that_matches_its_slipped_work_on_one_device_only_earns_nothing(monkeypatch, tmp_path):
+    """forged/flops_cap2048_peak_spec times matmul_tflops' capped matmuls, then returns 0.8 x the
+    spec sheet's peak. Under this secret that figure happens to be the rate those matmuls ran at
+    on the seeded device, so the slip's agreement alone would excuse measured_peak_tflops; on the
+    probe's device the work runs at another rate and the figure does not move."""
+    monkeypatch.setenv("WHY17_SIM_SECRET", "a1")
+    entry = next(e for e in ENTRIES if e.name == "flops_cap2048_peak_spec")
+    results = grade_submission(adversarial.build(entry, tmp_path / entry.name), only=adversarial.checks(entry))
+    caller = {t["check"]: t for t in results["tests"]
+              if "measured_peak_tflops" in t["check"] or t["check"] == "within_peak"}
+    assert len(caller) == 3 and all(t["status"] == "failed" for t in caller.values())
+    assert all("does not follow the device" in t["output"] for t in caller.values())

@@ -108,6 +108,17 @@ def _copy_ratio(s: Session, function: str):
     return x / ref, alloc / _large(s), raw
 
 
+def _cold(s: Session, function: str) -> str | None:
+    """The id of the failed warm-up check of ``function`` or of its base, else None: a number no
+    count explains because the first use was timed is charged there."""
+    for f in (function, BASE.get(function)):
+        if f is not None and f in JUDGES["warmup_present"]:
+            verdict = s.verdict(s.rubric.check_id("warmup_present", f))
+            if not verdict.passed:
+                return verdict.check
+    return None
+
+
 def bytes_counted_twice(s: Session, function: str) -> Verdict:
     """``function`` must count 2·n_bytes per copy (read + write), as STREAM does."""
     check = s.rubric.check_id("bytes_counted_twice", function)
@@ -119,12 +130,10 @@ def bytes_counted_twice(s: Session, function: str) -> Verdict:
     if explained is None:
         other_size = abs(math.log(moved)) > math.log(RATIO_TOLERANCE)
         note = f" (your buffers are {moved:.3g}x the n_bytes asked for)" if other_size else ""
-        warmups = [s.verdict(s.rubric.check_id("warmup_present", f)) for f in (function, BASE.get(function))
-                   if f is not None and f in JUDGES["warmup_present"]]
-        cold = next((w for w in warmups if not w.passed), None)
+        cold = _cold(s, function)
         if cold is not None:           # the clock started before the warm-up: charged there, once
             return Verdict(check, True, f"not judged here: {function}'s timed region is judged in "
-                                        f"[{cold.check}].", ratio)
+                                        f"[{cold}].", ratio)
         if 0.3 <= ratio <= 3.5 or other_size:
             return Verdict(check, False,
                            f"{head}{note}, which no byte count or unit explains: copy buffers of "
@@ -234,6 +243,10 @@ def flops_counted_2n3(s: Session, function: str) -> Verdict:
     if explained == (1.0, 1.0):
         return Verdict(check, True, f"{function} counts 2·n**3 FLOPs and reports TFLOP/s.", ratio)
     if explained is None:
+        cold = _cold(s, function)
+        if cold is not None:           # the clock started before the warm-up: charged there, once
+            return Verdict(check, True, f"not judged here: {function}'s timed region is judged in "
+                                        f"[{cold}].", ratio)
         above = x > SPEED_OF_LIGHT * s.cfgs["ideal"]["peak_tflops"]
         why = (", faster than this device can compute: the clock was read before the GPU "
                "finished, or the FLOPs are miscounted" if above else ", which no FLOP count or unit explains")

@@ -117,8 +117,8 @@ class Why17(Rubric):
     module = MODULE
     base = BASE
 
-    def __init__(self, checks: dict, diagnose, agrees):
-        self.checks, self._diagnose, self._agrees = checks, diagnose, agrees
+    def __init__(self, checks: dict, diagnose, agrees, not_the_work):
+        self.checks, self._diagnose, self._agrees, self._not_the_work = checks, diagnose, agrees, not_the_work
 
     def call(self, s: Session, function: str, variant: Any) -> tuple[tuple, dict]:
         size = variant or sizes(s.cfgs["ideal"])[1]
@@ -146,6 +146,9 @@ class Why17(Rubric):
 
     def agrees(self, s: Session, function: str, slip: Diagnosis) -> bool:
         return self._agrees(s, function, slip)
+
+    def not_the_work(self, s: Session, function: str, slip: Diagnosis) -> str:
+        return self._not_the_work(s, function, slip)
 
     # ---------------------------------------------------------- for the hidden grader's probe
     def work(self, function: str, timed: dict) -> float:

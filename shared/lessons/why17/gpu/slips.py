@@ -25,6 +25,7 @@ from shared.lessons.why17.gpu.rubric import (
     MODULE,
     factors,
     sizes,
+    unit,
 )
 from shared.simgpu.judging import Diagnosis, Session
 from shared.simgpu.ratios import RATIO_TOLERANCE, explain, fmt_ratio
@@ -55,14 +56,19 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
     if (other is not None and other.kind == "short_copies" and (found is None or found.kind == "cache_sized")
             and _same_copies(timed, other.work)):
         # measured_bandwidth calling the capped copy_bandwidth: the same short copies, which may
-        # then sit in the cache; the slip is the base's, so long as the number is their rate
-        # reported for a size the caller may have asked (``_size_scale``)
+        # then sit in the cache. The slip is the base's when the number is their rate reported
+        # for a size the caller may have asked; a size too small for main memory is the
+        # caller's own slip (found stays cache_sized).
         rate = 2 * timed["copy_bytes"] / timed["duration_s"] / 1e9
         extent = timed["copy_extent_bytes"]
-        found = Diagnosis(other.kind, other.owner, "", rate, _size_scale(s, function, rate, extent), extent)
+        scale = _size_scale(s, function, rate, extent)
+        if scale is None and _reports_what_ran(s, base, other):
+            scale = 1.0       # the base returns the rate of the copies it made, and so does this
+        if scale is not None:
+            found = Diagnosis(other.kind, other.owner, "", rate, scale, extent)
     if found is not None and other is not None and other.kind == found.kind:
         return Diagnosis(found.kind, other.owner, f"{function} shows the same slip as {base}, "
-                         f"charged once there ([{other.owner}]).", found.rate, found.scale, found.work)
+                         f"charged once there ([{other.owner}]).", found.rate, found.scale, found.work, base)
     return found
 
 
@@ -141,17 +147,23 @@ def _same_copies(timed: dict, extent: float) -> bool:
             and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE)
 
 
-def _size_scale(s: Session, function: str, rate: float, extent: float) -> float:
+def _reports_what_ran(s: Session, base: str, diagnosis: Diagnosis) -> bool:
+    """Whether ``base``'s number is the rate of the short copies it made (not of the size asked)."""
+    _raw, x, _trace = s.measure(base, "ideal")
+    counts, units = factors(base)
+    return x is not None and diagnosis.rate > 0 and explain(x / diagnosis.rate, counts, units) is not None
+
+
+def _size_scale(s: Session, function: str, rate: float, extent: float) -> float | None:
     """The number over ``rate`` when it is n / ``extent`` for an n the caller may have asked (a
-    buffer of at least CACHE_MULTIPLE x the L2, two of which fit in the device's memory), else 1:
-    a number the timed copies do not explain borrows no slip."""
+    buffer of at least CACHE_MULTIPLE x the L2, two of which fit in the device's memory), else None."""
     _raw, x, _trace = s.measure(function, "ideal")
     if x is None or rate <= 0:
-        return 1.0
+        return None
     cfg = s.cfgs["ideal"]
     n = x / rate * extent
     fits = CACHE_MULTIPLE * cfg["l2_bytes"] / RATIO_TOLERANCE <= n <= cfg["memory_bytes"] / 2
-    return n / extent if fits else 1.0
+    return n / extent if fits else None
 
 
 def _cube_scale(s: Session, function: str, rate: float) -> float:
@@ -166,10 +178,30 @@ def _cube_scale(s: Session, function: str, rate: float) -> float:
 
 def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
     """Whether ``function``'s number is the rate its timed work ran at, up to a byte or FLOP
-    count and a unit: a diagnosed number must still be a measurement."""
+    count and a unit: a diagnosed number must still be a measurement. A slip shared with the
+    base function must come with the base's own count and unit (the same slip, the same number:
+    no correction factor of the caller's passes as a count)."""
+    mine = _explained(s, function, diagnosis)
+    if not mine or not diagnosis.base:
+        return bool(mine)
+    return bool(mine & _explained(s, diagnosis.base, s.diagnosis(diagnosis.base)))
+
+
+def _explained(s: Session, function: str, diagnosis: Diagnosis | None) -> set[tuple[float, float]]:
+    """The (count, unit) factors that make ``function``'s number the rate of its timed work."""
     _raw, x, _trace = s.measure(function, "ideal")
-    if x is None or diagnosis.rate <= 0:
-        return False
+    if diagnosis is None or x is None or diagnosis.rate <= 0:
+        return set()
     counts, units = factors(function)
-    return any(explain(x / (diagnosis.rate * scale), counts, units) is not None
-               for scale in {1.0, diagnosis.scale})
+    found = (explain(x / (diagnosis.rate * scale), counts, units) for scale in {1.0, diagnosis.scale})
+    return {e for e in found if e is not None}
+
+
+def not_the_work(s: Session, function: str, diagnosis: Diagnosis) -> str:
+    """Why ``function``'s number, which its timed work does not explain, earns no check."""
+    _raw, x, _trace = s.measure(function, "ideal")
+    ratio = x / diagnosis.rate if x is not None and diagnosis.rate > 0 else math.nan
+    return (f"{function} returned {fmt_ratio(ratio)} the {unit(function)} that the work between its "
+            "clock readings ran at, which no count, unit or size asked explains: the number is not "
+            "a measurement of the work it timed (a correction factor, a guess or a spec-sheet "
+            "figure). Return the rate of the work you time. Reread: Build It.")
