@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.core import course, lesson
+from autograder.core import course, lesson, settings
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import adversarial
 from autograder.sandbox import forkserver
@@ -49,7 +49,7 @@ def test_a_number_that_matches_its_slipped_work_on_one_device_only_earns_nothing
     spec sheet's peak. Under this secret that figure happens to be the rate those matmuls ran at
     on the seeded device, so the slip's agreement alone would excuse measured_peak_tflops; on the
     probe's device the work runs at another rate and the figure does not move."""
-    monkeypatch.setenv("WHY17_SIM_SECRET", "a1")
+    monkeypatch.setenv(settings.SIM_SECRET.name, "a1")
     entry = next(e for e in ENTRIES if e.name == "flops_cap2048_peak_spec")
     results = grade_submission(adversarial.build(entry, tmp_path / entry.name), only=adversarial.checks(entry))
     caller = {t["check"]: t for t in results["tests"]

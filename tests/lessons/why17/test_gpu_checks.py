@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.core import course, lesson
+from autograder.core import course, lesson, settings
 from autograder.core.registry import CheckFailed
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.checks import bw_cpu
@@ -140,7 +140,7 @@ def test_a_capped_buffer_is_charged_once_whatever_the_seed(secret, monkeypatch, 
     """The seed decides whether the capped 8 MiB copies sit in the device's L2 (s4 and s5: they
     do, and measured_bandwidth, which times them, then "did not follow the device"; s6: they do
     not). Either way the one slip costs the one check that names it."""
-    monkeypatch.setenv("WHY17_SIM_SECRET", secret)
+    monkeypatch.setenv(settings.SIM_SECRET.name, secret)
     tests = gpu_tests(grade_submission(submission("wrong_fixed_8mib", tmp_path), only=IDS))
     assert {c for c, t in tests.items() if t["status"] == "failed"} == {"buffer_exceeds_cache.copy_bandwidth"}
     assert "judged in [buffer_exceeds_cache.copy_bandwidth]" in tests["buffer_exceeds_cache"]["output"]
