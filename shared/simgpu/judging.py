@@ -7,7 +7,10 @@ region shows); this module runs it. Each verdict:
 1. asks every call the rubric makes of the function's module, setting by setting in the order
    the settings give (``Session.prefetch``; the grader runs each setting in a process of its own);
 2. looks for a slip in what ran between the function's clock readings (``Rubric.diagnose``):
-   a slip is charged once, on the check that names it, and every other check points at it;
+   a slip is charged once, on the check that names it, and every other check points at it, while
+   the number is the rate that slipped work ran at (``Rubric.agrees``) and, under the gate, moves
+   as that work did; a number the slipped work does not explain fails every check of the function
+   (``Rubric.not_the_work``);
 3. asks the optional ``gate`` whether the number measures the work it timed at all (the hidden
    grader's probe; none on a student's machine);
 4. runs the check, and charges a mistake once when the function calls another that shows it
