@@ -60,3 +60,30 @@ def hand_in_zip(root: Path, student: str, nb: dict) -> Path:
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("why17/why17.ipynb", json.dumps(nb))
     return path
+
+
+def tiny_asg(name: str = "tiny"):
+    from autograder.core import course
+    from tests.helpers.tiny_course import TINY
+    return course.load(TINY / "course.yml").assignment(name)
+
+
+def write_out(out: Path, layout, asg, scores: dict[str, float]) -> None:
+    """OUT as grade-all leaves it, for ``layout``'s students with ``scores`` (points of the one
+    check of the tiny course): results.json, a feedback page and gradebook.csv, each written by
+    grade-all's own writers (autograder/reports/)."""
+    from autograder.reports import feedback_html, gradebook
+    entries = []
+    for sub in layout.submissions:
+        score = scores[sub.student]
+        results = {"score": score, "max_score": 10.0, "output": "", "tests": [
+            {"name": "double Double it [doubles_like_reference]", "score": score, "max_score": 10.0,
+             "status": "passed" if score == 10 else "failed", "task": "double",
+             "check": "doubles_like_reference", "visibility": "visible",
+             "output": "" if score == 10 else "double(1.5) returned 2.25, expected 3"}]}
+        folder = out / sub.student
+        folder.mkdir(parents=True)
+        (folder / "results.json").write_text(json.dumps(results))
+        (folder / "feedback.html").write_text(feedback_html.render(sub.student, results, asg))
+        entries.append((sub, results))
+    (out / "gradebook.csv").write_text(gradebook.gradebook_csv(entries, asg))
