@@ -75,3 +75,24 @@ def test_a_delta_is_written_as_given_and_decide_needs_a_grader(tmp_path):
     proc = _run(out, requests, "--decide")
     assert proc.returncode == 2 and proc.stderr.strip() == \
         "error: --decide needs --grader NAME (written with each decision)"
+
+
+def test_a_rejection_changes_no_score_and_its_reason_reaches_the_results(tmp_path):
+    """A rejected request is a delta 0 row: applied as grade-all applies overrides, the score
+    stands and the reason is in the student's results (and so on their feedback page)."""
+    import json
+
+    from autograder.classdata import overrides
+    from autograder.people import ledger, roster
+    out, requests = _out(tmp_path)
+    requests.write_text("student,task,message\ncy,double,Please look again\n")
+    proc = _run(out, requests, "--decide", "--grader", "TA Kim", tmp_path=tmp_path,
+                answers="r\nthe check is right\n")
+    assert proc.returncode == 0, proc.stderr
+    asg = classes.tiny_asg()
+    row = ledger.existing(out, roster.layout(out), asg)[("cy", "double")]
+    results = json.loads((out / "cy" / "results.json").read_text())
+    applied = overrides.apply(results, [row], asg)
+    assert applied["score"] == results["score"] == 0.0
+    assert applied["overrides"][0]["reason"] == "regrade request rejected: the check is right"
+    assert overrides.describe(applied) == "double 0 (was 0): regrade request rejected: the check is right"
