@@ -34,7 +34,8 @@ def run(args) -> int:
 
     asg = course.load().assignment(args.assignment)
     out = Path(args.out)
-    layout = discover.discover(args.submissions, asg, exclude=out, stage=out / discover.STAGING)
+    # loose LMS files are gathered in a temporary folder, never in OUT, where grade-all may be running
+    layout = discover.discover(args.submissions, asg, exclude=out)
     with open_answers(args.answers) as into:
         tally = review.review(out, layout, asg, args.grader, Console(into, sys.stdout),
                               student=args.student, item=args.item)
