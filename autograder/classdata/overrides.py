@@ -3,7 +3,8 @@
 The TA edits the file; grade-all never rewrites it (it writes the header once, when OUT has none).
 Columns: ``student`` (the OUT folder name, an SID, email or name), ``item`` (a check id, a task id,
 a manual item of course.yml's ``manual:``, or ``total``), ``points`` (the item's new score) or
-``delta`` (points added to the grader's score, negative to take off: one of the two per row),
+``delta`` (points added to the grader's score, negative to take off, 0 to record a decision that
+changes nothing, such as a rejected regrade request: one of the two per row),
 ``reason`` (required: the student sees it) and ``grader`` (who decided). A manual item (an
 Explain-It-Back answer, say) has no score until a row gives it one.
 
@@ -157,8 +158,8 @@ def _override(row: dict, row_no: int, where: str, asg, students: dict[str, str],
                              f"got {points_text!r}")
     else:
         delta = _number(delta_text)
-        if delta is None or delta == 0:
-            raise ValueError(f"{where}: delta must be a non-zero number of points, got {delta_text!r}")
+        if delta is None:   # 0 changes no score and records a decision (a rejected regrade request)
+            raise ValueError(f"{where}: delta must be a number of points, got {delta_text!r}")
     reason = row.get("reason", "")
     if not reason:
         raise ValueError(f"{where}: no reason (the student sees it on their feedback page)")
