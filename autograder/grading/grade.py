@@ -178,7 +178,7 @@ class GradingPlan:
     @property
     def light(self) -> bool:
         """Whether the student's children may skip torch and the simulated GPU (seconds to import):
-        a partial grading (tests, benchmarks) that needs no TORCH_FILES module and no GPU check."""
+        a partial grading (tests, benchmarks) that needs no torch_files module (the Lesson's) and no GPU check."""
         return self.only is not None and not any(set(c.files) & self.torch_files or _on_gpu(c)
                                                  for _task, cs in self.checks for c in cs)
 

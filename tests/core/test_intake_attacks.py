@@ -18,7 +18,7 @@ import pytest
 
 from autograder.classdata import discover
 from autograder.core import course, submission, ziplimits
-from autograder.grading.grade import handed_in, grade_submission
+from autograder.grading.grade import grade_submission, handed_in
 from autograder.lessons.why17.fixtures import intake
 from autograder.sandbox import imports
 from tests.helpers.paths import ROOT

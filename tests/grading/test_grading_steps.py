@@ -85,10 +85,10 @@ def test_a_plan_that_fails_after_the_copy_removes_it(no_server, monkeypatch):
     load = submission.load
     monkeypatch.setattr(submission, "load", lambda *a, **k: copies.append(load(*a, **k)) or copies[-1])
 
-    def depends(grader):
-        raise UsageError("no stand-in")
-    monkeypatch.setattr(fallback, "depends", depends)
-    with pytest.raises(UsageError, match="no stand-in"):
+    def checks_for(asg, only=None):
+        raise UsageError("two modules register one check id")
+    monkeypatch.setattr(grade, "checks_for", checks_for)
+    with pytest.raises(UsageError, match="two modules"):
         grade.plan(GOOD_ADDS, "tiny", course_file=TINY_YML)
     assert len(copies) == 1 and not copies[0].folder.exists()
 
@@ -128,7 +128,7 @@ def _plan(tmp_path, checks, *, order=None, early=(), needs=None, only=None, grad
     sub = submission.Submission(folder=folder, files=("a.py",), seed=7, origin="made up", _tmp=tmp_path)
     asg = SimpleNamespace(name="made_up", grader=grader, visibility="visible", sim_profile="h100-sxm")
     return grade.GradingPlan(
-        course=None, assignment=asg, device=device, limits=Limits(time_limit_s=30.0), fixed_limit=False,
+        assignment=asg, device=device, limits=Limits(time_limit_s=30.0), fixed_limit=False,
         budget_s=budget_s, started=0.0, submission=sub, checks=checks, order=order or checks,
         early=set(early), shares={c.id: 2.0 for _t, cs in checks for c in cs}, needs=needs or {},
         torch_files=frozenset({"bw"}), plot_files=frozenset(), only=only)
