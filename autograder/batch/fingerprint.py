@@ -72,7 +72,7 @@ def of_checks(asg, ids) -> dict[str, str]:
         try:
             # the module the check is filed under (a rubric's checks are built by the engine,
             # autograder/gpu/checks.py, but filed under the lesson's module that registered them)
-            path = Path(inspect.getsourcefile(sys.modules[check.fn.__module__])).resolve()
+            path = Path(inspect.getsourcefile(sys.modules[check.module])).resolve()
             out[check_id] = f"{path.relative_to(root).as_posix()}:{_file_hash(path)}"
         except (TypeError, OSError, ValueError):
             continue

@@ -91,7 +91,7 @@ class Context(Protocol):
 @dataclass(frozen=True)
 class Check:
     """One hidden check: ``id`` is unique and appears in the results' test name; ``device`` is
-    where it runs (CPU or SIMULATED_GPU)."""
+    where it runs (CPU or SIMULATED_GPU); ``module`` the check module that registered it."""
 
     id: str
     task: str
@@ -101,6 +101,7 @@ class Check:
     weight: float = 1.0
     visibility: str | None = None   # None: the assignment's default from course.yml
     device: str = CPU
+    module: str = ""
 
 
 #: Checks by the module that registered them, then by check id (a Lesson's checks are those of
@@ -125,8 +126,9 @@ def check(id: str, *, task: str, name: str, files: tuple[str, ...] | str, weight
     files = (files,) if isinstance(files, str) else tuple(files)
 
     def register(fn):
-        add(module or fn.__module__, Check(id=id, task=task, name=name, files=files, fn=fn,
-                                           weight=weight, visibility=visibility, device=device))
+        home = module or fn.__module__
+        add(home, Check(id=id, task=task, name=name, files=files, fn=fn, weight=weight,
+                        visibility=visibility, device=device, module=home))
         return fn
 
     return register

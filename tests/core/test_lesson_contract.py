@@ -151,6 +151,9 @@ def test_the_grading_key_changes_with_the_reference_and_the_declared_files(tmp_p
     with open(tiny / "solutions" / "tinygpu" / "fill.py", "a") as fh:
         fh.write("\n# the reference changed\n")
     assert fingerprint.grader_digest(asg) != before
-    declared = lesson.of(course.load().assignment("why17"))
-    roots = fingerprint.deciding_roots(course.load().assignment("why17"))
-    assert (ROOT / "shared" / "lessons" / "why17") in roots and declared.folder in roots
+    why17 = course.load().assignment("why17")
+    roots = fingerprint.deciding_roots(why17)
+    assert (ROOT / "shared" / "lessons" / "why17") in roots and lesson.of(why17).folder in roots
+    prints = fingerprint.of_checks(why17, ["sync_present", "law_bandwidth_doubles", "nope"])
+    assert prints["sync_present"].startswith("checks/gpu.py:") and "nope" not in prints
+    assert prints["law_bandwidth_doubles"].startswith("checks/predict_laws.py:")

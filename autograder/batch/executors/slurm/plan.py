@@ -22,7 +22,7 @@ MANIFEST = "manifest.json"
 SCRIPT = "grade.sh"
 JOB = "job.json"
 LOG_PATTERN = "task-%a.log"
-VERSION = 1
+VERSION = 2   # 2: the manifest names the course file
 
 
 def slices(students: list[str], per_task: int) -> list[list[str]]:
@@ -50,7 +50,7 @@ class Manifest:
     workers: int
     budget_s: float
     slices: list[list[dict]]
-    course: str = ""   # the course file the assignment is read from
+    course: str   # the course file the assignment is read from
     version: int = VERSION
 
     def write(self, run: Path) -> Path:
