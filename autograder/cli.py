@@ -4,8 +4,10 @@ Each command module defines NAME, HELP, ``add_arguments(parser)`` and ``run(args
 Bad usage exits 2 with one line naming the problem (UsageError), never a traceback.
 
 ``--course PATH`` (before or after the command; a course.yml or the folder holding one) picks the
-course every command uses; without it, the nearest course.yml from the current folder upward that
-has an ``assignments`` mapping, else the checkout's (autograder/core/course.py: ``find``).
+course; without it, the nearest course.yml from the current folder upward that has an
+``assignments`` mapping, else the checkout's (autograder/core/course.py: ``find``). The course is
+loaded here, once, and handed to the command as ``args.course`` (a ``course.Course``); nothing
+below reads it from the environment.
 """
 from __future__ import annotations
 
@@ -37,7 +39,8 @@ def _commands(argv=()):
     notebooks); ``grade`` alone about 0.1 s, and it is the command a Gradescope container and a
     student run cold, before the fork server it starts can begin importing torch."""
     names = sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
-    named = next((token for token in argv if not token.startswith("-")), None)
+    given = [t for i, t in enumerate(argv) if not (i and argv[i - 1] == "--course")]   # not its PATH
+    named = next((token for token in given if not token.startswith("-")), None)
     if named is not None and named.replace("-", "_") in names:
         module = importlib.import_module(f"autograder.commands.{named.replace('-', '_')}")
         if module.NAME == named:
@@ -53,38 +56,27 @@ def _prog() -> str:
     return name if name and not name.endswith((".py", "__main__")) and name != "-c" else "python -m autograder"
 
 
-def _select_course(argv) -> list[str]:
-    """Select the course before the commands parse their arguments (some check values against
-    it); the arguments left without ``--course PATH``."""
-    early = _Parser(prog=_prog(), add_help=False, allow_abbrev=False)
-    early.add_argument("--course", default=None)
-    known, rest = early.parse_known_args(argv)
-    course.select(known.course)
-    return rest
-
-
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         settings.check()
-        rest = _select_course(argv)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     parser = _Parser(prog=_prog(), description="Grade the course's submissions (course.yml).")
-    parser.add_argument("--course", metavar="PATH", help=COURSE_HELP)
+    parser.add_argument("--course", dest="course_path", metavar="PATH", help=COURSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for module in _commands(rest):
+    for module in _commands(argv):
         p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
-        p.add_argument("--course", metavar="PATH", default=argparse.SUPPRESS, help=COURSE_HELP)
+        p.add_argument("--course", dest="course_path", metavar="PATH", default=argparse.SUPPRESS,
+                       help=COURSE_HELP)
         module.add_arguments(p)
         p.set_defaults(run=module.run)
     args = parser.parse_args(argv)
     try:
-        if getattr(args, "course", None) is not None:   # as parsed in full (an abbreviated --cour)
-            course.select(args.course)
+        args.course = course.load(course.find(args.course_path))   # the one load of the course
         if args.command in NAMES_COURSE:
-            print(f"course: {course.current_file()}", flush=True)
+            print(f"course: {args.course.path}", flush=True)
         return int(args.run(args) or 0)
     except UsageError as exc:   # several problems (bad rows of one file): a line each
         for line in str(exc).splitlines() or [""]:

@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from autograder.core import course  # noqa: E402
 from autograder.grading.grade import grade_submission, load_checks  # noqa: E402
+from autograder.lessons.why17 import LESSON  # noqa: E402
 from autograder.sandbox import forkserver  # noqa: E402
 
 
@@ -46,7 +47,7 @@ def main() -> int:
     only = set(args.checks.split(",")) if args.checks else None
     asg = course.load().assignment("why17")
     t0 = time.perf_counter()
-    load_checks()
+    load_checks(LESSON)
     print(f"loading the checks (hypothesis, tables): {time.perf_counter() - t0:.2f} s wall, once per process")
     print(f"{'submission':<10} {'run':>3} {'wall s':>7} {'cpu grader':>11} {'cpu children':>13} "
           f"{'score':>13} {'tests':>6}")

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from autograder.core import course, lesson  # noqa: E402
 from autograder.grading.grade import grade_submission, load_checks  # noqa: E402
-from autograder.lessons.why17 import cases  # noqa: E402
+from autograder.lessons.why17 import LESSON, cases  # noqa: E402
 from autograder.lessons.why17 import strategies as S  # noqa: E402
 from autograder.lessons.why17.fixtures import build  # noqa: E402
 from autograder.sandbox import forkserver  # noqa: E402
@@ -44,7 +44,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     profile = settings(derandomize=True, deadline=None, database=None, max_examples=args.examples,
                        phases=(Phase.explicit, Phase.generate), suppress_health_check=list(HealthCheck))
-    laws = {c.id for c in load_checks().values() if c.id.startswith(("law_", "errors_"))}
+    laws = {c.id for c in load_checks(LESSON).values() if c.id.startswith(("law_", "errors_"))}
     forkserver.ensure(**lesson.server_imports(course.load().assignment()))
     table = cases.run_law
     work = Path(tempfile.mkdtemp(prefix="why17-laws-"))

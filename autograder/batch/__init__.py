@@ -3,7 +3,6 @@
 grade-all is four steps, one module each, run in order by ``run`` (``grade_all``):
 
 - ``options``: the command line's flags (``BatchOptions``), settled against course.yml and checked;
-  ``preflight``: is the course fit to grade with;
 - ``plan``: who is graded this run and under which grading key (``fingerprint``: the grader's
   check code, part of the key); damaged student folders healed;
 - ``executors``: where the grading runs (``base``: the interface; ``local``: worker processes on

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from autograder.batch import preflight
 from autograder.batch.executors.base import ExecutorFactory
 from autograder.batch.executors.local import LocalExecutor
 from autograder.core import course, late
 from autograder.core.course import Assignment
 from autograder.core.errors import UsageError
+from autograder.grading import preflight
 
 #: Default wall-clock budget of one submission, in per-call time limits (course.yml time_limit_s).
 BUDGET_CALLS = 20
@@ -46,21 +46,22 @@ class BatchOptions:
 
 @dataclass(frozen=True)
 class Settled:
-    """``options`` with course.yml's values filled in: the assignment, the device, the worker
-    processes and the budget of one submission (seconds of wall clock)."""
+    """``options`` with course.yml's values filled in: the course, the assignment, the device, the
+    worker processes and the budget of one submission (seconds of wall clock)."""
 
     options: BatchOptions
+    course: course.Course
     asg: Assignment
     device: str
     jobs: int
     budget_s: float
 
 
-def settle(options: BatchOptions) -> Settled:
-    """The options settled and checked before OUT is touched: a bad --device or --jobs, a course
-    unfit to grade with (autograder/batch/preflight.py) or a bad --extensions file is a
-    UsageError (exit 2, nobody graded)."""
-    asg = course.load().assignment(options.assignment)
+def settle(options: BatchOptions, the_course: course.Course) -> Settled:
+    """The options settled against ``the_course`` and checked before OUT is touched: a bad
+    --device or --jobs, a course unfit to grade with (autograder/grading/preflight.py) or a bad
+    --extensions file is a UsageError (exit 2, nobody graded)."""
+    asg = the_course.assignment(options.assignment)
     device = options.device or asg.device
     if device not in course.DEVICES:
         raise UsageError(f"--device {device!r}: expected one of {', '.join(course.DEVICES)}")
@@ -69,7 +70,7 @@ def settle(options: BatchOptions) -> Settled:
         raise UsageError(f"--jobs {jobs}: must be at least 1")
     limit = float(options.time_limit_s or asg.time_limit_s)
     budget_s = float(options.budget_s or BUDGET_CALLS * limit)
-    preflight.check(asg)
+    preflight.check(the_course, asg)
     if options.extensions:
         late.load_extensions(options.extensions)   # a bad file is refused before OUT is touched
-    return Settled(options, asg, device, jobs, budget_s)
+    return Settled(options, the_course, asg, device, jobs, budget_s)

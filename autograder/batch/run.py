@@ -25,16 +25,19 @@ from autograder.batch.options import BatchOptions, Settled, settle
 from autograder.batch.progress import Progress
 from autograder.batch.record import Context, Recorder
 from autograder.classdata import discover, overrides, partial, regrades, store, zero
+from autograder.core import course
 
 
-def grade_all(src, out, options: BatchOptions | None = None, *, stream=None) -> int:
+def grade_all(src, out, options: BatchOptions | None = None, *, the_course: course.Course | None = None,
+              stream=None) -> int:
     """Grade the class in ``src`` into ``out``; the exit status (0 done, 1 when the grader failed
     on a student, a file could not be written or the executor left some ungraded, 130
     interrupted). Before anyone is graded, the options, the course, the extensions given and
-    OUT/overrides.csv are checked: any problem is a UsageError (exit 2)."""
+    OUT/overrides.csv are checked: any problem is a UsageError (exit 2). ``the_course``: as the
+    command line loaded it (None: ``course.load()``'s, for the Python API)."""
     stream = stream if stream is not None else sys.stderr
     options = options if options is not None else BatchOptions()
-    settled = settle(options)
+    settled = settle(options, the_course if the_course is not None else course.load())
     layout = discover.discover(src, settled.asg, exclude=Path(out), stage=Path(out) / discover.STAGING)
     wanted = plan.wanted(layout, options.student)
     key, full_key = plan.keys(settled)
@@ -86,7 +89,7 @@ def execute(run: Run, todo: list[tuple[discover.Submission, str]]) -> tuple[int,
     outcome recorded as it arrives: (exit status so far, whether Ctrl-C or SIGTERM interrupted)."""
     stream, settled = run.ctx.stream, run.settled
     setup = Setup(run.ctx.store, settled.asg, settled.jobs, settled.budget_s, Path(run.out) / LOG,
-                  run.progress, stream)
+                  run.progress, stream, settled.course.path)
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         jobs = []

@@ -7,7 +7,7 @@ folder of their own) counts. In order:
 - ``gradescope``: Gradescope's ``created_at``, from the export's own ``submission_metadata.yml``
   (read by discover into ``Submission.created_at``); on Gradescope itself, ``grade
   --submission-metadata`` reads the file the harness writes, /autograder/submission_metadata.json,
-  outside the submission folder (``from_gradescope_json``);
+  outside the submission folder (``from_gradescope_json``, autograder/core/platform_time.py);
 - ``nbgrader``: the ``timestamp.txt`` nbgrader writes into each collected assignment folder
   (``nbgrader submit`` writes it over any file of that name the student had), in the nbgrader
   layout only; UTC when it names no offset, as nbgrader does;
@@ -21,26 +21,17 @@ results.json's ``late.time_source`` names the one used.
 from __future__ import annotations
 
 import datetime as dt
-import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.classdata.discover import Submission
 from autograder.core.errors import UsageError
 from autograder.core.late import parse_time
+from autograder.core.platform_time import GRADESCOPE_JSON, MAX_METADATA_BYTES, Submitted, from_gradescope_json
 
-GRADESCOPE_JSON = "submission_metadata.json"
+__all__ = ["GRADESCOPE_JSON", "MAX_METADATA_BYTES", "NBGRADER_STAMP", "Submitted", "collected",
+           "from_gradescope_json", "submission_time"]
+
 NBGRADER_STAMP = "timestamp.txt"
-#: Largest platform metadata file read, in bytes (Gradescope's is a few KB).
-MAX_METADATA_BYTES = 1 << 20
-
-
-@dataclass(frozen=True)
-class Submitted:
-    """``when`` (aware datetime, or None when nothing tells) and ``source`` (words for the output)."""
-
-    when: dt.datetime | None
-    source: str
 
 
 def _utc(text: str, where: str) -> dt.datetime:
@@ -82,22 +73,3 @@ def collected(path: Path | None) -> Submitted:
         return Submitted(None, "no time found (no platform timestamp; the entry is unreadable)")
     return Submitted(dt.datetime.fromtimestamp(mtime, dt.timezone.utc),
                      "collected: the entry's own time in SUBMISSIONS_DIR (no platform timestamp)")
-
-
-def from_gradescope_json(path: Path | str) -> Submitted:
-    """Gradescope's ``created_at`` from the metadata file its harness writes (outside the
-    submission folder). UsageError (one line naming the file) when it is missing or holds none."""
-    path = Path(path)
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_METADATA_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read Gradescope's submission metadata ({exc.strerror})") from None
-    if len(raw) > MAX_METADATA_BYTES:
-        raise UsageError(f"{path}: larger than {MAX_METADATA_BYTES // 2**20} MiB; not Gradescope's metadata")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-        created = data["created_at"]
-    except (UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError):
-        raise UsageError(f"{path}: not Gradescope's submission metadata (JSON with created_at)") from None
-    return Submitted(parse_time(created, str(path)), f"Gradescope {GRADESCOPE_JSON}")

@@ -1,14 +1,14 @@
-"""A grade-all worker process: ``python -m autograder.batch.worker``.
+"""A grade-all worker process: ``python -m autograder.batch.worker COURSE_FILE ASSIGNMENT``.
 
-It imports the grader once, starts a fork server (autograder/sandbox/forkserver/) so every sandboxed
-child it launches is forked from a process that already imported torch, then grades one
-submission per request. Student code never runs here: grade_submission runs it in sandboxed
-children, each a fresh process.
+It loads the course file it is given once, imports the assignment's grader once, starts a fork
+server (autograder/sandbox/forkserver/) so every sandboxed child it launches is forked from a
+process that already imported torch, then grades one submission per request. Student code never
+runs here: grade_submission runs it in sandboxed children, each a fresh process.
 
-Protocol (JSON lines): the parent writes ``{"id", "path", "assignment", "device",
-"time_limit_s", "only"}`` on stdin (``only``: check ids, or null for all); the worker answers on
-its original stdout with ``{"ready": true}``
-once, then ``{"id", "results", "cpu_s"}`` per request, and at the end of its stdin
+Protocol (JSON lines): the parent writes ``{"id", "path", "assignment", "device", "time_limit_s",
+"only"}`` on stdin (``assignment``: the one the worker was started for; ``only``: check ids, or
+null for all); the worker answers on its original stdout with ``{"ready": true}`` once, then
+``{"id", "results", "cpu_s"}`` per request, and at the end of its stdin
 ``{"bye": true, "cpu_s", "maxrss_kb", "children_maxrss_kb"}`` (CPU seconds of the worker and
 everything it started; peak resident memory in KiB of the worker itself and of the largest process
 below it). Everything else the worker or the grader prints goes to stderr (the parent's log).
@@ -56,18 +56,20 @@ def _server_cpu_s() -> float:
     return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")   # utime stime cutime cstime
 
 
-def grade_one(job: dict) -> dict:
-    """The results dict for one job: graded, a zero with the reason when grading refused it, or a
-    grader failure (no score: autograder/classdata/zero.py) when the grader itself failed."""
+def grade_one(asg, job: dict) -> dict:
+    """The results dict for one job of the assignment ``asg``: graded, a zero with the reason when
+    grading refused it, or a grader failure (no score: autograder/classdata/zero.py) when the
+    grader itself failed."""
     from autograder.classdata.zero import grader_failure, zero_results
-    from autograder.core import course, lesson
+    from autograder.core import lesson
     from autograder.core.errors import GraderError, UsageError
     from autograder.grading.grade import grade_submission
 
-    asg = course.load().assignment(job["assignment"])
+    if job.get("assignment", asg.name) != asg.name:
+        return grader_failure(asg, f"this worker grades {asg.name!r}, not {job['assignment']!r}")
     try:
         only = set(job["only"]) if job.get("only") else None
-        results = grade_submission(job["path"], job["assignment"], job.get("device"),
+        results = grade_submission(job["path"], asg, job.get("device"),
                                    time_limit_s=job.get("time_limit_s"), only=only,
                                    lanes=1)   # one grading per core already
     except UsageError as exc:                       # the grader refused the submission
@@ -98,7 +100,8 @@ def _stamped(asg, results: dict, only) -> dict:
     return results
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    course_file, assignment = sys.argv[1:3] if argv is None else argv
     _set_pdeathsig()
     parent = settings.BATCH_PARENT.get()            # kept: it tags every process of the run
     if parent is not None and os.getppid() != parent:   # grade-all died before we started
@@ -106,20 +109,20 @@ def main() -> int:
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)                                   # stray prints go to the log, not the protocol
     sys.stdout = sys.stderr
+    from autograder.core import course, lesson
+    asg = course.load(course_file).assignment(assignment)
     if settings.FORKSERVER.get():
-        from autograder.core import course, lesson
         from autograder.sandbox import forkserver
-        imports = lesson.server_imports(course.load().assignment())   # what load_checks' assignment names
-        forkserver.start(wait=False, **imports)     # imported there while we import the grader
+        forkserver.start(wait=False, **lesson.server_imports(asg))   # imported there while we import the grader
     from autograder.grading.grade import load_checks
-    load_checks()                                   # the grader's imports, paid once per worker
+    load_checks(asg)                                # the grader's imports, paid once per worker
     if settings.FORKSERVER.get():
         forkserver.active().wait_ready()
     protocol.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)
         before = _cpu_s()
-        results = _finite(grade_one(job))
+        results = _finite(grade_one(asg, job))
         reply = {"id": job["id"], "results": results, "cpu_s": round(_cpu_s() - before, 3)}
         protocol.write(json.dumps(reply, allow_nan=False) + "\n")
     from autograder.sandbox import forkserver

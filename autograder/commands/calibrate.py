@@ -3,7 +3,6 @@ submission through every check, as one table of ratios and verdicts (the assignm
 package's calibrate.py: autograder/core/lesson.py)."""
 from __future__ import annotations
 
-from autograder.core import course
 from autograder.core.errors import UsageError
 
 NAME = "calibrate"
@@ -25,7 +24,7 @@ def run(args) -> int:
     from autograder.core import lesson
     from autograder.grading import real_gpu as realgpu
 
-    asg = course.load().assignment(args.assignment)
+    asg = args.course.assignment(args.assignment)
     calibrate = lesson.calibration_of(asg)
     if calibrate is None:
         raise UsageError(f"calibrate: assignment {asg.name} has no calibration (no calibrate.py in {asg.grader})")
@@ -35,7 +34,7 @@ def run(args) -> int:
             calibrate.tables.device(profile)
         except (KeyError, ValueError) as exc:
             raise UsageError(f"--profile: {exc}") from None
-        device_line, spec, rows = calibrate.calibrate_sim(profile)
+        device_line, spec, rows = calibrate.calibrate_sim(asg.solutions_dir, profile)
     else:
         if args.profile:
             raise UsageError("--profile applies to --device sim only")
@@ -44,6 +43,6 @@ def run(args) -> int:
             raise UsageError("calibrate --device cuda: no CUDA GPU on this machine "
                              "(torch.cuda.is_available() is False); calibrate --device sim prints the "
                              "table on the simulated GPU")
-        device_line, spec, rows = calibrate.calibrate_cuda()
+        device_line, spec, rows = calibrate.calibrate_cuda(asg.solutions_dir)
     print(calibrate.format_table(device_line, spec, rows))
     return 1 if any(r.problems() for r in rows) else 0

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import sys
 
-from autograder.core import course
 from autograder.exports import generate
 
 NAME = "generate"
@@ -16,7 +15,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    assignment = course.load().assignment(args.assignment)
+    assignment = args.course.assignment(args.assignment)
     try:
         if args.check:
             changed = generate.drift(assignment)

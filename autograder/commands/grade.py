@@ -1,11 +1,17 @@
-"""``grade SUBMISSION``: grade one folder or .zip into a Gradescope results.json."""
+"""``grade SUBMISSION``: grade one folder or .zip into a Gradescope results.json.
+
+One straight path, on the course the command line loaded once (``args.course``): intake (when
+the platform says it was handed in, read before any grading), plan (the course fit to grade
+with: autograder/grading/preflight.py, while the fork server imports torch), run
+(``grade_submission``), report (the late policy, results.json, the summary).
+"""
 from __future__ import annotations
 
 import sys
 
-from autograder.batch import submitted
-from autograder.core import course, late, lesson, results
+from autograder.core import course, late, lesson, platform_time, results
 from autograder.core.errors import GraderError
+from autograder.grading import preflight
 from autograder.grading.grade import grade_submission
 
 NAME = "grade"
@@ -25,30 +31,38 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    # Several children start per submission (one per student file, and the reference): fork
-    # them from one server that imports torch once, while this process loads the checks. For
-    # one grading's handful of forks, huge pages would cost more than they save; and the grader
-    # package's SERVER_LATER (matplotlib) is not worth importing there: the plot file's checks run
-    # while the server still imports torch, in a child that imports matplotlib itself.
-    from autograder.batch import preflight
-    from autograder.sandbox import forkserver
-    asg = course.load().assignment(args.assignment)
-    # Read before grading (a bad metadata file is one line, not a grading thrown away), and only
-    # when a late policy needs it: without one, Gradescope's file is not this grader's business.
-    when = (submitted.from_gradescope_json(args.submission_metadata)
+    asg = args.course.assignment(args.assignment)
+    # intake: read before grading (a bad metadata file is one line, not a grading thrown away), and
+    # only when a late policy needs it: without one, Gradescope's file is not this grader's business.
+    when = (platform_time.from_gradescope_json(args.submission_metadata)
             if args.submission_metadata and asg.late is not None else None)
-    forkserver.start(preload=lesson.server_imports(asg)["preload"], wait=False, huge_pages=False, later=())
     try:
-        preflight.check(course.load().assignment(args.assignment))   # while the server imports torch
-        res = grade_submission(args.submission, args.assignment, args.device)
+        res = _graded(args, asg)
     except GraderError as exc:   # no results.json: a grader failure must never read as a score
         print(f"error: the grader failed, not the submission: {exc}; no results written", file=sys.stderr)
         return 1
-    finally:
-        forkserver.stop()
     if when is not None:
         res = late.apply(res, asg.late, when.when, when.source)
     path = results.write(res, args.out)
     print(results.summary(res, {t.id: t.title for t in asg.tasks}))
     print(f"wrote {path}")
     return 0
+
+
+def _graded(args, asg: course.Assignment) -> dict:
+    """Plan and run: the results of grading ``args.submission``.
+
+    Several children start per submission (one per student file, and the reference): they fork
+    from one server that imports torch once, started first, while this process checks the
+    course and loads the checks. For one grading's handful of forks, huge pages would cost more
+    than they save; and the Lesson's server_later (matplotlib) is not worth importing there: the
+    plot file's checks run while the server still imports torch, in a child that imports
+    matplotlib itself.
+    """
+    from autograder.sandbox import forkserver
+    forkserver.start(preload=lesson.server_imports(asg)["preload"], wait=False, huge_pages=False, later=())
+    try:
+        preflight.check(args.course, asg)
+        return grade_submission(args.submission, asg, args.device)
+    finally:
+        forkserver.stop()

@@ -36,12 +36,19 @@ def _positive_int(text: str) -> int:
 
 def _check_ids(text: str) -> set[str]:
     import argparse
-
-    from autograder.grading.grade import load_checks
     ids = {t.strip() for t in text.split(",") if t.strip()}
-    unknown = sorted(ids - set(load_checks()))
-    if not ids or unknown:
-        raise argparse.ArgumentTypeError(f"unknown check id {unknown[0] if unknown else text!r}")
+    if not ids:
+        raise argparse.ArgumentTypeError(f"unknown check id {text!r}")
+    return ids
+
+
+def _known_checks(ids: set[str] | None, asg) -> set[str] | None:
+    """``ids`` when the assignment has every one of them; UsageError naming the first it lacks."""
+    from autograder.core.errors import UsageError
+    from autograder.grading.grade import load_checks
+    unknown = sorted((ids or set()) - set(load_checks(asg)))
+    if unknown:
+        raise UsageError(f"argument --checks: unknown check id {unknown[0]!r}")
     return ids
 
 
@@ -75,8 +82,9 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    only = _known_checks(args.checks, args.course.assignment(args.assignment))
     options = BatchOptions(jobs=args.jobs, force=args.force, student=args.student,
                            assignment=args.assignment, device=args.device, budget_s=args.budget_s,
-                           time_limit_s=args.time_limit_s, only=args.checks, extensions=args.extensions,
+                           time_limit_s=args.time_limit_s, only=only, extensions=args.extensions,
                            similarity=args.similarity, executor=slurm_cli.executor_from(args))
-    return batch.grade_all(args.submissions, args.out, options)
+    return batch.grade_all(args.submissions, args.out, options, the_course=args.course)

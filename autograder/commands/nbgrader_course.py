@@ -1,7 +1,6 @@
 """``nbgrader-course --out DIR``: write an nbgrader course whose autograded cells run this grader."""
 from __future__ import annotations
 
-from autograder.core import course
 from autograder.core.errors import UsageError
 from autograder.exports import generate
 
@@ -17,7 +16,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from autograder.exports import nbgrader_course
 
-    assignment = course.load().assignment(args.assignment)
+    assignment = args.course.assignment(args.assignment)
     try:
         out = nbgrader_course.write_course(args.out, assignment)
     except generate.GenerateError as exc:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autograder.core import course
 from autograder.core.errors import UsageError
 from autograder.exports import bundle, generate
 
@@ -18,7 +17,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    assignment = course.load().assignment(args.assignment)
+    assignment = args.course.assignment(args.assignment)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {args.out}: exists and is not a folder")

@@ -23,7 +23,6 @@ def run(args) -> int:
     from pathlib import Path
 
     from autograder.classdata import discover
-    from autograder.core import course
     from autograder.core.errors import UsageError
     from autograder.similarity import clusters
     from autograder.similarity import run as similar
@@ -32,7 +31,7 @@ def run(args) -> int:
         raise UsageError(f"--top {args.top}: must be at least 1")
     if args.cluster_at is not None and not 0 < args.cluster_at <= 100:
         raise UsageError(f"--cluster-at {args.cluster_at:g}: must be a percent above 0 and at most 100")
-    asg = course.load().assignment(args.assignment)
+    asg = args.course.assignment(args.assignment)
     layout = discover.discover(args.submissions, asg, exclude=Path(args.out))
     threshold = args.cluster_at / 100 if args.cluster_at is not None else clusters.THRESHOLD
     similar.write_report(layout, asg, Path(args.out), top=args.top or similar.TOP, threshold=threshold)

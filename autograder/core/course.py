@@ -4,27 +4,24 @@ A wrong key or type raises UsageError with one line naming the key and the file.
 by shared/course_file.py (the one parser, which the student's conftest.py uses too); this module
 checks every key of the grader's schema and builds the dataclasses.
 
-Which course.yml: ``load()`` without a path reads ``current_file()``: the one ``select`` chose
-(the command line's ``--course``), else the nearest course.yml from the current folder upward
-that has an ``assignments`` mapping, else the one of the checkout this package lives in.
+Which course.yml: the command line loads one, once (``--course``, else ``find()``: the nearest
+course.yml from the current folder upward that has an ``assignments`` mapping, else the one of
+the checkout this package lives in), and passes the Course down; worker processes are given its
+file as an argument. Nothing here reads or writes the environment.
 """
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.core import late as late_policy
-from autograder.core import settings
 from autograder.core.errors import UsageError
 from shared import course_file
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE_FILE = ROOT / "course.yml"
-#: Environment variable naming the selected course file, so a command's child processes (grade-all's
-#: workers, Slurm tasks) grade with the course their parent was given.
-COURSE_ENV = settings.COURSE.name
 DEVICES = ("sim", "cpu", "cuda")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
@@ -129,8 +126,11 @@ class Assignment:
 
 @dataclass(frozen=True)
 class Course:
+    """One course file, loaded: ``path`` is the course.yml it was read from (absolute)."""
+
     title: str
     assignments: dict[str, Assignment]
+    path: Path = field(default=COURSE_FILE)
 
     def assignment(self, name: str | None = None) -> Assignment:
         """The assignment called ``name``; None: the first one course.yml lists."""
@@ -167,24 +167,10 @@ def find(path: Path | str | None = None, start: Path | str | None = None) -> Pat
     return COURSE_FILE
 
 
-def select(path: Path | str | None) -> Path:
-    """Make ``find(path)`` the course every ``load()`` without a path reads, in this process and its
-    children (through COURSE_ENV); the file chosen."""
-    chosen = find(path)
-    os.environ[COURSE_ENV] = str(chosen)
-    return chosen
-
-
-def current_file() -> Path:
-    """The course file ``load()`` reads by default: the selected one (COURSE_ENV), else ``find()``'s."""
-    selected = settings.COURSE.get()
-    return Path(selected) if selected else find()
-
-
 def load(path: Path | str | None = None) -> Course:
-    """Parse and validate ``path`` (default: ``current_file()``); UsageError names the first wrong
-    key and the file. The course's folder goes on sys.path, so grader packages beside it import."""
-    path = Path(path) if path is not None else current_file()
+    """Parse and validate ``path`` (default: ``find()``'s); UsageError names the first wrong key
+    and the file. The course's folder goes on sys.path, so grader packages beside it import."""
+    path = Path(path).resolve() if path is not None else find()
     try:
         the_course = _build(path, course_file.read(path))
     except course_file.CourseFileError as exc:
@@ -233,7 +219,7 @@ def _build(path: Path, data: dict) -> Course:
         fields = {k: raw[k] for k in _ASSIGNMENT_KEYS if k != "tasks"}
         assignments[name] = Assignment(name=name, tasks=tuple(tasks), root=path.resolve().parent,
                                        late=late, manual=manual, **time_keys, **fields)
-    return Course(title=data["course"], assignments=assignments)
+    return Course(title=data["course"], assignments=assignments, path=path.resolve())
 
 
 # The key checks of shared/course_file.py (they raise CourseFileError; load() turns it into UsageError).

@@ -4,12 +4,24 @@ A check is a function ``fn(ctx) -> str | None`` registered with ``@check(...)``.
 returning (optionally a short message) and fails by raising ``CheckFailed(message)``; the message
 names the quantity with its unit, the ratio seen, and the lesson section to reread. Any student
 error it does not catch (StudentError and subclasses) also fails it, with a message the runner
-writes. Checks never see student objects, only the plain values the child process returned.
+writes; any other exception is the grader's own failure, never a grade. Checks never see student
+objects, only the plain values the child process returned.
+
+Each check declares its device: ``CPU`` (the grading machine, the default) or ``SIMULATED_GPU``
+(the simulated GPU seeded for the submission, with the reference beside it: the engine starts
+the reference early and runs these checks once torch is in).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Protocol
+
+#: A check's device: the grading machine's CPU.
+CPU = "cpu"
+#: A check's device: the simulated GPU, beside the reference.
+SIMULATED_GPU = "simulated-gpu"
+DEVICES = (CPU, SIMULATED_GPU)
 
 
 class CheckFailed(AssertionError):
@@ -17,13 +29,33 @@ class CheckFailed(AssertionError):
 
 
 class Context(Protocol):
-    """What a check may ask of the grader (implemented by autograder/grading/context.py)."""
+    """Everything a check may ask of the grader (implemented by autograder/grading/context.py).
 
-    seed: int            # stable per submission (hash of its files); seeds randomized profiles
-    device: str          # 'sim', 'cpu' or 'cuda'
+    Attributes:
+        seed: stable per submission (a hash of its files); seeds randomized profiles.
+        device: 'sim', 'cpu' or 'cuda', as the grading was asked.
+        submission_dir: the private copy of the submission (read it; never execute it here).
+        sim_profile: course.yml's base profile of the simulated GPU (e.g. 'h100-sxm').
+        sim_seed: the simulated GPU's seed: ``seed`` with the grader's secret.
+        gpu_memo: the GPU checks' shared calls and verdicts, for one submission.
+    """
+
+    seed: int
+    device: str
+    submission_dir: Path
+    sim_profile: str
+    sim_seed: int
+    gpu_memo: dict
 
     def has(self, module: str, function: str | None = None) -> bool:
-        """Whether the submission has ``module`` (and ``function`` in it) importable."""
+        """Whether the submission has ``module`` (and ``function`` in it) importable; a name with
+        an extension ('measurements.json') asks whether that plain file exists."""
+
+    def require(self, module: str) -> None:
+        """Raise StudentMissing with its one-line reason unless ``module`` is importable."""
+
+    def read_file(self, name: str, max_bytes: int) -> bytes | None:
+        """Up to ``max_bytes`` of the submission's plain file ``name``; None when there is none."""
 
     def call(self, module: str, function: str, *args, sim: dict | None = None,
              timeout_s: float | None = None, **kwargs) -> Any:
@@ -37,14 +69,29 @@ class Context(Protocol):
                     timeout_s: float | None = None, **kwargs) -> tuple[Any, dict]:
         """As ``call``, plus the simulator's trace of the call (a dict; empty without ``sim``)."""
 
+    def call_watched(self, module: str, function: str, *args, timeout_s: float | None = None,
+                     **kwargs) -> tuple[Any, list[dict]]:
+        """As ``call`` on the real CPU/GPU, plus the torch calls the function made."""
+
     def reference(self, module: str, function: str, *args, sim: dict | None = None,
                   **kwargs) -> Any:
         """Call the reference solution the same way, in a trusted process; plain data back."""
 
+    def reference_traced(self, module: str, function: str, *args, sim: dict | None = None,
+                         **kwargs) -> tuple[Any, dict]:
+        """As ``reference``, plus the simulator's trace."""
+
+    def expect_settings(self, module: str, settings: list[dict]) -> None:
+        """The student's calls into ``module`` will come on these simulated-GPU configs, in order."""
+
+    def settings_together(self, module: str, jobs: list) -> None:
+        """Run ``jobs`` (``[(simulated-GPU config, job), ...]``), side by side where the sandbox can."""
+
 
 @dataclass(frozen=True)
 class Check:
-    """One hidden check: ``id`` is unique and appears in the results' test name."""
+    """One hidden check: ``id`` is unique and appears in the results' test name; ``device`` is
+    where it runs (CPU or SIMULATED_GPU); ``module`` the check module that registered it."""
 
     id: str
     task: str
@@ -53,31 +100,35 @@ class Check:
     fn: Callable[[Context], str | None]
     weight: float = 1.0
     visibility: str | None = None   # None: the assignment's default from course.yml
+    device: str = CPU
+    module: str = ""
 
 
-#: Checks by the assignment package that holds them (course.yml's ``grader``), then by check id.
+#: Checks by the module that registered them, then by check id (a Lesson's checks are those of
+#: the modules of its ``checks`` package: autograder/grading/grade.py ``load_checks``).
 REGISTRY: dict[str, dict[str, Check]] = {}
 
 
-def package_of(module: str) -> str:
-    """The assignment package of a check module: 'pkg.checks.bw_cpu' -> 'pkg'."""
-    head, sep, _tail = module.partition(".checks.")
-    if not sep:
-        raise ValueError(f"check module {module!r} is not inside a '<package>.checks' package")
-    return head
+def add(module: str, check: Check) -> None:
+    """File ``check`` under the check module ``module`` (ValueError on an id registered twice there)."""
+    if check.device not in DEVICES:
+        raise ValueError(f"check {check.id!r}: device must be one of {', '.join(DEVICES)}, got {check.device!r}")
+    mine = REGISTRY.setdefault(module, {})
+    if check.id in mine:
+        raise ValueError(f"check id {check.id!r} registered twice in {module}")
+    mine[check.id] = check
 
 
 def check(id: str, *, task: str, name: str, files: tuple[str, ...] | str, weight: float = 1.0,
-          visibility: str | None = None):
-    """Register ``fn`` as a check. ``files`` names the student modules it needs, e.g. ('bw',)."""
+          visibility: str | None = None, device: str = CPU, module: str | None = None):
+    """Register ``fn`` as a check. ``files`` names the student modules it needs, e.g. ('bw',);
+    ``module``: the check module it is filed under (default: ``fn``'s own)."""
     files = (files,) if isinstance(files, str) else tuple(files)
 
     def register(fn):
-        mine = REGISTRY.setdefault(package_of(fn.__module__), {})
-        if id in mine:
-            raise ValueError(f"check id {id!r} registered twice in {package_of(fn.__module__)}")
-        mine[id] = Check(id=id, task=task, name=name, files=files, fn=fn, weight=weight,
-                         visibility=visibility)
+        home = module or fn.__module__
+        add(home, Check(id=id, task=task, name=name, files=files, fn=fn, weight=weight,
+                        visibility=visibility, device=device, module=home))
         return fn
 
     return register

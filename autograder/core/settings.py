@@ -2,9 +2,9 @@
 
 Code reads a variable only through its Setting here (``settings.SANDBOX.get()``), never through
 ``os.environ`` by name; a bad value raises UsageError with one line naming the variable (the
-command line prints it and exits 2). Each ``get()`` reads the environment afresh: ``--course``
-selects the course by setting WHY17_COURSE for this process and its children, and tests set
-variables per test. shared/ code reads its own variables through shared/settings.py.
+command line prints it and exits 2). Each ``get()`` reads the environment afresh: tests set
+variables per test. No variable carries the course: the command line loads it once and passes it
+down (worker processes get its file as an argument). shared/ code reads its own variables through shared/settings.py.
 
 ``python -m autograder.core.settings`` prints the table of every variable that
 docs/maintaining.md carries (tests/core/test_settings.py checks that the two agree).
@@ -23,11 +23,6 @@ class Setting(shared_settings.Setting):
     error: ClassVar[type[Exception]] = UsageError
 
 
-COURSE = Setting(
-    "WHY17_COURSE", "path", "",
-    "Course file every command reads; `--course` sets it, so grade-all's workers and Slurm tasks "
-    "grade the course their parent was given. Unset: the nearest course.yml at or above the "
-    "working folder, else the checkout's")
 SANDBOX = Setting(
     "WHY17_SANDBOX", "choice", "auto",
     "Sandbox mode: `auto` uses namespaces when the kernel allows them and falls back to plain; "
@@ -61,7 +56,7 @@ PREGRADED = Setting(
     "test cell then runs `grade` itself); the config sets it once it has pre-graded")
 
 #: The grader's own settings.
-GRADER = (COURSE, SANDBOX, FORKSERVER, SIM_SECRET, BATCH_PARENT, ROOT, PYTHON, PREGRADED)
+GRADER = (SANDBOX, FORKSERVER, SIM_SECRET, BATCH_PARENT, ROOT, PYTHON, PREGRADED)
 #: The grader's settings, then those shared/ and the lab notebook read, in the order of the docs table.
 ALL = (*GRADER, *shared_settings.ALL)
 

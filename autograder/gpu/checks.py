@@ -1,19 +1,16 @@
 """A lesson's GPU rubric as grader checks: each check instance judged on the simulated device
 seeded for the submission, behind the hidden probe (autograder/gpu/probe.py).
 
-A lesson's ``<grader>/checks/gpu_<name>.py`` modules (the engine runs checks from ``gpu_*``
-modules on the simulated GPU with the reference beside them: grading/grade.py) call ``register``
-with the lesson's verdict table, ``rubric.verdicts(probe.settings, probe.follows)``.
+A check module of a lesson calls ``register`` with the lesson's verdict table,
+``rubric.verdicts(probe.settings, probe.follows)``, and its own ``__name__``; every check it
+registers declares the simulated GPU as its device (autograder/core/registry.py), so the engine
+runs it there with the reference beside it.
 """
 from __future__ import annotations
 
 from typing import Callable
 
-from autograder.core.registry import CheckFailed, check
-from shared.simgpu.judging import one_after_another
-
-#: Base profile when the context carries none (course.yml's sim_profile normally).
-DEFAULT_PROFILE = "h100-sxm"
+from autograder.core.registry import SIMULATED_GPU, CheckFailed, Context, check
 
 
 class ContextRunner:
@@ -22,9 +19,9 @@ class ContextRunner:
     ``memo`` lives on the context, so the checks of one submission share their calls.
     """
 
-    def __init__(self, ctx):
+    def __init__(self, ctx: Context):
         self.ctx = ctx
-        self.memo = ctx.__dict__.setdefault("gpu_memo", {})   # GradingContext has one
+        self.memo = ctx.gpu_memo
 
     def student(self, module, function, *args, sim, **kwargs):
         return self.ctx.call(module, function, *args, sim=sim, **kwargs)
@@ -36,20 +33,16 @@ class ContextRunner:
         return self.ctx.reference(module, function, *args, sim=sim, **kwargs)
 
     def expect(self, module, settings):
-        expect = getattr(self.ctx, "expect_settings", None)
-        if expect is not None:
-            expect(module, settings)
+        self.ctx.expect_settings(module, settings)
 
     def together(self, module, jobs):
-        (getattr(self.ctx, "settings_together", None) or one_after_another)(module, jobs)
+        self.ctx.settings_together(module, jobs)
 
 
-def judge(ctx, verdicts: dict, check_id: str) -> str:
+def judge(ctx: Context, verdicts: dict, check_id: str) -> str:
     """Run ``verdicts[check_id]`` on the simulated GPU seeded for the submission; its message, or
     CheckFailed with it."""
-    profile = getattr(ctx, "sim_profile", None) or DEFAULT_PROFILE
-    seed = getattr(ctx, "sim_seed", None)
-    verdict = verdicts[check_id](ContextRunner(ctx), profile, ctx.seed if seed is None else seed)
+    verdict = verdicts[check_id](ContextRunner(ctx), ctx.sim_profile, ctx.sim_seed)
     if not verdict.passed:
         raise CheckFailed(verdict.message)
     return verdict.message
@@ -57,8 +50,8 @@ def judge(ctx, verdicts: dict, check_id: str) -> str:
 
 def register(rubric, verdicts: dict, name: str, module: str, *, task: Callable[[str], str],
              title: str, weight: Callable[[str], float] = lambda function: 1.0) -> None:
-    """Register check ``name`` of ``rubric`` once per function it judges, filed under the lesson
-    module ``module`` (a ``gpu_*`` module). ``task(student_module)`` gives each instance's task,
+    """Register check ``name`` of ``rubric`` once per function it judges, on the simulated GPU,
+    filed under the lesson's check module ``module``. ``task(student_module)`` gives each instance's task,
     ``title`` its name (``{f}``: the function), ``weight(function)`` its weight in the task."""
     for function in rubric.judges[name]:
         vid = rubric.check_id(name, function)
@@ -67,7 +60,6 @@ def register(rubric, verdicts: dict, name: str, module: str, *, task: Callable[[
         def run(ctx, vid=vid) -> str:
             return judge(ctx, verdicts, vid)
 
-        run.__module__ = module          # the registry files a check under its module's package
         run.__name__ = run.__qualname__ = vid.replace(".", "_")
-        check(vid, task=task(student_module), name=title.format(f=function),
-              files=(student_module,), weight=weight(function))(run)
+        check(vid, task=task(student_module), name=title.format(f=function), files=(student_module,),
+              weight=weight(function), device=SIMULATED_GPU, module=module)(run)

@@ -1,7 +1,7 @@
 """One mistake, one charge: a student file whose checks need another student file runs with a
 stand-in for that file when the student's is broken.
 
-An assignment's ``<grader>.checks`` package may declare ``DEPENDS = {"roofline": ("predict",)}``:
+An assignment's Lesson may declare ``depends={"roofline": ("predict",)}`` (autograder/core/lesson.py):
 roofline.py imports predict.py, so a slip in predict.py would also fail the roofline checks. Before
 the first check of such a file runs, each file it needs is judged: missing, not importable, or
 failing any of its own checks graded so far (its task comes first in course.yml). Then the
@@ -11,43 +11,16 @@ mistake stays charged where it was made.
 
 The stand-in is code the student may read: the formulas of the public stub's docstrings, with
 no argument checks. The reference solution is never put where student code can reach it (not
-copied, not imported, not in a child's memory); a grader package that depends on a file and
-ships no stand-in for it is refused (UsageError) before any student code runs.
+copied, not imported, not in a child's memory); a Lesson that depends on a file and ships no
+stand-in for it is refused when it loads (UsageError), before any student code runs.
 """
 from __future__ import annotations
 
-import importlib
 import shutil
 from pathlib import Path
 
-from autograder.core.errors import StudentError, UsageError
-
-#: Folder of a grader package that holds the stand-ins, one ``<module>.py`` each.
-STAND_INS = "standin"
-
-
-def depends(grader: str) -> dict[str, tuple[str, ...]]:
-    """Student module -> the student modules its checks also need (the grader's ``checks.DEPENDS``).
-
-    Raises:
-        UsageError: a needed module has no stand-in in the grader package.
-    """
-    raw = getattr(importlib.import_module(f"{grader}.checks"), "DEPENDS", {})
-    out = {module: tuple(needs) for module, needs in raw.items()}
-    for needs in out.values():
-        for need in needs:
-            stand_in_file(grader, need)
-    return out
-
-
-def stand_in_file(grader: str, module: str) -> Path:
-    """The grader's stand-in for the student's ``module``.py (never the reference's)."""
-    package = importlib.import_module(grader)
-    path = Path(package.__file__).parent / STAND_INS / f"{module}.py"
-    if not path.is_file():
-        raise UsageError(f"{path}: missing; checks.DEPENDS names {module}.py, so the grader needs a "
-                         "stand-in for it built from the public stub's documented formulas")
-    return path
+from autograder.core import lesson
+from autograder.core.errors import StudentError
 
 
 def why_broken(ctx, module: str, tests: list[dict], checks_of: dict[str, tuple[str, ...]]) -> str | None:
@@ -73,7 +46,7 @@ def stand_in(submission_dir: Path, module: str, grader: str, dest: Path) -> Path
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(submission_dir, dest)
-    shutil.copyfile(stand_in_file(grader, module), dest / f"{module}.py")
+    shutil.copyfile(lesson.load(grader).stand_in(module), dest / f"{module}.py")
     return dest
 
 

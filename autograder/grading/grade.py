@@ -24,12 +24,13 @@ from pathlib import Path
 
 from autograder.core import course, lesson, points, results, submission
 from autograder.core.errors import GraderError, StudentError, StudentRaised, UsageError
+from autograder.core.lesson import Lesson
 from autograder.core.registry import REGISTRY, Check, CheckFailed
 from autograder.gpu import seed
 from autograder.grading import fallback, real_gpu, schedule
 from autograder.grading import reference as kept_reference
 from autograder.grading.context import GradingContext
-from autograder.sandbox import calltime, forkserver, isolation, serial
+from autograder.sandbox import calltime, forkserver, isolation, policy, serial
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
 
@@ -43,22 +44,30 @@ BUDGET_CALLS = 18
 #: an ordinary grading on a busy machine into checks not run.
 MIN_BUDGET_S = 300.0
 
-#: Whether a check is a GPU sanity check (a ``<grader>.checks.gpu_*`` module): schedule.on_gpu.
+#: Whether a check runs on the simulated GPU (as it declares): schedule.on_gpu.
 _on_gpu = schedule.on_gpu
 
 
-def load_checks(asg: course.Assignment | None = None) -> dict[str, Check]:
-    """Import every module of the assignment's ``<grader>.checks`` package (each registers its
-    checks); its checks by id. None: the first assignment of course.yml."""
-    asg = asg or course.load().assignment()
-    try:
-        package = importlib.import_module(f"{asg.grader}.checks")
-    except ImportError as exc:
-        raise UsageError(f"assignment {asg.name!r}: its grader package {asg.grader!r} "
-                         f"has no checks ({exc})") from None
+def load_checks(of: course.Assignment | Lesson) -> dict[str, Check]:
+    """The checks of an assignment's Lesson (or of ``of`` itself, a Lesson) by id: every module of
+    its ``checks`` package imported (each registers its checks), in the order of their names.
+
+    Raises:
+        UsageError: the grader package is not a checked Lesson (autograder/core/lesson.py), or two
+            of its modules register the same check id.
+    """
+    declared = of if isinstance(of, Lesson) else lesson.of(of)
+    package = importlib.import_module(declared.checks)
+    found: dict[str, Check] = {}
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        importlib.import_module(f"{package.__name__}.{info.name}")
-    return REGISTRY.get(asg.grader, {})
+        name = f"{package.__name__}.{info.name}"
+        importlib.import_module(name)
+        for check_id, registered in REGISTRY.get(name, {}).items():
+            if check_id in found:
+                raise UsageError(f"grader package {declared.package!r}: check id {check_id!r} is registered "
+                                 f"by two modules ({name} and another)")
+            found[check_id] = registered
+    return found
 
 
 def checks_for(assignment: course.Assignment, only: set[str] | None = None) -> list[tuple[course.Task, list[Check]]]:
@@ -73,13 +82,18 @@ def checks_for(assignment: course.Assignment, only: set[str] | None = None) -> l
 
 class NotRun(str):
     """A failure message from a check that never saw a value: the student's code raised, hung,
-    crashed or was missing (or the grader slipped). grade-all's class summary counts these as
+    crashed or was missing. grade-all's class summary counts these as
     'code did not run', not as the lesson mistake the check looks for; results carry it as
     "outcome": "error" (a plain failed check is "outcome": "failed")."""
 
 
 def run_check(ctx: GradingContext, check: Check) -> tuple[bool, str]:
-    """(passed, message) of one check; student failures and grader slips both end as one message."""
+    """(passed, message) of one check. A student's failure is a message; any other exception is
+    the grader's own (a check that trips on a value it should have judged), never a grade.
+
+    Raises:
+        GraderError: the check raised something other than CheckFailed or a StudentError.
+    """
     try:
         for name in check.files:
             if "." in name:
@@ -94,12 +108,11 @@ def run_check(ctx: GradingContext, check: Check) -> tuple[bool, str]:
     except StudentError as exc:
         return False, NotRun(describe(exc))
     except GraderError:
-        raise                               # the grader's own failure: never a student's score
-    except Exception as exc:  # a check that trips on an odd value must not stop grading
+        raise
+    except Exception as exc:
         print(f"grader: check {check.id} raised {type(exc).__name__}: {exc}", file=sys.stderr)
         traceback.print_exc(limit=3, file=sys.stderr)
-        return False, NotRun(f"the grader could not interpret your result ({type(exc).__name__}); "
-                             "check that your function returns the type and units its docstring names")
+        raise GraderError(f"check {check.id} raised {type(exc).__name__}: {exc}") from exc
 
 
 def over_budget(budget_s: float) -> str:
@@ -121,7 +134,6 @@ class GradingPlan:
     """What one grading does, settled before any child starts (``plan``).
 
     Attributes:
-        course: the course.yml in force.
         assignment: the assignment graded.
         device: 'sim', 'cpu' or 'cuda'.
         limits: each student call's limits (time_limit_s in seconds, memory_limit_mb in MiB).
@@ -134,14 +146,13 @@ class GradingPlan:
         order: the same tasks in the order they run (schedule.run_order).
         early: the ids of the tasks moved first (they run while the fork server imports torch).
         shares: points of every check of the assignment, by check id (autograder/core/points.py).
-        needs: student module -> the student modules its checks also need (fallback.depends).
-        torch_files: student modules that import torch (the grader's TORCH_FILES).
-        plot_files: student modules that draw with matplotlib (the grader's PLOT_FILES).
+        needs: student module -> the student modules its checks also need (the Lesson's ``depends``).
+        torch_files: student modules that import torch (the Lesson's ``torch_files``).
+        plot_files: student modules that draw with matplotlib (the Lesson's ``plot_files``).
         only: the check ids asked for; None: all.
         lanes: how many simulated-GPU settings' children may run at once (``schedule.default_lanes``).
     """
 
-    course: course.Course
     assignment: course.Assignment
     device: str
     limits: Limits
@@ -167,7 +178,7 @@ class GradingPlan:
     @property
     def light(self) -> bool:
         """Whether the student's children may skip torch and the simulated GPU (seconds to import):
-        a partial grading (tests, benchmarks) that needs no TORCH_FILES module and no GPU check."""
+        a partial grading (tests, benchmarks) that needs no torch_files module (the Lesson's) and no GPU check."""
         return self.only is not None and not any(set(c.files) & self.torch_files or _on_gpu(c)
                                                  for _task, cs in self.checks for c in cs)
 
@@ -177,7 +188,7 @@ class GradingPlan:
         return next((f for _task, cs in self.order for c in cs for f in c.files), None)
 
 
-def grade_submission(path, assignment: str | None = None, device: str | None = None, *,
+def grade_submission(path, assignment: course.Assignment | str | None = None, device: str | None = None, *,
                      course_file: Path | str | None = None, time_limit_s: float | None = None,
                      only: set[str] | None = None, budget_s: float | None = None,
                      lanes: int | None = None) -> dict:
@@ -185,9 +196,11 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
 
     Args:
         path: a submission folder or .zip.
-        assignment: an assignment name in course.yml; None: its first.
+        assignment: the assignment (as the command line loaded it), or its name in the course
+            file; None: the course file's first.
         device: 'sim', 'cpu' or 'cuda'; None takes course.yml's default.
-        course_file: another course.yml (tests use one with a short time limit).
+        course_file: the course.yml to read when ``assignment`` is a name or None (default: the
+            nearest course.yml upward, else the checkout's: ``course.find``).
         time_limit_s: one fixed limit in seconds for every call, instead of course.yml's (a
             multiple of the reference's time for the same call, with a floor and time_limit_s
             as the ceiling: autograder/sandbox/calltime.py).
@@ -201,6 +214,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
     Raises:
         UsageError: unknown assignment or device; SubmissionError (a UsageError) for a path
             that cannot be graded safely (missing, unreadable zip, symlinks, absurd sizes).
+        GraderError: the grader itself failed (a check raised, the reference failed): no grade.
     """
     p = plan(path, assignment, device, course_file=course_file, time_limit_s=time_limit_s,
              only=only, budget_s=budget_s, lanes=lanes)
@@ -219,7 +233,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
                          visibility=p.assignment.visibility)
 
 
-def plan(path, assignment: str | None = None, device: str | None = None, *,
+def plan(path, assignment: course.Assignment | str | None = None, device: str | None = None, *,
          course_file: Path | str | None = None, time_limit_s: float | None = None,
          only: set[str] | None = None, budget_s: float | None = None,
          lanes: int | None = None) -> GradingPlan:
@@ -231,31 +245,32 @@ def plan(path, assignment: str | None = None, device: str | None = None, *,
         UsageError: as ``grade_submission``.
     """
     started = time.monotonic()
-    the_course = course.load(course_file) if course_file else course.load()
-    asg = the_course.assignment(assignment)
+    asg = assignment if isinstance(assignment, course.Assignment) else \
+        course.load(course.find(course_file)).assignment(assignment)
+    declared = lesson.of(asg)
     device = device or asg.device
     if device not in course.DEVICES:
         raise UsageError(f"unknown device {device!r}; expected one of: {', '.join(course.DEVICES)}")
     limit = float(time_limit_s or asg.time_limit_s)
     budget = float(budget_s if budget_s is not None else max(BUDGET_CALLS * limit, MIN_BUDGET_S))
-    sub = submission.load(path, expected=_handed_in(asg))
+    sub = submission.load(path, expected=handed_in(asg))
     try:
         forkserver.ensure(**lesson.server_imports(asg))   # imported once per process, forked for every child
-        grader = importlib.import_module(asg.grader)
-        torch_files = frozenset(getattr(grader, "TORCH_FILES", ()))
+        torch_files = frozenset(declared.torch_files)
         checks = checks_for(asg, only)
-        needs = fallback.depends(asg.grader)
+        needs = dict(declared.depends)
         order, early = schedule.run_order(checks, torch_files, needs)
         shares = points.of_checks(asg, checks_for(asg))
     except BaseException:
         sub.cleanup()
         raise
     return GradingPlan(
-        course=the_course, assignment=asg, device=device,
-        limits=Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb),
+        assignment=asg, device=device,
+        limits=Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb,
+                      hide=policy.course_secrets(asg.root)),
         fixed_limit=bool(time_limit_s), budget_s=budget, started=started, submission=sub,
         checks=checks, order=order, early=early, shares=shares, needs=needs, torch_files=torch_files,
-        plot_files=frozenset(getattr(grader, "PLOT_FILES", ())), only=only,
+        plot_files=frozenset(declared.plot_files), only=only,
         lanes=schedule.default_lanes() if lanes is None else max(1, lanes))
 
 
@@ -267,7 +282,7 @@ def open_sandboxes(p: GradingPlan) -> Iterator[tuple[PerFileSandbox, Sandbox]]:
     # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
     kept = kept_reference.sandbox(p.assignment.solutions_dir,
                                   Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
-                                         memory_limit_mb=p.limits.memory_limit_mb))
+                                         memory_limit_mb=p.limits.memory_limit_mb, hide=p.limits.hide))
     reference = serial.OneAtATime(kept)   # the settings' threads (``lanes``) may ask it at once
     # Each student call may take a multiple of the reference's time for the same call (asked
     # only when a call runs past the floor), capped by the per-call limit (calltime.py); an
@@ -347,11 +362,10 @@ def finish(p: GradingPlan, tests: list[dict], notes: list[str], student: Sandbox
     return tests, _overview(p, student, notes)
 
 
-def _handed_in(asg: course.Assignment) -> tuple[str, ...]:
+def handed_in(asg: course.Assignment) -> tuple[str, ...]:
     """The file names a submission of ``asg`` holds: each task's modules and ``files`` (course.yml),
-    plus the grader's ``checks.HANDED_IN`` when it declares any."""
-    extra = getattr(importlib.import_module(f"{asg.grader}.checks"), "HANDED_IN", ())
-    return tuple(sorted(set(asg.handed_in) | set(extra)))
+    plus the Lesson's ``handed_in``."""
+    return tuple(sorted(set(asg.handed_in) | set(lesson.of(asg).handed_in)))
 
 
 def _overview(p: GradingPlan, student: Sandbox, notes: list[str]) -> str:

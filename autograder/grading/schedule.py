@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from autograder.core.course import Task
-from autograder.core.registry import Check
+from autograder.core.registry import SIMULATED_GPU, Check
 
 #: Each task with its checks, as grade.checks_for gives them.
 TaskChecks = list[tuple[Task, list[Check]]]
@@ -31,8 +31,8 @@ def default_lanes() -> int:
 
 
 def on_gpu(check: Check) -> bool:
-    """Whether ``check`` is a GPU sanity check (a ``<grader>.checks.gpu_*`` module: simulated GPU + reference)."""
-    return check.fn.__module__.rsplit(".", 1)[-1].startswith("gpu_")
+    """Whether ``check`` declares the simulated GPU as its device (it runs beside the reference)."""
+    return check.device == SIMULATED_GPU
 
 
 def run_order(plan: TaskChecks, preloading: set[str],
@@ -40,7 +40,7 @@ def run_order(plan: TaskChecks, preloading: set[str],
     """(the tasks of ``plan`` in the order their checks run, the ids of those moved first).
 
     A task moves first when none of its checks is a GPU check or needs a file in ``preloading``
-    (TORCH_FILES), itself or through ``needs`` (fallback.depends), and every file it needs is
+    (the Lesson's torch_files), itself or through ``needs`` (its depends), and every file it needs is
     graded by moved tasks only: its checks can then run while the fork server imports torch (a
     plot file's child imports matplotlib itself meanwhile), and a dependent file still runs after
     the files it needs. Otherwise course.yml order.

@@ -38,6 +38,8 @@ class Limits:
     cpu_seconds: int = 1200             # total CPU seconds of one child, a backstop behind the wall clock
     file_size_bytes: int = 64 * 2**20   # largest file the child may write
     output_cap_bytes: int = 64 * 2**10  # student stdout+stderr kept; the rest is read and dropped
+    hide: tuple[str, ...] = ()          # paths beyond the grader's own the child may not read: the
+                                        # graded course's (policy.course_secrets), passed down
 
 
 @dataclass

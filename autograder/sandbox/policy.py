@@ -52,6 +52,7 @@ class JailLimits:
     disk_bytes: int = 256 * 2**20  # the working folder's quota (a tmpfs of its own, namespaces mode)
     disk_inodes: int = 4096        # files and folders the working folder may hold
     memory_bytes: int = 4096 * 2**20   # all the child's processes together (memory cgroup)
+    hide: tuple[str, ...] = ()     # more paths it may not read: the graded course's (course_secrets)
 
     @classmethod
     def from_sandbox(cls, limits) -> "JailLimits":
@@ -61,27 +62,32 @@ class JailLimits:
                    processes=64 + 4 * (os.cpu_count() or 1),
                    file_size_bytes=int(limits.file_size_bytes),
                    cpu_seconds=int(limits.cpu_seconds),
-                   memory_bytes=int(limits.memory_limit_mb) * 2**20)
+                   memory_bytes=int(limits.memory_limit_mb) * 2**20,
+                   hide=tuple(limits.hide))
 
     def rlimits(self, processes: int) -> dict:
         return {"as": self.address_space_bytes, "nproc": processes, "nofile": self.open_files,
                 "fsize": self.file_size_bytes, "cpu": self.cpu_seconds, "core": 0}
 
 
-def secret_paths() -> list[str]:
-    """Absolute paths the child must not read (the grader package, wherever it was loaded from,
-    and the SECRETS of the checkout and of the course graded, which may lie elsewhere)."""
-    from autograder.core import course
+def course_secrets(course_root: Path) -> tuple[str, ...]:
+    """The SECRETS of a course folder (which may lie outside the checkout): what a grading of that
+    course passes down as ``Limits.hide``."""
+    return tuple(str(Path(course_root).resolve() / name) for name in SECRETS)
 
-    roots = dict.fromkeys([ROOT, course.current_file().resolve().parent])
-    paths = [str(root / name) for root in roots for name in SECRETS]
+
+def secret_paths(hide=()) -> list[str]:
+    """Absolute paths the child must not read: the grader package, wherever it was loaded from,
+    the SECRETS of the checkout, and ``hide`` (the graded course's: ``course_secrets``)."""
+    paths = [str(ROOT / name) for name in SECRETS]
+    paths += [path for path in hide if path not in paths]
     for package in dict.fromkeys([ROOT / "autograder", Path(__file__).resolve().parents[1]]):
         paths += [str(p) for p in sorted(package.iterdir())
                   if p.name not in (RUNTIME, MARKER) and str(p) not in paths]
     return paths
 
 
-def view_paths() -> list[str]:
+def view_paths(hide=()) -> list[str]:
     """Read-only paths of the child's private root: system, interpreter, venv, project shared/ and
     the child runtime (autograder/runtime/: the runner, and the package's docstring-only
     __init__.py; nothing else of the grader)."""
@@ -92,7 +98,7 @@ def view_paths() -> list[str]:
     root = str(ROOT)
     for path in candidates:
         path = os.path.realpath(path)
-        inside_secret = any(path == s or path.startswith(s + os.sep) for s in secret_paths())
+        inside_secret = any(path == s or path.startswith(s + os.sep) for s in secret_paths(hide))
         holds_root = root == path or root.startswith(path.rstrip(os.sep) + os.sep)
         if os.path.exists(path) and not inside_secret and not holds_root and path not in paths:
             paths.append(path)
@@ -106,12 +112,12 @@ def view_paths() -> list[str]:
     return paths
 
 
-def landlock_rules(workdir: str) -> dict:
+def landlock_rules(workdir: str, hide=()) -> dict:
     """Plain mode's Landlock ruleset: read (and execute) what the private root would show, write
     the working folder. The checkout's root may be listed (the child imports ``shared`` and
     ``autograder.runtime`` from it) but none of its files read besides those two packages and
     ``autograder/__init__.py``."""
-    read = [*view_paths(), "/proc", str(ROOT / "autograder" / MARKER),
+    read = [*view_paths(hide), "/proc", str(ROOT / "autograder" / MARKER),
             *(d for d in PLAIN_DEVICES), *(f"/dev/{d}" for d in GPU_DEVICES if os.path.exists(f"/dev/{d}"))]
     return {"read": read, "list": [str(ROOT)], "write": [workdir, *PLAIN_DEVICES]}
 
@@ -138,8 +144,8 @@ def build(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *, proce
         "namespaces": namespaces,
         "workdir": workdir,
         "jail_root": workdir.rstrip("/") + ".root",
-        "view": view_paths(),
-        "hide": secret_paths(),
+        "view": view_paths(limits.hide),
+        "hide": secret_paths(limits.hide),
         "devices": [d for d in GPU_DEVICES if os.path.exists(f"/dev/{d}")],
         "keep_fds": [int(fd) for fd in keep_fds],
         "uid": "auto" if os.getuid() == 0 else None,
@@ -149,7 +155,7 @@ def build(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *, proce
         "workdir_quota": {"bytes": limits.disk_bytes, "inodes": limits.disk_inodes} if namespaces else None,
         "cgroup": cgroup_procs,
         "seccomp": _seccomp_wanted(),
-        "landlock": None if namespaces else landlock_rules(workdir),
+        "landlock": None if namespaces else landlock_rules(workdir, limits.hide),
         "limits": limits.rlimits(processes),
         "env": env,
         "in_process": in_process,

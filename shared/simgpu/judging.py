@@ -126,6 +126,25 @@ class Rubric:
         return (f"{function}'s number is not the rate of the work it timed: no count, unit or size "
                 "explains it.")
 
+    # ------------------------------------------------------------ what the hidden probe asks
+    def work(self, function: str, timed: dict) -> float:
+        """The work ``function``'s timed region did (its trace's ``timed``), in the unit its
+        number is a rate of: bytes for a bandwidth, FLOPs for a throughput."""
+        raise NotImplementedError
+
+    def speed(self, function: str) -> str:
+        """Which of the device's speeds ``function``'s number follows: 'bw' or 'peak'."""
+        raise NotImplementedError
+
+    def not_a_number(self, check: str, function: str, value: Any) -> Verdict:
+        """The failing Verdict of ``check`` when ``function`` returned ``value``, not a number."""
+        raise NotImplementedError
+
+    def not_following(self, function: str, moved: float, scale: float, work_moved: float | None) -> str:
+        """Why a number that moved ``moved``x on a device ``scale``x as fast (its timed work's rate
+        moved ``work_moved``x; None: it timed no work) is no measurement."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------ derived
     def check_id(self, check: str, function: str) -> str:
         """'sync_present' for the check's first function, else 'sync_present.matmul_tflops'."""

@@ -20,7 +20,7 @@ from autograder.batch import run as batch
 from autograder.batch.executors import local as pool
 from autograder.batch.executors.base import Incomplete, Job, Outcome
 from autograder.batch.options import BatchOptions
-from autograder.core import settings
+from autograder.core import course
 from tests.helpers.tiny_course import TINY
 
 STUDENTS = ("ann", "bob", "cid")
@@ -33,9 +33,8 @@ def _results(score: float) -> dict:
 
 
 @pytest.fixture
-def klass(tmp_path, monkeypatch):
-    """Three students of the tiny course, with that course selected."""
-    monkeypatch.setenv(settings.COURSE.name, str(TINY / "course.yml"))
+def klass(tmp_path):
+    """Three students of the tiny course."""
     for name in STUDENTS:
         shutil.copytree(TINY / "submissions" / "good_adds", tmp_path / "class" / name)
     return tmp_path / "class", tmp_path / "out"
@@ -44,7 +43,7 @@ def klass(tmp_path, monkeypatch):
 def _grade(klass, executor) -> tuple[int, str]:
     stream = io.StringIO()
     status = batch.grade_all(klass[0], klass[1], BatchOptions(assignment="tiny", executor=executor),
-                             stream=stream)
+                             the_course=course.load(TINY / "course.yml"), stream=stream)
     return status, stream.getvalue()
 
 

@@ -27,7 +27,8 @@ def _manifest() -> plan.Manifest:
     job = {"student": "ada", "digest": "ab" * 32,
            "payload": {"path": "/class/ada", "assignment": "why17", "device": "sim",
                        "time_limit_s": None, "only": None}}
-    return plan.Manifest(out="/out", assignment="why17", key="k" * 16, workers=2, budget_s=1200.0,
+    return plan.Manifest(out="/out", assignment="why17", course=str(ROOT / "course.yml"), key="k" * 16, workers=2,
+                         budget_s=1200.0,
                          slices=[[job], [dict(job, student="bob")]])
 
 
@@ -39,7 +40,7 @@ def test_a_manifest_reads_back_as_written(tmp_path):
 
 def test_a_manifest_of_another_version_is_refused(tmp_path):
     (tmp_path / plan.MANIFEST).write_text('{"version": 99}')
-    with pytest.raises(ValueError, match="version-1"):
+    with pytest.raises(ValueError, match=f"version-{plan.VERSION}"):
         plan.Manifest.read(tmp_path / plan.MANIFEST)
 
 
@@ -107,13 +108,14 @@ def _class_manifest(tmp_path, key=None):
     from autograder.lessons.why17.fixtures.classes import make_class
 
     make_class(tmp_path / "class", 1, kinds=("reference_folder",))
-    asg = course.load().assignment("why17")
+    asg_file = course.find()
+    asg = course.load(asg_file).assignment("why17")
     (sub,) = discover.discover(tmp_path / "class", asg).submissions
     digest = store.content_hash(sub)
     job = Job(sub.student, {"path": str(sub.path), "assignment": "why17", "device": "sim",
                                  "time_limit_s": None, "only": None})
     key = key or grading_key(asg, "sim", None, None)
-    manifest = plan.Manifest(out=str(tmp_path / "out"), assignment="why17", key=key, workers=1,
+    manifest = plan.Manifest(out=str(tmp_path / "out"), assignment="why17", course=str(asg_file), key=key, workers=1,
                              budget_s=600.0, slices=[[{"student": sub.student, "digest": digest,
                                                        "payload": job.payload}]])
     return manifest.write(tmp_path), sub.student, digest, key

@@ -107,24 +107,23 @@ def test_a_changed_submission_is_logged_and_appended(graded):
 def test_editing_a_check_file_changes_the_grading_fingerprint(tmp_path, monkeypatch):
     package = tmp_path / "tmpgrader15"
     (package / "checks").mkdir(parents=True)
-    (package / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("from autograder.api import Lesson\n"
+                                         "LESSON = Lesson(package=__name__, checks=__name__ + '.checks')\n")
     (package / "checks" / "__init__.py").write_text("")
     (package / "checks" / "one.py").write_text("LIMIT = 1\n")
+    (tmp_path / "solutions" / "tmp").mkdir(parents=True)
     (package / "fixtures").mkdir()
     (package / "fixtures" / "x.py").write_text("a = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))
 
     class Asg:
         grader = "tmpgrader15"
+        solutions_dir = tmp_path / "solutions" / "tmp"
     first = fingerprint.grader_digest(Asg)
     (package / "fixtures" / "x.py").write_text("a = 2\n")        # fixtures do not grade
-    fingerprint._digest.cache_clear()
     assert fingerprint.grader_digest(Asg) == first
     (package / "checks" / "one.py").write_text("LIMIT = 2\n")
-    fingerprint._digest.cache_clear()
     second = fingerprint.grader_digest(Asg)
     assert second != first
     (package / "cases.json").write_text("[1]\n")                   # data a check reads grades too
-    fingerprint._digest.cache_clear()
     assert fingerprint.grader_digest(Asg) != second
-    fingerprint._digest.cache_clear()

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-from autograder.core import course
 from tests.helpers.tiny_course import ROOT, cli, copy_of_tiny
 
 #: Slow, left out of `make check`: every test regrades a damaged class through the real grade-all.
@@ -151,7 +150,6 @@ def in_mount_namespace(mount: str, folder: Path, graded, out: Path, *extra) -> s
     klass, _, options = graded
     command = [sys.executable, "-m", "autograder", "grade-all", klass, "--out", out, *options, *extra]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop(course.COURSE_ENV, None)
     return subprocess.run(["unshare", "-m", "sh", "-c", f'{mount} && exec "$@"', str(folder), *map(str, command)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
 

@@ -6,6 +6,7 @@ monkeypatch); the command line in child processes, on a copy of tests/fixtures/t
 from __future__ import annotations
 
 import csv
+import os
 import shutil
 from pathlib import Path
 
@@ -20,10 +21,9 @@ NOT_A_COURSE = "# another tool's file of the same name\ncourse: intro\nweeks: 12
 
 @pytest.fixture
 def nowhere(tmp_path, monkeypatch) -> Path:
-    """A folder with no course.yml in it or above it, as the current folder; no selection."""
+    """A folder with no course.yml in it or above it, as the current folder."""
     assert not any((p / "course.yml").exists() for p in (tmp_path, *tmp_path.parents))
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv(course.COURSE_ENV, raising=False)
     return tmp_path
 
 
@@ -45,8 +45,9 @@ def test_the_nearest_course_upward_is_found_skipping_files_without_assignments(n
     (deep.parent / "course.yml").write_text(NOT_A_COURSE, encoding="utf-8")
     assert course.find(start=deep) == tiny / "course.yml"
     monkeypatch.chdir(deep)
-    assert course.current_file() == tiny / "course.yml"
+    assert course.find() == tiny / "course.yml"
     assert list(course.load().assignments) == ["tiny", "tinygpu"]
+    assert course.load().path == (tiny / "course.yml").resolve()
 
 
 def test_a_broken_course_upward_is_reported_not_skipped(nowhere, monkeypatch):
@@ -61,10 +62,23 @@ def test_without_any_course_upward_the_checkout_is_used(nowhere):
     assert "why17" in course.load().assignments
 
 
-def test_the_selected_course_wins_over_the_current_folder(nowhere, tiny, monkeypatch):
+def test_the_given_course_wins_over_the_current_folder(nowhere, tiny, monkeypatch):
     monkeypatch.chdir(ROOT)
-    monkeypatch.setenv(course.COURSE_ENV, str(tiny / "course.yml"))
-    assert list(course.load().assignments) == ["tiny", "tinygpu"]
+    assert list(course.load(course.find(tiny)).assignments) == ["tiny", "tinygpu"]
+
+
+def test_the_command_line_passes_the_course_down_and_writes_no_environment(nowhere, tiny, monkeypatch, capsys):
+    """The course is loaded once by the command line and handed to the command; no variable of
+    this process (which grade-all's workers would inherit) names it."""
+    from autograder import cli
+    from autograder.commands import grade
+
+    seen = []
+    monkeypatch.setattr(grade, "run", lambda args: seen.append(args.course) or 0)
+    before = dict(os.environ)
+    assert cli.main(["--course", str(tiny), "grade", str(nowhere)]) == 0
+    assert [c.path for c in seen] == [(tiny / "course.yml").resolve()]
+    assert dict(os.environ) == before
 
 
 def test_an_unknown_course_path_is_one_line_and_exit_2(tmp_path):

@@ -18,7 +18,7 @@ import pytest
 
 from autograder.classdata import discover
 from autograder.core import course, submission, ziplimits
-from autograder.grading.grade import _handed_in, grade_submission
+from autograder.grading.grade import grade_submission, handed_in
 from autograder.lessons.why17.fixtures import intake
 from autograder.sandbox import imports
 from tests.helpers.paths import ROOT
@@ -38,11 +38,11 @@ def test_a_hostile_zip_is_one_line_or_graded(build, tmp_path):
     refused, words = intake.ZIPS[build]
     if refused:
         with pytest.raises(submission.SubmissionError) as info:
-            submission.load(path, _handed_in(ASG))
+            submission.load(path, handed_in(ASG))
         message = str(info.value)
         assert message.startswith(f"{path}: ") and words in message and "\n" not in message, message
     else:
-        with submission.load(path, _handed_in(ASG)) as sub:
+        with submission.load(path, handed_in(ASG)) as sub:
             assert {"bw.py", "predict.py", "extra/bomb.zip"} <= set(sub.files)
             assert (sub.folder / "extra" / "bomb.zip").stat().st_size < 2**20   # never opened
     problem = discover.problem_of(path, discover.gradable_names(ASG))
@@ -125,7 +125,7 @@ def test_the_grader_parses_student_source_only_through_the_bounded_reader():
                ("autograder/sandbox/inprocess.py", "compile"),    # the jail and runner: grader code
                ("autograder/sandbox/forkserver/child.py", "compile"),   # python -c CODE: the caller's
                ("autograder/sandbox/jail.py", "compile"),         # confine.py, rootfs.py: grader code
-               ("autograder/batch/preflight.py", "compile"),      # the reference solution: the course's
+               ("autograder/grading/preflight.py", "compile"),      # the reference solution: the course's
                ("autograder/similarity/dictated.py", "parse")}    # the released stubs: the course's
     found = set()
     for path in sorted((ROOT / "autograder").rglob("*.py")):

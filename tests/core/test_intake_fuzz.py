@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 from autograder.classdata import discover
 from autograder.core import course, submission
 from autograder.grading.context import GradingContext
-from autograder.grading.grade import _handed_in, load_checks, run_check
+from autograder.grading.grade import handed_in, load_checks, run_check
 from autograder.lessons.why17 import measurements, plotdata
 from autograder.lessons.why17.fixtures import classes
 from autograder.similarity import compare
 
 ASG = course.load().assignment("why17")
-EXPECTED = _handed_in(ASG)
+EXPECTED = handed_in(ASG)
 FUZZ = settings(derandomize=True, deadline=None, max_examples=120,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 

@@ -86,7 +86,7 @@ def test_release_bundles_the_tiny_course_and_none_of_its_grader(tiny, tmp_path):
     ("gpu_forged_constant", "failed", "does not follow the device"),
 ])
 def test_a_second_assignment_brings_its_own_gpu_rubric(tiny, tmp_path, name, status, words):
-    # tinygpu's rubric lives in its grader package alone (tiny_gpu_grader/checks/gpu_fill.py); the
+    # tinygpu's rubric lives in its grader package alone (tiny_gpu_grader/checks/fill.py); the
     # engine runs it on the simulated GPU behind its probe, as it runs why17's.
     proc = cli("grade", tiny / "submissions" / name, "--assignment", "tinygpu", "--course", tiny,
                "--out", tmp_path / "r.json")

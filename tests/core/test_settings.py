@@ -32,7 +32,7 @@ def test_the_docs_table_is_the_modules_output():
 
 @pytest.mark.parametrize("setting, bad", [
     (settings.SANDBOX, "namespace"), (settings.FORKSERVER, "yes"), (settings.FORKSERVER, "true"),
-    (settings.BATCH_PARENT, "12a"), (settings.BATCH_PARENT, "0"), (settings.COURSE, "a\x00b"),
+    (settings.BATCH_PARENT, "12a"), (settings.BATCH_PARENT, "0"), (settings.ROOT, "a\x00b"),
 ])
 def test_a_refused_value_is_one_line_naming_the_variable(setting, bad):
     with pytest.raises(UsageError) as caught:

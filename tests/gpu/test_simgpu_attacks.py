@@ -21,7 +21,7 @@ import pytest
 
 from autograder.core import course, lesson, settings
 from autograder.grading.grade import grade_submission
-from autograder.lessons.why17.checks.gpu_common import VERDICTS
+from autograder.lessons.why17.checks.gpu import VERDICTS
 from autograder.sandbox import forkserver
 from shared import simgpu
 from shared.lessons.why17.gpu import RUBRIC, model_reference

@@ -11,13 +11,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from autograder.core import course, submission
+from autograder.core import course, lesson, submission
 from autograder.core.errors import StudentRaised, UsageError
-from autograder.core.registry import CheckFailed
+from autograder.core.registry import CPU, SIMULATED_GPU, CheckFailed
 from autograder.gpu.seed import Secret
 from autograder.grading import fallback, grade, schedule
 from autograder.grading import reference as kept_reference
-from autograder.sandbox import calltime, forkserver, isolation
+from autograder.sandbox import calltime, forkserver, isolation, policy
 from autograder.sandbox.parent import Limits
 from autograder.sandbox.perfile import PerFileSandbox
 from autograder.sandbox.serial import OneAtATime
@@ -47,9 +47,10 @@ def nothing_kept():
 def test_the_plan_of_the_tiny_course(no_server):
     p = grade.plan(GOOD_ADDS, "tiny", course_file=TINY_YML)
     try:
-        assert p.course.title == "A tiny course (tests only)" and p.assignment.name == "tiny"
+        assert p.assignment.name == "tiny"
         assert p.device == "cpu" and p.assignment.root == TINY
-        assert p.limits == Limits(time_limit_s=30.0, memory_limit_mb=2048) and not p.fixed_limit
+        assert p.limits == Limits(time_limit_s=30.0, memory_limit_mb=2048,
+                                  hide=policy.course_secrets(TINY)) and not p.fixed_limit
         assert p.budget_s == max(grade.BUDGET_CALLS * 30.0, grade.MIN_BUDGET_S)
         assert [(task.id, [c.id for c in cs]) for task, cs in p.checks] == [("double", ["doubles_like_reference"])]
         assert p.order == p.checks and p.early == {"double"}        # no torch anywhere: it runs early
@@ -84,10 +85,10 @@ def test_a_plan_that_fails_after_the_copy_removes_it(no_server, monkeypatch):
     load = submission.load
     monkeypatch.setattr(submission, "load", lambda *a, **k: copies.append(load(*a, **k)) or copies[-1])
 
-    def depends(grader):
-        raise UsageError("no stand-in")
-    monkeypatch.setattr(fallback, "depends", depends)
-    with pytest.raises(UsageError, match="no stand-in"):
+    def checks_for(asg, only=None):
+        raise UsageError("two modules register one check id")
+    monkeypatch.setattr(grade, "checks_for", checks_for)
+    with pytest.raises(UsageError, match="two modules"):
         grade.plan(GOOD_ADDS, "tiny", course_file=TINY_YML)
     assert len(copies) == 1 and not copies[0].folder.exists()
 
@@ -110,10 +111,10 @@ def test_the_why17_plan_moves_the_torch_free_tasks_first_and_lightens_partial_gr
 
 
 # ---------------------------------------------------------------- made-up plans
-def _check(id, files, *, fn=None, module="x.checks.cpu_thing", weight=1.0):
+def _check(id, files, *, fn=None, device=CPU, weight=1.0):
     fn = fn or (lambda ctx: None)
-    fn.__module__ = module
-    return SimpleNamespace(id=id, files=tuple(files), fn=fn, name=f"checks {id}", visibility=None, weight=weight)
+    return SimpleNamespace(id=id, files=tuple(files), fn=fn, name=f"checks {id}", visibility=None, weight=weight,
+                           device=device)
 
 
 def _task(id, points=1.0):
@@ -127,7 +128,7 @@ def _plan(tmp_path, checks, *, order=None, early=(), needs=None, only=None, grad
     sub = submission.Submission(folder=folder, files=("a.py",), seed=7, origin="made up", _tmp=tmp_path)
     asg = SimpleNamespace(name="made_up", grader=grader, visibility="visible", sim_profile="h100-sxm")
     return grade.GradingPlan(
-        course=None, assignment=asg, device=device, limits=Limits(time_limit_s=30.0), fixed_limit=False,
+        assignment=asg, device=device, limits=Limits(time_limit_s=30.0), fixed_limit=False,
         budget_s=budget_s, started=0.0, submission=sub, checks=checks, order=order or checks,
         early=set(early), shares={c.id: 2.0 for _t, cs in checks for c in cs}, needs=needs or {},
         torch_files=frozenset({"bw"}), plot_files=frozenset(), only=only)
@@ -135,7 +136,7 @@ def _plan(tmp_path, checks, *, order=None, early=(), needs=None, only=None, grad
 
 def test_what_a_made_up_plan_says_of_itself(tmp_path):
     t1, t2, t3 = _task("t1"), _task("t2"), _task("t3")
-    checks = [(t1, [_check("gpu_bw", ["bw"], module="x.checks.gpu_bw")]), (t2, [_check("calc", ["calc"])]),
+    checks = [(t1, [_check("gpu_bw", ["bw"], device=SIMULATED_GPU)]), (t2, [_check("calc", ["calc"])]),
               (t3, [])]
     order, early = schedule.run_order(checks, {"bw"}, {})
     assert [t.id for t, _ in order] == ["t2", "t1", "t3"] and early == {"t2"}
@@ -176,7 +177,7 @@ def _raises(exc):
 
 def test_run_checks_gives_each_check_its_entry_in_run_order(tmp_path):
     t1, t2 = _task("t1"), _task("t2")
-    checks = [(t1, [_check("gpu_a", ["bw"], module="x.checks.gpu_a"),
+    checks = [(t1, [_check("gpu_a", ["bw"], device=SIMULATED_GPU),
                     _check("missing_json", ["results.json"])]),
               (t2, [_check("ok", ["calc"], fn=lambda ctx: "fine"),
                     _check("wrong", ["calc"], fn=_raises(CheckFailed("2x too slow"))),
@@ -211,7 +212,7 @@ def test_a_module_that_needs_a_missing_one_runs_with_its_stand_in(tmp_path):
     line = fallback.note("roofline", "predict", "you submitted no predict.py")
     assert notes == [line] and tests[1]["output"] == f"passed\n{line}" and tests[0]["output"] == "passed"
     assert (student.sources["roofline"] / "predict.py").read_text() == \
-        fallback.stand_in_file("autograder.lessons.why17", "predict").read_text()
+        lesson.load("autograder.lessons.why17").stand_in("predict").read_text()
     assert student.sources["roofline"].parent == tmp_path               # beside the copy, removed with it
 
 
@@ -239,7 +240,7 @@ def test_the_sandboxes_of_a_plan_start_no_child(no_server, nothing_kept):
 def test_finish_puts_results_back_in_course_order_with_the_notes(tmp_path, monkeypatch):
     monkeypatch.setattr(isolation, "describe", lambda limits: "PROTECTION")
     t1, t2, t3 = _task("t1"), _task("t2", points=3), _task("t3")
-    checks = [(t1, [_check("gpu_a", ["bw"], module="x.checks.gpu_a")]), (t2, []), (t3, [_check("c", ["calc"])])]
+    checks = [(t1, [_check("gpu_a", ["bw"], device=SIMULATED_GPU)]), (t2, []), (t3, [_check("c", ["calc"])])]
     p = _plan(tmp_path, checks)
     ran = [{"check": "c"}, {"check": "gpu_a"}]
     tests, output = grade.finish(p, ran, ["a stand-in line"], SimpleNamespace(limits=p.limits, starts=3),

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder.grading import fallback
+from autograder.core import lesson
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import build
 from autograder.lessons.why17.standin import predict as standin
@@ -22,7 +22,7 @@ from autograder.sandbox import isolation
 
 REFERENCE = build.REFERENCE / "predict.py"
 STUB = build.ROOT / "assignments" / "why17" / "predict.py"
-STAND_IN = fallback.stand_in_file("autograder.lessons.why17", "predict")
+STAND_IN = lesson.load("autograder.lessons.why17").stand_in("predict")
 ROOFLINE = {cid for cid, c in build.my_checks().items() if c.files == ("roofline",)}
 PROT = isolation.protection()
 

@@ -11,7 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.core import course
 from tests.helpers.paths import ROOT
 
 TINY = ROOT / "tests" / "fixtures" / "tiny_course"
@@ -25,8 +24,7 @@ def copy_of_tiny(tmp_path: Path) -> Path:
 
 
 def cli(*args, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    """``python -m autograder ARGS`` in ``cwd``, without the course selection variable."""
+    """``python -m autograder ARGS`` in ``cwd``."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop(course.COURSE_ENV, None)
     return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, check=False)

@@ -12,10 +12,10 @@ from types import SimpleNamespace
 import pytest
 
 from autograder.core import course
-from autograder.grading.fallback import depends
+from autograder.core.registry import CPU, SIMULATED_GPU
 from autograder.grading.grade import checks_for
 from autograder.grading.schedule import run_order
-from autograder.lessons.why17 import PLOT_FILES, TORCH_FILES
+from autograder.lessons.why17 import LESSON
 from autograder.lessons.why17.fixtures import build
 from autograder.sandbox import forkserver, imports
 from autograder.sandbox.forkserver import client
@@ -110,13 +110,13 @@ def test_an_early_child_starts_while_the_server_is_still_importing(tmp_path, mon
         server.close()
 
 
-def _check(id, files, module="autograder.lessons.x.checks.cpu_thing"):
-    return SimpleNamespace(id=id, files=files, fn=SimpleNamespace(__module__=module))
+def _check(id, files, device=CPU):
+    return SimpleNamespace(id=id, files=files, device=device)
 
 
 def test_checks_of_bare_files_run_first_and_dependents_after_what_they_need():
     t = [SimpleNamespace(id=f"task{i}") for i in range(1, 5)]
-    plan = [(t[0], [_check("gpu", ("bw",), "x.checks.gpu_bw")]),
+    plan = [(t[0], [_check("gpu", ("bw",), SIMULATED_GPU)]),
             (t[1], [_check("calc", ("calc",))]),
             (t[2], [_check("uses_bw", ("report",))]),      # report.py needs bw.py: stays in place
             (t[3], [_check("plot", ("plot",)), _check("calc2", ("calc",))])]
@@ -131,9 +131,9 @@ def test_checks_of_bare_files_run_first_and_dependents_after_what_they_need():
 def test_the_why17_checks_of_predict_the_roofline_and_the_measure_table_run_first():
     asg = course.load().assignment("why17")
     plan = checks_for(asg)
-    order, moved = run_order(plan, set(TORCH_FILES), depends(asg.grader))
+    order, moved = run_order(plan, set(LESSON.torch_files), dict(LESSON.depends))
     assert [task.id for task, _ in order] == ["task3", "task4", "task5", "task1", "task2"]
-    assert moved == {"task3", "task4", "task5"} and "roofline" in PLOT_FILES
+    assert moved == {"task3", "task4", "task5"} and "roofline" in LESSON.plot_files
 
 
 @pytest.mark.slow

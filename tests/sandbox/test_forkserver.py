@@ -274,7 +274,7 @@ def test_what_a_server_imports_for_an_assignment_comes_from_its_grader_package()
     from autograder.lessons import why17
 
     imports = lesson.server_imports(course.load().assignment("why17"))
-    assert imports == {"preload": why17.SERVER_PRELOAD, "later": why17.SERVER_LATER}
+    assert imports == {"preload": why17.LESSON.server_preload, "later": why17.LESSON.server_later}
     assert imports["preload"][:2] == ("numpy", "torch") and imports["later"] == ("matplotlib", "matplotlib.pyplot")
     tiny = course.load(ROOT / "tests" / "fixtures" / "tiny_course" / "course.yml").assignment()
     assert lesson.server_imports(tiny) == {"preload": (), "later": ()}   # a package that names none

@@ -50,7 +50,8 @@ class Setup:
     """What an executor is built with, once OUT is open: its ``store`` (autograder/classdata/store.py),
     the ``assignment`` (course.yml's), ``workers`` (the --jobs processes), ``budget_s`` (wall-clock
     seconds one submission may take), ``log`` (OUT/grade-all.log, the workers' stderr), the
-    ``progress`` bar (autograder/batch/progress.py) and the ``stream`` messages go to."""
+    ``progress`` bar (autograder/batch/progress.py), the ``stream`` messages go to and the
+    ``course_file`` the assignment is read from (each worker process is given it)."""
 
     store: Store
     assignment: Assignment
@@ -59,6 +60,7 @@ class Setup:
     log: Path
     progress: Progress
     stream: TextIO
+    course_file: Path
 
 
 class Incomplete(Exception):

@@ -64,7 +64,8 @@ class LocalExecutor:
     def grade(self, jobs: list[Job]) -> Generator[Outcome, None, None]:
         s = self.setup
         with open(s.log, "ab") as log:
-            workers = Pool(min(s.workers, len(jobs)), budget_s=s.budget_s, log=log)
+            workers = Pool(min(s.workers, len(jobs)), budget_s=s.budget_s, log=log,
+                           worker_argv=worker_argv(s.course_file, s.assignment.name))
             try:
                 yield from workers.outcomes(jobs)
             except RuntimeError as exc:   # a worker that does not start: nobody can be graded
@@ -78,15 +79,22 @@ def report_stats(stats: list[WorkerStats], stream) -> None:
               f"(largest process it started: {s.children_maxrss_kb / 1024:.0f} MiB)", file=stream)
 
 
-class Pool:
-    """Grade ``Job``s on ``jobs`` worker processes; ``outcomes`` yields one Outcome per job."""
+def worker_argv(course_file, assignment: str) -> list[str]:
+    """The command of a worker grading ``assignment`` of the course in ``course_file``
+    (autograder/batch/worker.py): the course travels as an argument, never in the environment."""
+    return [sys.executable, "-m", "autograder.batch.worker", str(course_file), assignment]
 
-    def __init__(self, jobs: int, *, budget_s: float, log: TextIO | int | None = None,
-                 worker_argv: list[str] | None = None, env: dict | None = None):
+
+class Pool:
+    """Grade ``Job``s on ``jobs`` worker processes started with ``worker_argv``; ``outcomes``
+    yields one Outcome per job."""
+
+    def __init__(self, jobs: int, *, budget_s: float, worker_argv: list[str], log: TextIO | int | None = None,
+                 env: dict | None = None):
         self.jobs = max(1, int(jobs))
         self.budget_s = float(budget_s)
         self.log = log
-        self.worker_argv = worker_argv or [sys.executable, "-m", "autograder.batch.worker"]
+        self.worker_argv = list(worker_argv)
         self.env = env
         self.stats: list[WorkerStats] = []
         self.workers: list[_Worker] = []

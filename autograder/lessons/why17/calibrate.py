@@ -24,19 +24,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.core import course
-from autograder.lessons.why17.checks.gpu_common import VERDICTS
+from autograder.lessons.why17.checks.gpu import VERDICTS
 from shared import tables, yamlfile
 from shared.lessons.why17.gpu import RUBRIC
 from shared.simgpu.judging import Verdict
 from shared.simgpu.ratios import fmt_ratio
 
-#: The assignment calibrated: course.yml's first graded by this package (its reference).
-ASSIGNMENT = next((a for a in course.load().assignments.values() if a.grader == __package__),
-                  course.load().assignment())
+#: The checkout: the real-GPU child runs from it.
+ROOT = Path(__file__).resolve().parents[3]
 #: The GPU-check submissions: this package's fixtures/gpu.
 SUBMISSIONS = Path(__file__).resolve().parent / "fixtures" / "gpu"
-REFERENCE = ASSIGNMENT.solutions_dir
 #: The check each mistake submission must fail (and only that one on the simulated device).
 EXPECTED = yamlfile.safe_load((SUBMISSIONS / "expected.yml").read_text(encoding="utf-8"))
 #: Copy sizes of the reference-vs-spec rows, MiB; matmul sides, elements.
@@ -93,7 +90,7 @@ def match_device(gpu_name: str) -> tables.Device | None:
 def submissions(dest: Path, folder: Path = SUBMISSIONS) -> list[tuple[str, dict[str, Path]]]:
     """(name, {'bw': path, 'flops': path}) of every good_* and wrong_* folder, goods first, each
     built into dest/<name> by the grader package's ``fixtures.build.gpu_submission``."""
-    build = importlib.import_module(f"{ASSIGNMENT.grader}.fixtures.build")
+    build = importlib.import_module(f"{__package__}.fixtures.build")
     out = []
     for path in sorted(folder.iterdir(), key=lambda p: (not p.name.startswith("good_"), p.name)):
         if path.is_dir() and path.name.startswith(("good_", "wrong_")):
@@ -145,13 +142,15 @@ class SimRunner:
 
 
 # --------------------------------------------------------------------------- the two devices
-def calibrate_sim(profile: str, seed: int = SEED) -> tuple[str, list[SpecRow], list[SubmissionRow]]:
-    """The table's content on the simulated ``profile``: (device line, spec rows, submission rows)."""
+def calibrate_sim(reference_dir: Path, profile: str,
+                  seed: int = SEED) -> tuple[str, list[SpecRow], list[SubmissionRow]]:
+    """The table's content on the simulated ``profile``: (device line, spec rows, submission rows);
+    ``reference_dir``: the assignment's reference solution (its bw.py and flops.py)."""
     from shared import simgpu
 
     dev = tables.device(profile)
     cfg = simgpu.config(profile)
-    reference = {m: _load(REFERENCE / f"{m}.py", f"calibrate_ref_{m}", cfg) for m in ("bw", "flops")}
+    reference = {m: _load(reference_dir / f"{m}.py", f"calibrate_ref_{m}", cfg) for m in ("bw", "flops")}
     spec = _spec_rows(reference, dev, lambda fn: _on_sim(cfg, fn))
     rows = []
     with tempfile.TemporaryDirectory(prefix="grader-calibrate-") as tmp:
@@ -194,8 +193,9 @@ def _spec_rows(reference: dict, dev: tables.Device | None, run=lambda fn: fn()) 
     return rows
 
 
-def calibrate_cuda(budget_s: float = BUDGET_S) -> tuple[str, list[SpecRow], list[SubmissionRow]]:
-    """The table's content measured on this machine's GPU within ``budget_s`` seconds."""
+def calibrate_cuda(reference_dir: Path, budget_s: float = BUDGET_S) -> tuple[str, list[SpecRow], list[SubmissionRow]]:
+    """The table's content measured on this machine's GPU within ``budget_s`` seconds;
+    ``reference_dir``: the assignment's reference solution."""
     import torch
 
     from autograder.lessons.why17 import realgpu
@@ -203,7 +203,7 @@ def calibrate_cuda(budget_s: float = BUDGET_S) -> tuple[str, list[SpecRow], list
     started = time.monotonic()
     gpu = torch.cuda.get_device_name(0)
     dev = match_device(gpu)
-    reference = {m: _load(REFERENCE / f"{m}.py", f"calibrate_ref_{m}", None) for m in ("bw", "flops")}
+    reference = {m: _load(reference_dir / f"{m}.py", f"calibrate_ref_{m}", None) for m in ("bw", "flops")}
     spec = _spec_rows(reference, dev)
     torch.cuda.empty_cache()
     rows = []
@@ -215,8 +215,8 @@ def calibrate_cuda(budget_s: float = BUDGET_S) -> tuple[str, list[SpecRow], list
                 continue
             try:
                 done = subprocess.run([sys.executable, "-m", "autograder.lessons.why17.realgpu_pair",
-                                       str(files["bw"].parent), str(REFERENCE)],
-                                      capture_output=True, text=True, timeout=left, cwd=course.ROOT)
+                                       str(files["bw"].parent), str(reference_dir)],
+                                      capture_output=True, text=True, timeout=left, cwd=ROOT)
             except subprocess.TimeoutExpired:
                 rows.append(SubmissionRow(name, note="not measured: the time budget ran out"))
                 continue

@@ -16,7 +16,7 @@ from autograder.core import course, lesson, settings
 from autograder.core.registry import CheckFailed
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.checks import bw_cpu
-from autograder.lessons.why17.checks.gpu_common import VERDICTS
+from autograder.lessons.why17.checks.gpu import VERDICTS
 from autograder.lessons.why17.fixtures import build
 from autograder.sandbox import forkserver
 from shared.lessons.why17.gpu import RUBRIC

@@ -14,6 +14,7 @@ import zipfile
 import pytest
 
 from autograder.grading.grade import grade_submission, load_checks
+from autograder.lessons.why17 import LESSON
 from autograder.lessons.why17.fixtures import build
 from shared import diagnose
 
@@ -49,7 +50,7 @@ def reachable(modules: set[str]) -> set[str]:
     reach = set(modules)
     for module in modules:
         reach |= build.IMPORTERS.get(module, set())
-    return {cid for cid, c in load_checks().items() if reach & set(c.files)}
+    return {cid for cid, c in load_checks(LESSON).items() if reach & set(c.files)}
 
 
 def lost(results: dict) -> float:

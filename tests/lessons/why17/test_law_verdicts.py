@@ -19,7 +19,7 @@ from hypothesis import settings
 from autograder.core.errors import GraderError, StudentTimeout
 from autograder.core.registry import CheckFailed
 from autograder.grading.grade import grade_submission, load_checks
-from autograder.lessons.why17 import cases
+from autograder.lessons.why17 import LESSON, cases
 from autograder.lessons.why17 import strategies as S
 from autograder.lessons.why17.checks import predict_oracle as oracle
 from autograder.lessons.why17.fixtures import build
@@ -27,7 +27,7 @@ from tests.helpers.paths import ROOT
 from tests.lessons.why17.expected import EXPECTED
 
 #: The checks that run the laws (predict.py's laws and its ValueError laws).
-LAW_CHECKS = {c.id for c in load_checks().values() if c.id.startswith(("law_", "errors_"))}
+LAW_CHECKS = {c.id for c in load_checks(LESSON).values() if c.id.startswith(("law_", "errors_"))}
 #: The wrong submissions that must fail some law, and those laws.
 CAUGHT = {name: checks & LAW_CHECKS for name, checks in EXPECTED.items() if checks & LAW_CHECKS}
 
@@ -116,8 +116,9 @@ def test_a_broken_table_stops_the_grading_instead_of_scoring_the_student(tmp_pat
 @pytest.mark.slow
 def test_grading_never_imports_hypothesis():
     code = ("import os, sys\nfrom autograder.grading.grade import grade_submission, load_checks\n"
+            "from autograder.lessons.why17 import LESSON\n"
             "from autograder.lessons.why17.fixtures import build\n"
-            "only = {c for c in load_checks() if c.startswith(('law_', 'errors_'))}\n"
+            "only = {c for c in load_checks(LESSON) if c.startswith(('law_', 'errors_'))}\n"
             "res = grade_submission(build.REFERENCE, device='cpu', only=only)\n"
             "print(len(res['tests']), 'hypothesis' in sys.modules, os.environ.get('HYPOTHESIS_NO_PLUGINS'))")
     env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_NO_PLUGINS"}

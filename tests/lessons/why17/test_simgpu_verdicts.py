@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder.lessons.why17.checks.gpu_common import VERDICTS
+from autograder.lessons.why17.checks.gpu import VERDICTS
 from autograder.lessons.why17.fixtures import build
 from shared import simgpu
 from shared.lessons.why17.gpu import RUBRIC, factors, model_reference, rubric

@@ -73,7 +73,8 @@ class SlurmExecutor:
                             self.options.students_per_task)
         run = plan.new_run(out)
         manifest = plan.Manifest(out=str(out), assignment=s.assignment.name, key=s.store.key,
-                                 workers=self.options.workers, budget_s=s.budget_s, slices=parts)
+                                 workers=self.options.workers, budget_s=s.budget_s, slices=parts,
+                                 course=str(s.course_file))
         manifest.write(run)
         script = plan.write_script(run)
         argv = self.options.sbatch_argv(len(parts), str(run / plan.LOG_PATTERN))

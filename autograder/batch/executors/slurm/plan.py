@@ -22,7 +22,7 @@ MANIFEST = "manifest.json"
 SCRIPT = "grade.sh"
 JOB = "job.json"
 LOG_PATTERN = "task-%a.log"
-VERSION = 1
+VERSION = 2   # 2: the manifest names the course file
 
 
 def slices(students: list[str], per_task: int) -> list[list[str]]:
@@ -38,7 +38,8 @@ class Manifest:
 
     Each slice is a list of jobs ``{"student", "digest", "payload"}``: the student's folder name
     under OUT, the content hash planned (the store's commit marker records it), and the worker's
-    request as the local executor builds it (path, assignment, device, limits). ``key`` is the
+    request as the local executor builds it (path, assignment, device, limits); ``course`` the
+    course file every task reads the assignment from. ``key`` is the
     store's grading key; a task whose checkout computes another key (a different course.yml)
     refuses to grade rather than mix results graded two ways.
     """
@@ -49,6 +50,7 @@ class Manifest:
     workers: int
     budget_s: float
     slices: list[list[dict]]
+    course: str   # the course file the assignment is read from
     version: int = VERSION
 
     def write(self, run: Path) -> Path:

@@ -23,13 +23,14 @@ from pathlib import Path
 
 from autograder.batch import record
 from autograder.batch.executors.base import Job, Outcome
-from autograder.batch.executors.local import Pool
+from autograder.batch.executors.local import Pool, worker_argv
 from autograder.batch.executors.slurm.plan import Manifest
 from autograder.batch.plan import grading_key
 from autograder.classdata import partial, store
 from autograder.classdata.discover import Submission
 from autograder.classdata.zero import zero_results
 from autograder.core import course
+from autograder.core.errors import UsageError
 from autograder.reports import gradebook
 
 #: Exit status when Slurm stopped the task (scancel, time limit, preemption send SIGTERM).
@@ -63,7 +64,11 @@ def grade_slice(manifest_path: Path, index: int, stream=None) -> int:
     except (OSError, ValueError, TypeError, IndexError) as exc:
         print(f"error: {manifest_path}: slice {index}: {exc}", file=stream)
         return 1
-    asg = course.load().assignment(manifest.assignment)
+    try:
+        asg = course.load(manifest.course).assignment(manifest.assignment)
+    except UsageError as exc:
+        print(f"error: {manifest_path}: {exc}", file=stream)
+        return 1
     if not _same_grading(manifest, asg, jobs, stream):
         return 1
     st = UnlockedStore(manifest.out, manifest.key)
@@ -75,7 +80,8 @@ def grade_slice(manifest_path: Path, index: int, stream=None) -> int:
     by_key = {j["student"]: j for j in todo}
     run_at = partial.now()
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-    workers = Pool(min(manifest.workers, len(todo)), budget_s=manifest.budget_s, log=sys.stderr)
+    workers = Pool(min(manifest.workers, len(todo)), budget_s=manifest.budget_s, log=sys.stderr,
+                   worker_argv=worker_argv(manifest.course, manifest.assignment))
     started = time.monotonic()
     try:
         with contextlib.closing(workers.outcomes([Job(j["student"], j["payload"], j["digest"])

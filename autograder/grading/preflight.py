@@ -1,6 +1,6 @@
-"""Before anyone is graded: is the course itself fit to grade with?
+"""Before anyone is graded: is the course itself fit to grade with? (``grade`` and ``grade-all`` alike)
 
-``check(asg)`` looks once at what every grading depends on and raises UsageError (one line, exit 2,
+``check(course, asg)`` looks once at what every grading depends on and raises UsageError (one line, exit 2,
 nobody graded) at the first problem:
 
 - the course file parses and validates, with its hardware profile (``sim_profile``) and ``late:``
@@ -9,7 +9,8 @@ nobody graded) at the first problem:
   every module the tasks name, each readable and valid Python (compiled, not run: importing it
   costs a torch import, and a reference that compiles but fails to import is caught per student
   as a grader failure, never a score: autograder/grading/context.py);
-- the grader package (course.yml's ``grader``) imports with all its check modules, course.yml's
+- the grader package (course.yml's ``grader``) exports a Lesson whose every piece is there, it
+  imports with all its check modules, course.yml's
   points per check name exactly its checks, and every task worth points has at least one check.
 
 Without it a course file copied away from its ``solutions/`` graded every student to zero.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from autograder.core import course
 from autograder.core.errors import UsageError
+from autograder.grading.grade import checks_for, load_checks
 
 
 def modules_of(asg) -> list[str]:
@@ -31,9 +33,10 @@ def modules_of(asg) -> list[str]:
     return names
 
 
-def check(asg) -> None:
-    """UsageError naming the course file and the first problem; None when the course is fit."""
-    where = f"{course.current_file()}: assignment {asg.name!r}"
+def check(the_course: course.Course, asg: course.Assignment) -> None:
+    """UsageError naming the course file and the first problem; None when ``asg`` of
+    ``the_course`` is fit to grade with."""
+    where = f"{the_course.path}: assignment {asg.name!r}"
     folder = asg.solutions_dir
     if not folder.is_dir():
         raise UsageError(f"{where}: no reference solution folder {folder} (every grading compares "
@@ -51,16 +54,14 @@ def check(asg) -> None:
         except SyntaxError as exc:
             raise UsageError(f"{where}: the reference solution {path} line {exc.lineno} is not valid "
                              f"Python ({exc.msg}); nobody was graded") from None
-    from autograder.grading.grade import load_checks
     try:
-        checks = load_checks(asg)
-    except UsageError:
-        raise
-    except Exception as exc:   # any import failure of the grader is one line
+        checks = load_checks(asg)    # the Lesson checked first (autograder/core/lesson.py)
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc}; nobody was graded") from None
+    except Exception as exc:   # any import failure of the grader's checks is one line
         raise UsageError(f"{where}: the grader package {asg.grader!r} does not import "
                          f"({type(exc).__name__}: {exc}); nobody was graded") from None
     from autograder.core import points
-    from autograder.grading.grade import checks_for
     try:
         points.of_checks(asg, checks_for(asg))    # course.yml's points name exactly the checks
     except UsageError as exc:

@@ -1,15 +1,22 @@
-"""The grader's side of the why17 GPU sanity checks: the lesson's rubric, behind the hidden probe.
+"""The why17 GPU sanity checks, registered on the simulated GPU behind the hidden probe.
 
 The logic of each check lives in shared/lessons/why17/gpu/ (students run it too, without the
 probe); here every verdict first passes the probe's gate on settings drawn from the secret seed
-(autograder/gpu/probe.py). Each module gpu_<check>.py calls ``register`` once: one registered
-check per timing function the check judges (``RUBRIC.judges``), with id ``<check>`` for the
-lesson's own function and ``<check>.<function>`` for the others, so results.json carries one
-test per function.
+(autograder/gpu/probe.py). Each check of the lesson's rubric is registered once per timing
+function it judges (``RUBRIC.judges``), with id ``<check>`` for the lesson's own function and
+``<check>.<function>`` for the others, so results.json carries one test per function; every one
+declares the simulated GPU as its device, whatever the grading device.
+
+    sync_present          the timing function waits for the device before reading the clock
+    warmup_present        it warms up before the clock starts
+    bytes_counted_twice   a copy counts as read + write (2·n_bytes)
+    units_gb_per_s        bandwidth in GB/s (1e9 bytes/s)
+    buffer_exceeds_cache  measured_bandwidth measures main memory (a buffer >= 4x L2); copy_bandwidth
+                          shows the cache cliff
+    flops_counted_2n3     matmul_tflops counts 2·n³ FLOPs and reports TFLOP/s
+    within_peak           measured_peak_tflops is compute-bound and never above the device's peak
 """
 from __future__ import annotations
-
-import sys
 
 from autograder.api import gpu_checks, probe
 from shared.lessons.why17.gpu import RUBRIC
@@ -33,9 +40,6 @@ TITLES = {
 #: Every check instance by id, behind the probe: ``VERDICTS[id](runner, profile, seed)``.
 VERDICTS = RUBRIC.verdicts(probe.settings, probe.follows)
 
-
-def register(name: str) -> None:
-    """Register check ``name`` once per function it judges, in the calling gpu_<name> module."""
-    gpu_checks.register(RUBRIC, VERDICTS, name, sys._getframe(1).f_globals["__name__"],
-                        task=TASKS.__getitem__, title=TITLES[name],
+for _name in sorted(TITLES):   # in the order of the check names (results keep it within a task)
+    gpu_checks.register(RUBRIC, VERDICTS, _name, __name__, task=TASKS.__getitem__, title=TITLES[_name],
                         weight=lambda f: OTHER_FUNCTION_WEIGHT if f in RUBRIC.base else 1.0)

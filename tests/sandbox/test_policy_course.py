@@ -1,0 +1,17 @@
+"""The graded course's secrets reach the jail as the grading passes them down (``Limits.hide``),
+never from a course the process selected beforehand."""
+from __future__ import annotations
+
+from autograder.sandbox import policy
+from autograder.sandbox.launch import Limits
+from autograder.sandbox.policy import JailLimits
+
+
+def test_the_course_given_is_hidden_and_no_other(tmp_path):
+    course = tmp_path / "elsewhere" / "course"
+    given = policy.build(tmp_path / "work", limits=JailLimits.from_sandbox(Limits(hide=policy.course_secrets(course))),
+                         processes=8, namespaces=True)
+    plain = policy.build(tmp_path / "work", limits=JailLimits.from_sandbox(Limits()), processes=8, namespaces=True)
+    hidden = {str(course.resolve() / name) for name in policy.SECRETS}
+    assert hidden <= set(given["hide"]) and not hidden & set(plain["hide"])
+    assert str(policy.ROOT / "solutions") in plain["hide"]      # the checkout's own, always
