@@ -22,10 +22,9 @@ def run(args) -> int:
     from pathlib import Path
 
     from autograder.classdata import discover
-    from autograder.core import course
     from autograder.people import delivery
 
-    asg = course.load().assignment(args.assignment)
+    asg = args.course.assignment(args.assignment)
     out = Path(args.out)
     layout = discover.discover(args.submissions, asg, exclude=out)
     packed = delivery.pack(out, layout, Path(args.submissions), asg, Path(args.zip) if args.zip else None)

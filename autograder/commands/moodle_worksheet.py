@@ -21,11 +21,10 @@ def run(args) -> int:
     from datetime import datetime, timezone
     from pathlib import Path
 
-    from autograder.core import course
     from autograder.core.atomic import atomic_write
     from autograder.people import moodle_sheet
 
-    asg = course.load().assignment(args.assignment)
+    asg = args.course.assignment(args.assignment)
     out = Path(args.out)
     made_at = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
     sheet = moodle_sheet.build(out, asg.name, made_at, Path(args.worksheet) if args.worksheet else None)

@@ -22,7 +22,6 @@ def run(args) -> int:
     import sys
     from pathlib import Path
 
-    from autograder.core import course
     from autograder.core.errors import UsageError
     from autograder.grading.grade import load_checks
     from autograder.people import requests, roster
@@ -30,7 +29,7 @@ def run(args) -> int:
 
     if args.decide and not args.grader:
         raise UsageError("--decide needs --grader NAME (written with each decision)")
-    asg = course.load().assignment(args.assignment)
+    asg = args.course.assignment(args.assignment)
     out = Path(args.out)
     lay = roster.layout(out)
     check_ids: dict[str, list[str]] = {}

@@ -28,11 +28,10 @@ def run(args) -> int:
     from pathlib import Path
 
     from autograder.classdata import discover
-    from autograder.core import course
     from autograder.people import review
     from autograder.people.console import Console, open_answers
 
-    asg = course.load().assignment(args.assignment)
+    asg = args.course.assignment(args.assignment)
     out = Path(args.out)
     # loose LMS files are gathered in a temporary folder, never in OUT, where grade-all may be running
     layout = discover.discover(args.submissions, asg, exclude=out)
