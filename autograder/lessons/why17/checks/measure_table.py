@@ -11,6 +11,9 @@ capped, see autograder/lessons/why17/measurements.py). Each check is one law of 
 - the ridge point is peak / bandwidth.
 
 A missing or malformed file fails every task5 check with the same one-line reason, and nothing else.
+A file from the simulated GPU (shared/simulated_run.py) is present and follows the schema, but its
+numbers are the simulator's, not the student's machine's: every check that judges the measurements
+fails with one line saying so (the Measure table grades a run on the student's own CPU or GPU).
 """
 from __future__ import annotations
 
@@ -45,6 +48,18 @@ def _table(ctx) -> measurements.Measurements:
         raise CheckFailed(f"{exc}. {MEASURE}") from None
 
 
+def _measured(ctx) -> measurements.Measurements:
+    """The submission's Measure table when it holds a run on a real machine; CheckFailed (one
+    line) when it is missing, malformed, or from the simulated GPU."""
+    table = _table(ctx)
+    if table.simulated:
+        raise CheckFailed(
+            f"{measurements.FILENAME} comes from the simulated GPU: {table.simulated_why}. Its numbers are the "
+            f"simulator's, not your machine's; run the notebook on your own CPU or GPU (WHY17_RUN_ON unset, auto, "
+            f"cpu or cuda) and hand in that file. {MEASURE}")
+    return table
+
+
 def _close(a: float, b: float, tol: float = REL_TOL) -> bool:
     return abs(a - b) <= tol * abs(b)
 
@@ -69,6 +84,9 @@ def own_ceiling(table: measurements.Measurements, row: measurements.Row) -> floa
 @check("measure_file", task=TASK, name="measurements.json is present and follows the schema", files=())
 def measurements_file(ctx):
     table = _table(ctx)
+    if table.simulated:
+        return (f"{len(table.rows)} Measure table rows on {table.device_name}, a simulated run: the checks of "
+                f"its numbers need a run on your own CPU or GPU")
     return f"{len(table.rows)} Measure table rows on {table.device_name}"
 
 
@@ -77,7 +95,7 @@ def measurements_file(ctx):
 def ceiling_from_own_bandwidth(ctx):
     from shared import tables
 
-    table = _table(ctx)
+    table = _measured(ctx)
     spec = _spec(table.device_key)
     for row in table.rows:
         try:
@@ -108,7 +126,7 @@ def ceiling_from_own_bandwidth(ctx):
 
 @check("measure_pct_of_ceiling", task=TASK, name="% of ceiling = measured / ceiling", files=())
 def pct_of_ceiling(ctx):
-    table = _table(ctx)
+    table = _measured(ctx)
     for row in table.rows:
         want = 100.0 * row.measured_tok_s / row.ceiling_tok_s
         if _close(row.pct_of_ceiling, want):
@@ -126,7 +144,7 @@ def pct_of_ceiling(ctx):
 
 @check("measure_not_above_ceiling", task=TASK, name="no measurement exceeds its ceiling", files=())
 def not_above_ceiling(ctx):
-    table = _table(ctx)
+    table = _measured(ctx)
     for row in table.rows:
         ceiling = own_ceiling(table, row)
         ratio = row.measured_tok_s / ceiling
@@ -144,7 +162,7 @@ def not_above_ceiling(ctx):
 def bandwidth_plausible(ctx):
     from shared import tables
 
-    table = _table(ctx)
+    table = _measured(ctx)
     spec = _spec(table.device_key)
     if table.device_key is not None and spec is None:
         raise CheckFailed(f"device.key {table.device_key!r} is not in the hardware tables; use one of "
@@ -169,7 +187,7 @@ def bandwidth_plausible(ctx):
 
 @check("measure_ridge_point", task=TASK, name="ridge point = peak / bandwidth", files=())
 def ridge_point(ctx):
-    table = _table(ctx)
+    table = _measured(ctx)
     want = table.peak_tflops * 1e12 / (table.bw_gbs * 1e9)
     if not _close(table.ridge_flops_per_byte, want):
         raise CheckFailed(
