@@ -142,3 +142,9 @@ def test_the_simulated_field_is_a_boolean():
         measurements.parse(json.dumps(data))
     data["device"]["simulated"] = False
     assert not measurements.parse(json.dumps(data)).simulated
+
+
+def test_a_device_without_a_spec_is_not_checked_here_not_passed():
+    """A CPU has no spec sheet to compare its bandwidth with: the check says it judged nothing."""
+    _, message = grade("reference_cpu_whole_checkpoint")["measure_bw_plausible"]
+    assert message.startswith("not checked here:") and "no spec sheet" in message
