@@ -96,7 +96,8 @@ def judge(gpu, modules: dict, device: str, seed: int) -> int:
     """Print every verdict of the lesson's checks on ``modules``; 1 when one failed, else 0."""
     runner = local.LocalRunner(modules, gpu.model_reference)
     ids = gpu.RUBRIC.ids()
-    print(f"\nGPU sanity checks, on a randomized {device} profile (seed {seed}): {_profile(simgpu.config(device, seed))}")
+    checked = simgpu.config(device, seed)
+    print(f"\nGPU sanity checks, on a randomized {device} profile (seed {seed}): {_profile(checked)}")
     print("(the figures above are the table's; these checks run on this profile, and the grader adds "
           "probes of its own)")
     failed = 0
