@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shared import tables
+from shared.quiz import slips
 from shared.quiz.slips import Slip
 
 
@@ -23,9 +24,10 @@ class Drill:
     reread: str
     slips: tuple[Slip, ...] = ()
 
-    def accepts(self, value: float, tolerance: float) -> bool:
-        """True when ``value`` is within ``tolerance`` (relative) of the answer."""
-        return abs(value - self.answer) <= tolerance * abs(self.answer)
+    def accepts(self, value: float, tolerance: float, round_tolerance: float = 0.0) -> bool:
+        """True when ``value`` is within ``tolerance`` (relative) of the answer, or is the answer
+        said as a round figure within ``round_tolerance`` of it (``shared.quiz.slips.right``)."""
+        return slips.right(value, self.answer, tolerance, round_tolerance)
 
 
 def fmt(x: float) -> str:
