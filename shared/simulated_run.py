@@ -1,10 +1,11 @@
 """Whether a recorded run (a measurements.json's ``device``) came from the simulated GPU.
 
 The lab notebook records it explicitly: ``device.simulated`` is true for a run on the simulated
-GPU (``WHY17_RUN_ON=sim``), false otherwise. A file written before that field existed is told by
-the device's name, which the simulated GPU has marked ``(simulated)``. Either shows a simulated
-run: the simulated GPU's name may come to read as the real part's, so the field is the record that
-lasts, and a name that says "simulated" is never taken for a real device whatever the field says.
+GPU (``settings.RUN_ON`` set to ``sim``, shared/settings.py), false otherwise. A file written
+before that field existed is told by the device's name, which the simulated GPU has marked
+``(simulated)``. Either shows a simulated run: the simulated GPU's name may come to read as the
+real part's, so the field is the record that lasts, and a name that says "simulated" is never taken
+for a real device whatever the field says.
 
 The grader (task5's checks) and ``python -m shared.submit`` both ask ``is_simulated``, so a
 student's hand-in and its grade agree on what a simulated run is.

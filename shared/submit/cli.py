@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from shared import settings
 from shared.submit import archive, plan, public
 
 PROG = "python -m shared.submit"
@@ -159,7 +160,8 @@ def _own_run(the_plan: plan.Plan, allow_simulated: bool) -> bool:
     cost = sum(t.points for t in the_plan.tasks if set(t.files) & set(simulated))
     if not allow_simulated:
         print(f"{PROG}: refused: {which}. The Measure table grades your own machine's numbers: run "
-              f"{the_plan.notebook or 'the notebook'} on your CPU or GPU (WHY17_RUN_ON unset, auto, cpu or cuda), "
+              f"{the_plan.notebook or 'the notebook'} on your CPU or GPU ({settings.RUN_ON.name} unset, auto, "
+              f"cpu or cuda), "
               f"or pass --allow-simulated to hand it in anyway (its checks of the numbers fail, "
               f"{cost:g} points at stake)", file=sys.stderr)
         return False

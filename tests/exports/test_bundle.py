@@ -326,3 +326,30 @@ def test_out_that_is_a_file_is_one_line_and_exit_2(tmp_path):
     proc = _cli("release", "why17", "--out", str(target))
     assert proc.returncode == 2
     assert "is not a folder" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --- Every file the student materials name is in the bundle --------------------------------------
+
+def _student_texts(unpacked: Path) -> dict[str, str]:
+    """What a student reads: the README, the notebook's cells, and the --help of each command the
+    README names (run in the unpacked bundle)."""
+    texts = {"README.md": (unpacked / "README.md").read_text(encoding="utf-8")}
+    notebook = json.loads((unpacked / "assignments/why17/why17.ipynb").read_text(encoding="utf-8"))
+    texts["why17.ipynb"] = "\n".join("".join(c["source"]) for c in notebook["cells"])
+    for module in ("shared.quiz", "shared.submit", "shared.simgpu", "shared.decode_bench"):
+        run = subprocess.run([sys.executable, "-m", module, "--help"], cwd=unpacked, capture_output=True,
+                             text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(unpacked)})
+        assert run.returncode == 0, run.stderr
+        texts[f"{module} --help"] = run.stdout
+    return texts
+
+
+def test_every_file_the_readme_notebook_and_help_name_is_shipped(unpacked):
+    import re
+    missing = []
+    for where, text in _student_texts(unpacked).items():
+        for path in re.findall(r"(?<![\w/.-])((?:docs|shared|assignments)/[\w./-]*\w)", text):
+            if not (unpacked / path).exists() and path != "assignments/why17/measurements.json":
+                missing.append(f"{where}: {path}")
+    assert missing == []
+    assert (unpacked / "docs" / "quiz.md").read_bytes() == (ROOT / "docs" / "quiz.md").read_bytes()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from autograder.api import CheckFailed, check
 from autograder.lessons.why17 import measurements
+from shared import settings
 
 TASK = "task5"
 #: Relative tolerance of the arithmetic the notebook does (rounding to a few digits is fine).
@@ -55,8 +56,8 @@ def _measured(ctx) -> measurements.Measurements:
     if table.simulated:
         raise CheckFailed(
             f"{measurements.FILENAME} comes from the simulated GPU: {table.simulated_why}. Its numbers are the "
-            f"simulator's, not your machine's; run the notebook on your own CPU or GPU (WHY17_RUN_ON unset, auto, "
-            f"cpu or cuda) and hand in that file. {MEASURE}")
+            f"simulator's, not your machine's; run the notebook on your own CPU or GPU ({settings.RUN_ON.name} unset, "
+            f"auto, cpu or cuda) and hand in that file. {MEASURE}")
     return table
 
 
