@@ -96,7 +96,10 @@ def contents(assignment: Assignment, root: Path | None = None) -> dict[str, byte
         "course.yml": (course_root / "course.yml").read_bytes(),
     }
     files.update(_shared_files(root / "shared"))
-    files.update({page: (root / page).read_bytes() for page in STUDENT_DOCS})
+    for page in STUDENT_DOCS:
+        if not (root / page).is_file():
+            raise BundleError(f"{page} is missing: the student README and the commands' --help point to it")
+        files[page] = (root / page).read_bytes()
     files.update({f"assignments/{assignment.folder}/{rel}": data for rel, data in release.items()})
     return {f"{top}/{rel}": files[rel] for rel in sorted(files)}
 

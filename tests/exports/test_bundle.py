@@ -152,7 +152,8 @@ def test_caches_and_dotfiles_of_shared_stay_home(tmp_path):
     project = tmp_path / "project"
     for name in ("shared", "solutions"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("course.yml", "requirements.txt"):
+    for name in ("course.yml", "requirements.txt", *bundle.STUDENT_DOCS):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, project / name)
     (project / "shared" / "__pycache__").mkdir()
     (project / "shared" / "__pycache__" / "tables.cpython-311.pyc").write_bytes(b"\0")
@@ -162,6 +163,16 @@ def test_caches_and_dotfiles_of_shared_stay_home(tmp_path):
     names = bundle.contents(ASSIGNMENT, root=project)
     assert f"{TOP}/shared/tables.py" in names
     assert not [n for n in names if "__pycache__" in n or "/." in n or n.endswith(".pyc")]
+
+
+def test_a_missing_student_page_is_refused_by_name(tmp_path):
+    project = tmp_path / "project"
+    for name in ("shared", "solutions"):
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("course.yml", "requirements.txt"):
+        shutil.copy(ROOT / name, project / name)
+    with pytest.raises(bundle.BundleError, match="docs/quiz.md is missing"):
+        bundle.contents(ASSIGNMENT, root=project)
 
 
 def test_the_students_requirements_pin_torch_as_the_project_does(unpacked):
