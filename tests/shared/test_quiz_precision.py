@@ -5,15 +5,7 @@ import random
 import pytest
 
 from shared.quiz import answers, bank, card_drills, session, slips, spoken
-
-
-class Collect(list):
-    def __call__(self, line=""):
-        self.append(line)
-
-    @property
-    def text(self):
-        return "\n".join(self)
+from tests.shared.drills import Collect
 
 
 def ask(tmp_path, drill, typed: str) -> str:

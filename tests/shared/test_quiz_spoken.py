@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from shared.quiz import answers, bank, cli, progress, spoken
 from tests.helpers.paths import ROOT
+from tests.shared.drills import Collect
 
 LAWS = settings(derandomize=True, deadline=None, database=None, max_examples=200)
 
@@ -28,15 +29,6 @@ def readings(elapsed):
         out += [now, now + e]
         now += e + 7
     return out
-
-
-class Collect(list):
-    def __call__(self, line=""):
-        self.append(line)
-
-    @property
-    def text(self):
-        return "\n".join(self)
 
 
 def run(tmp_path, items, lines, elapsed, kept=None):
