@@ -15,7 +15,7 @@ import math
 
 #: Ratios (yours / expected) that point to one slip, with the slip in the lesson's words.
 SLIPS: tuple[tuple[float, str], ...] = (
-    (1e-9, "the bandwidth stayed in GB/s where bytes/s were needed (GB/s = 1e9 bytes/s)"),
+    (1e-9, "the 1e9 left out: the bandwidth stayed in GB/s where bytes/s were needed (GB/s = 1e9 bytes/s)"),
     (1e9, "bytes/s came out where GB/s was asked, or the 1e9 went the wrong way"),
     (1e-3, "a factor 1000 is missing: GB/s x FLOPs/byte gives GFLOP/s, and 1 TFLOP/s = 1000 GFLOP/s"),
     (1e3, "a factor 1000 too many: 1 TFLOP/s = 1000 GFLOP/s"),
@@ -29,9 +29,17 @@ SLIPS: tuple[tuple[float, str], ...] = (
     (2.0, "a factor 2 too many"),
 )
 
+# The student README's named slips ("Which mistakes cost most"), each in its own words, starting
+# with the README's name for it, so the public tests and the grader call it what the README does.
 #: The batching slip: every stream re-reads the weights (step bytes = batch x params x bytes/weight + ...).
-REREAD_WEIGHTS = ("every stream re-reads the weights; one step reads them once for the whole batch, "
+REREAD_WEIGHTS = ("weights re-read per stream: one step reads them once for the whole batch, "
                   "step bytes = params x bytes/weight + batch x context x KV bytes/token")
+#: The roofline slip: the higher of the two roofs.
+MAX_FOR_MIN = ("max instead of min: a kernel gets the lower of its two roofs, "
+               "attainable = min(peak, bandwidth x intensity / 1000)")
+#: The KV cache slip: one tensor per layer where there are two.
+KV_WITHOUT_2 = ("K and V: the factor 2 left out: every layer caches a key and a value per token, "
+                "2 x layers x kv_heads x head_dim x bytes per value")
 #: Where the lesson teaches batching.
 BATCHING = "Every way around the wall (batching)"
 
@@ -47,14 +55,29 @@ def close(a: float, b: float, rel: float = 1e-9) -> bool:
 MAX_SLACK = 0.02
 
 
-def slip(yours: float, expected: float, twos: str = "", slack: float = 1e-6) -> str | None:
+def named(yours: float, slips: dict | None, slack: float = 1e-6) -> str | None:
+    """The first of ``slips`` (a named slip's words -> the value that slip gives here) that ``yours``
+    matches to within ``slack`` (relative), or None. A test that knows what a named slip returns
+    passes it, so two slips with the same ratio elsewhere (max instead of min, a missing 1000)
+    are told apart by the value itself."""
+    if not slips or not math.isfinite(yours):
+        return None
+    slack = min(max(slack, 1e-6), MAX_SLACK)
+    return next((words for words, value in slips.items() if close(yours, value, slack)), None)
+
+
+def slip(yours: float, expected: float, twos: str = "", slack: float = 1e-6, slips: dict | None = None) -> str | None:
     """The slip whose factor ``yours / expected`` matches to within ``slack`` (relative), or None.
 
     ``twos`` says where a factor 2 belongs for this quantity ('K and V are two tensors per layer');
-    ``slack`` is the comparison's own tolerance when ``expected`` is a rounded number (17 tok/s).
+    ``slack`` is the comparison's own tolerance when ``expected`` is a rounded number (17 tok/s);
+    ``slips`` (see ``named``) are asked first.
     """
     if not expected or not math.isfinite(yours) or not math.isfinite(expected):
         return None
+    found = named(yours, slips, slack)
+    if found:
+        return found
     ratio = yours / expected
     slack = min(max(slack, 1e-6), MAX_SLACK)
     for factor, words in SLIPS:
@@ -63,13 +86,13 @@ def slip(yours: float, expected: float, twos: str = "", slack: float = 1e-6) -> 
     return None
 
 
-def ratio_note(yours: float, expected: float, twos: str = "", slack: float = 1e-6) -> str:
+def ratio_note(yours: float, expected: float, twos: str = "", slack: float = 1e-6, slips: dict | None = None) -> str:
     """'(ratio 0.5: <likely slip>)', '(ratio 1.37)' when no classic slip matches, or
-    '(yours is nan)' when no ratio can be taken. ``slack`` as in ``slip``."""
+    '(yours is nan)' when no ratio can be taken. ``slack`` and ``slips`` as in ``slip``."""
     if not expected or not math.isfinite(yours):
         return f"(yours is {yours!r})"
     ratio = yours / expected
-    words = slip(yours, expected, twos, slack)
+    words = slip(yours, expected, twos, slack, slips)
     return f"(ratio {ratio:.3g}: {words})" if words else f"(ratio {ratio:.4g})"
 
 

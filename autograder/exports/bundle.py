@@ -7,6 +7,7 @@ Layout of ``<name>-student.zip`` (one top folder, so unzipping never spills file
     <name>-student/pytest.ini             strict markers; plain ``pytest`` runs the public tests
     <name>-student/course.yml             tasks, titles, points: the public tests' markers come from it
     <name>-student/shared/...             the project's shared package (tables, simulated GPU, ...)
+    <name>-student/docs/quiz.md           the pages of shared/'s student commands (STUDENT_DOCS)
     <name>-student/assignments/<folder>/  the student release, freshly generated from solutions/
 
 The release part is generated in memory from solutions/ (autograder/exports/generate.py), so a stale
@@ -29,6 +30,8 @@ from autograder.exports import generate
 STUDENT_PACKAGES = ("torch", "numpy", "matplotlib", "pyyaml", "pytest", "hypothesis")
 #: Folders and files of shared/ that are build or run leftovers, never shipped (nor any dotfile).
 SKIP = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints", ".hypothesis"}
+#: Pages of docs/ a student is pointed to (the quiz's --help and the student README name docs/quiz.md).
+STUDENT_DOCS = ("docs/quiz.md",)
 #: Timestamp of every zip entry (the earliest a zip can hold), so the bytes do not depend on when.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
@@ -93,6 +96,10 @@ def contents(assignment: Assignment, root: Path | None = None) -> dict[str, byte
         "course.yml": (course_root / "course.yml").read_bytes(),
     }
     files.update(_shared_files(root / "shared"))
+    for page in STUDENT_DOCS:
+        if not (root / page).is_file():
+            raise BundleError(f"{page} is missing: the student README and the commands' --help point to it")
+        files[page] = (root / page).read_bytes()
     files.update({f"assignments/{assignment.folder}/{rel}": data for rel, data in release.items()})
     return {f"{top}/{rel}": files[rel] for rel in sorted(files)}
 

@@ -2,8 +2,8 @@
 
 The results go to stdout; each phase's progress, with the time left, to stderr (``--quiet``: none).
 Without ``--tokens`` a CPU run times CPU_TOKENS steps, a GPU run GPU_TOKENS: a CPU step of the
-default 1B model in bf16 takes about a second on a 2-core laptop, so the default run ends within a
-minute there (docs/decode-benchmark.md has the measured times).
+default 1B model in fp32 (the CPU's default dtype) takes a few seconds on a 2-core laptop
+(docs/decode-benchmark.md has the measured times).
 
 Exit 0 after a run, 1 if the tensor count and the formula disagree (a bug), 2 with one line on bad
 arguments or a model that does not fit in free memory.
@@ -21,6 +21,16 @@ from shared.decode.bytes import DTYPE_BYTES
 #: Timed steps per stream without --tokens, on a GPU and on a CPU.
 GPU_TOKENS = 64
 CPU_TOKENS = 16
+
+
+#: What the report says when a CPU run took the default dtype.
+CPU_DTYPE_NOTE = ("dtype        fp32, the default on a CPU: many CPUs have no bf16 matmul, so torch emulates it "
+                  "and the decode runs far below the memory's speed (pass --dtype bf16 to time it anyway)")
+
+
+def default_dtype(device: str) -> str:
+    """The benchmark's dtype without --dtype: bf16 on a GPU (as the lesson's numbers), fp32 on a CPU."""
+    return "bf16" if device == "cuda" else "fp32"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -62,8 +72,9 @@ def parser() -> argparse.ArgumentParser:
                    help="tokens already in each stream's KV cache (default 512)")
     p.add_argument("--tokens", type=_count(1), default=None,
                    help=f"tokens generated per stream (default {GPU_TOKENS} on a GPU, {CPU_TOKENS} on a CPU)")
-    p.add_argument("--dtype", choices=sorted(DTYPE_BYTES), default="bf16",
-                   help="weights, activations and KV cache (default bf16)")
+    p.add_argument("--dtype", choices=sorted(DTYPE_BYTES), default=None,
+                   help="weights, activations and KV cache (default: bf16 on a GPU, fp32 on a CPU, where "
+                        "bf16 matmuls are emulated)")
     p.add_argument("--device", choices=("cpu", "cuda"), default=None,
                    help="default: cuda when available, else cpu")
     p.add_argument("--bw-gbs", type=_gbs, default=None,
@@ -91,14 +102,17 @@ def main(argv=None) -> int:
         return 2
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     tokens = args.tokens or (GPU_TOKENS if device == "cuda" else CPU_TOKENS)
+    dtype = args.dtype or default_dtype(device)
     try:
-        result = bench.run(cfg, dtype=args.dtype, device=device, batch=args.batch,
+        result = bench.run(cfg, dtype=dtype, device=device, batch=args.batch,
                            context=args.context, tokens=tokens, bw_gbs=args.bw_gbs, seed=args.seed,
                            threads=args.threads, report_to=None if args.quiet else progress.Progress())
     except bench.DoesNotFit as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     print(bench.report(result))
+    if args.dtype is None and device == "cpu":
+        print(CPU_DTYPE_NOTE)
     if not result.bytes_agree:
         print(f"{prog}: bytes counted from the tensors and from the formula disagree (a bug)", file=sys.stderr)
         return 1

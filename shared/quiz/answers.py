@@ -6,8 +6,9 @@ line of statement numbers ("2 5" or "none"), then for each of the 3 follow-up qu
 your attempt (free text, "-" for none) and y or n (did it cover the model answer?). A re-drill
 (--focus SECTION) asks the same way: its drills, its statements' line (when it shows any), and two
 lines per follow-up question; it is never offered again from a file. A spoken session (--spoken)
-asks three lines per question: one to start the clock (any word, e.g. "go"), one to stop it (your
-key words, or "-" for none), and the key points you made ("1 3", "all" or "none").
+asks four lines per question: one to start the clock (any word, e.g. "go"), one to stop it (any
+word, e.g. "stop"), your key words typed after the clock stopped ("-" for none), and the key points
+you made ("1 3", "all" or "none").
 
 Numbers are read as people type them: 5.8k, 5,832, 5 832, 1.4e3, about 43, ~43, 43 tok/s, a unit
 converted into the question's (3.35 TB/s to a question in GB/s is 3,350), a fraction (273/16).

@@ -74,6 +74,7 @@ class Bank:
     card_example: CardExample
     spoken: tuple[Spoken, ...] = ()
     spoken_slack: float = 0.25    # an answer up to this share over its seconds still counts as in time
+    round_tolerance: float = 0.0  # a round figure of the answer ("roughly 40" for 42.9) this close counts
 
 
 def _get(row: dict, key: str, kind, where: str):
@@ -129,8 +130,12 @@ def parse(data, path: Path = PATH) -> Bank:
     slack = _get(data, "spoken_slack", (int, float), "top level")
     if isinstance(slack, bool) or not 0 <= slack < 1:
         raise BankError(f"{path.name}: spoken_slack must be at least 0 and below 1, got {slack!r}")
+    rounded = _get(data, "round_figure_tolerance", (int, float), "top level")
+    if isinstance(rounded, bool) or not tolerance <= rounded < 1:
+        raise BankError(f"{path.name}: round_figure_tolerance must be at least tolerance and below 1, got {rounded!r}")
     return Bank(tolerance=float(tolerance), sections=sections, statements=statements, followups=followups,
-                card_example=example, spoken=tuple(spoken), spoken_slack=float(slack))
+                card_example=example, spoken=tuple(spoken), spoken_slack=float(slack),
+                round_tolerance=float(rounded))
 
 
 def card_values(ex: CardExample) -> dict[str, str]:

@@ -18,7 +18,7 @@ from shared import tables
 from shared.decode import bytes as step_bytes
 from shared.decode import config
 from shared.quiz import bank
-from shared.quiz.drill import Drill, devices, fmt, real_models
+from shared.quiz.drill import Drill, devices, fmt, memory, placement, real_models
 from shared.quiz.slips import Slip, gib_mixups, scaled, unit_slips
 
 #: Weight formats these drills draw from (keys of the tables' formats).
@@ -122,8 +122,25 @@ def intensity(rng: random.Random) -> Drill:
                 f"(KV cache left out)?"),
         answer=answer, unit="FLOPs/byte",
         worked=(f"2 FLOPs x {batch} stream{'s' if batch > 1 else ''} ÷ {bpw:g} B per weight = {fmt(answer)} "
-                f"FLOPs/byte, hundreds of times below a GPU's ridge point"),
+                f"FLOPs/byte, {against_ridges(answer)}"),
         reread=INTENSITY, slips=tuple(slips))
+
+
+def against_ridges(intensity: float) -> str:
+    """Where ``intensity`` (FLOPs/byte) sits against the ridge points of the tables' devices, in words
+    worked out from those numbers: "12x to 57x below every ridge point in the tables (38-458)"."""
+    ridges = sorted((d.ridge_flops_per_byte, d.name) for d in devices(with_peak=True))
+    low, high = ridges[0][0], ridges[-1][0]
+    span = f"({fmt(low)} to {fmt(high)} FLOPs/byte)"
+    if intensity < low:
+        return (f"{fmt(low / intensity)}x to {fmt(high / intensity)}x below every ridge point in the tables "
+                f"{span}: memory-bound on all of them")
+    if intensity >= high:
+        return f"at or above every ridge point in the tables {span}: compute-bound on all of them"
+    over = [name for ridge, name in ridges if ridge <= intensity]
+    return (f"at or above the ridge point of {len(over)} of the {len(ridges)} devices in the tables "
+            f"({', '.join(over)}), whose ridges run {fmt(low)} to {fmt(high)} FLOPs/byte: compute-bound "
+            f"there, memory-bound on the rest")
 
 
 def ridge_batch(rng: random.Random) -> Drill:
@@ -152,9 +169,8 @@ def ridge_batch(rng: random.Random) -> Drill:
 def split_devices(rng: random.Random) -> Drill:
     """One request split across n devices: layers sliced across them (tensor parallel) add their
     bandwidths; layers handed out in turn (pipeline) do not, at batch 1. Ceiling in tokens/s."""
-    m, d = rng.choice(real_models()), rng.choice(devices())
-    fmt_ = tables.weight_format(rng.choice(FORMATS))
     n = rng.choice((2, 4, 8))
+    m, d, fmt_ = placement(rng, real_models(), devices(), FORMATS, count=n)
     _, gb = _weights(m, fmt_)
     one = d.bw_gbs / gb
     if rng.random() < 0.5:
@@ -178,13 +194,12 @@ def split_devices(rng: random.Random) -> Drill:
         prompt=(f"{_model_phrase(m, fmt_)} is split across {n} x {d.name} ({fmt(d.bw_gbs)} GB/s each) {how}. One "
                 f"request at batch 1: what is its tokens/s ceiling?"),
         answer=answer, unit="tokens/s", worked=worked, reread=MEMORY,
-        slips=(slip, _bits_for_bytes(answer, fmt_), *gib_mixups(answer)))
+        slips=(slip, _bits_for_bytes(answer, fmt_), *gib_mixups(answer)), memory=memory(m, d, fmt_, count=n))
 
 
 def bigger_chip(rng: random.Random) -> Drill:
     """A chip with k times the FLOP/s on the same memory: the batch-1 ceiling does not move (tokens/s)."""
-    m, d = rng.choice(real_models()), rng.choice(devices(with_peak=True))
-    fmt_ = tables.weight_format(rng.choice(FORMATS))
+    m, d, fmt_ = placement(rng, real_models(), devices(with_peak=True), FORMATS)
     k = rng.choice((2, 4, 10))
     _, gb = _weights(m, fmt_)
     answer = d.bw_gbs / gb
@@ -199,13 +214,12 @@ def bigger_chip(rng: random.Random) -> Drill:
         reread=ROOFLINE,
         slips=(scaled(answer, k, f"scaled with the FLOP/s: {k}x the arithmetic, but a batch-1 step waits on "
                                  f"memory, which is the same"),
-               _bits_for_bytes(answer, fmt_), *gib_mixups(answer)))
+               _bits_for_bytes(answer, fmt_), *gib_mixups(answer)), memory=memory(m, d, fmt_))
 
 
 def peak_fraction(rng: random.Random) -> Drill:
     """The share of peak FLOP/s a batch-1 decode at its ceiling uses: 2 x parameters x tokens/s / peak, in %."""
-    m, d = rng.choice(real_models()), rng.choice(devices(with_peak=True))
-    fmt_ = tables.weight_format(rng.choice(FORMATS))
+    m, d, fmt_ = placement(rng, real_models(), devices(with_peak=True), FORMATS)
     params, gb = _weights(m, fmt_)
     speed = d.bw_gbs / gb
     used_tflops = 2 * params * speed / 1e12
@@ -220,7 +234,7 @@ def peak_fraction(rng: random.Random) -> Drill:
                 f"small share of its peak, the signature of the bandwidth roof"),
         reread=ROOFLINE,
         slips=(*unit_slips(answer, "%"),
-               scaled(answer, 0.5, "the multiply-add counted as one FLOP: it is two")))
+               scaled(answer, 0.5, "the multiply-add counted as one FLOP: it is two")), memory=memory(m, d, fmt_))
 
 
 def bandwidth_needed(rng: random.Random) -> Drill:
@@ -289,8 +303,7 @@ def active_params_cost(rng: random.Random) -> Drill:
 
 def time_per_token(rng: random.Random) -> Drill:
     """Time per token at the batch-1 ceiling: bytes per token / bandwidth, in ms."""
-    m, d = rng.choice(real_models()), rng.choice(devices())
-    fmt_ = tables.weight_format(rng.choice(FORMATS))
+    m, d, fmt_ = placement(rng, real_models(), devices(), FORMATS)
     params, gb = _weights(m, fmt_)
     answer = gb / d.bw_gbs * 1e3
     return Drill(
@@ -304,14 +317,12 @@ def time_per_token(rng: random.Random) -> Drill:
         slips=(*unit_slips(answer, "ms"),
                Slip("tokens/s given for the time per token: the time is one over the rate", 1e3 / answer),
                _bits_for_bytes(answer, fmt_, per_token_time=True),
-               *gib_mixups(answer, per_token_time=True)))
+               *gib_mixups(answer, per_token_time=True)), memory=memory(m, d, fmt_))
 
 
 def measured_ceiling(rng: random.Random) -> Drill:
     """The batch-1 ceiling from a measured bandwidth (shared/data/hardware.yml's measured_bw_gbs), in tokens/s."""
-    d = rng.choice([d for d in devices() if d.measured_bw_gbs is not None])
-    m = rng.choice(real_models())
-    fmt_ = tables.weight_format(rng.choice(FORMATS))
+    m, d, fmt_ = placement(rng, real_models(), [d for d in devices() if d.measured_bw_gbs is not None], FORMATS)
     _, gb = _weights(m, fmt_)
     answer = d.measured_bw_gbs / gb
     return Drill(
@@ -325,7 +336,7 @@ def measured_ceiling(rng: random.Random) -> Drill:
         reread=ONE_TRIP,
         slips=(scaled(answer, d.bw_gbs / d.measured_bw_gbs, "the spec bandwidth used: memory delivers less than "
                                                             "its rating"),
-               _bits_for_bytes(answer, fmt_), *gib_mixups(answer)))
+               _bits_for_bytes(answer, fmt_), *gib_mixups(answer)), memory=memory(m, d, fmt_))
 
 
 def moe_batch(rng: random.Random) -> Drill:

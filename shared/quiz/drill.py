@@ -6,9 +6,11 @@ Kinds of drill live in ``shared.quiz.drills`` (the lesson's formulas) and ``shar
 """
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 from shared import tables
+from shared.quiz import slips
 from shared.quiz.slips import Slip
 
 
@@ -22,10 +24,14 @@ class Drill:
     worked: str
     reread: str
     slips: tuple[Slip, ...] = ()
+    #: (bytes each device holds, bytes of memory it has) when the drill puts a model on a device of
+    #: the tables; None when it names none. Every drawn setup fits (``fits``): a test checks it.
+    memory: tuple[float, float] | None = None
 
-    def accepts(self, value: float, tolerance: float) -> bool:
-        """True when ``value`` is within ``tolerance`` (relative) of the answer."""
-        return abs(value - self.answer) <= tolerance * abs(self.answer)
+    def accepts(self, value: float, tolerance: float, round_tolerance: float = 0.0) -> bool:
+        """True when ``value`` is within ``tolerance`` (relative) of the answer, or is the answer
+        said as a round figure within ``round_tolerance`` of it (``shared.quiz.slips.right``)."""
+        return slips.right(value, self.answer, tolerance, round_tolerance)
 
 
 def fmt(x: float) -> str:
@@ -53,6 +59,37 @@ def devices(*, with_peak: bool = False) -> list[tables.Device]:
     """The table's devices in key order; ``with_peak``: only those with a BF16 peak (TFLOP/s)."""
     rows = [d for _, d in sorted(tables.devices().items())]
     return [d for d in rows if d.peak_bf16_tflops is not None] if with_peak else rows
+
+
+#: Share of a device's memory a drill's weights (and KV caches) may fill: the rest holds activations,
+#: the runtime's workspace and the framework. No drill puts a model where it could not run.
+ROOM = 0.9
+
+
+def resident_bytes(m: tables.Model, bytes_per_weight: float) -> float:
+    """Bytes a model's weights take in memory: every parameter, every expert of a mixture included."""
+    return m.total_params * bytes_per_weight
+
+
+def fits(d: tables.Device, held_bytes: float, count: int = 1) -> bool:
+    """Whether ``held_bytes``, split evenly over ``count`` devices ``d``, leave each its room. A device
+    whose memory the tables do not give (a CPU's DDR5) holds nothing a drill could check."""
+    return d.memory_bytes is not None and held_bytes / count <= ROOM * d.memory_bytes
+
+
+def placement(rng: random.Random, models, devs, formats, *, count: int = 1,
+              extra_bytes=lambda m: 0.0) -> tuple[tables.Model, tables.Device, tables.Format]:
+    """A (model, device, weight format) drawn from those where the weights (plus ``extra_bytes(m)``,
+    e.g. KV caches), split over ``count`` devices, fit with room to spare."""
+    options = [(m, d, f) for m in models for d in devs for f in map(tables.weight_format, formats)
+               if fits(d, resident_bytes(m, f.bytes_per_weight) + extra_bytes(m), count)]
+    return rng.choice(options)
+
+
+def memory(m: tables.Model, d: tables.Device, fmt_: tables.Format, *, count: int = 1,
+           extra_bytes: float = 0.0) -> tuple[float, float]:
+    """A drill's ``memory``: (bytes each of ``count`` devices holds, bytes it has)."""
+    return (resident_bytes(m, fmt_.bytes_per_weight) + extra_bytes) / count, float(d.memory_bytes)
 
 
 def params_phrase(m: tables.Model) -> str:

@@ -13,8 +13,8 @@ import random
 
 from shared import tables
 from shared.decode import ceiling
-from shared.quiz import card_drills
-from shared.quiz.drill import Drill, devices, fmt, params_phrase, real_models, sci
+from shared.quiz import card_drills, serving_drills
+from shared.quiz.drill import Drill, devices, fmt, memory, params_phrase, placement, real_models, sci
 from shared.quiz.slips import GIB_PER_GB, GIB_TEXT, Slip, gib_mixups, scaled, unit_slips
 
 #: Weight formats the drills draw from (keys of the tables' formats).
@@ -23,8 +23,7 @@ FORMATS = ("bf16", "fp8", "int4", "q4_k_m")
 
 def decode_ceiling(rng: random.Random) -> Drill:
     """Batch-1 tokens/s ceiling: bandwidth / (parameters read x bytes per weight)."""
-    m, d = rng.choice(real_models()), rng.choice(devices())
-    fmt_ = tables.weight_format(rng.choice(FORMATS))
+    m, d, fmt_ = placement(rng, real_models(), devices(), FORMATS)
     whole = m.tied or rng.random() < 0.5
     params = m.params_read(whole_checkpoint=whole)
     gb = params * fmt_.bytes_per_weight / 1e9
@@ -65,7 +64,7 @@ def decode_ceiling(rng: random.Random) -> Drill:
         answer=answer, unit="tokens/s",
         worked=(f"{params / 1e9:.4g}B x {fmt_.bytes_per_weight:g} B = {gb:.2f} GB per token; "
                 f"{fmt(d.bw_gbs)} GB/s ÷ {gb:.2f} GB = {fmt(answer)} tokens/s"),
-        reread=reread, slips=tuple(slips))
+        reread=reread, slips=tuple(slips), memory=memory(m, d, fmt_))
 
 
 def kv_per_token(rng: random.Random) -> Drill:
@@ -141,9 +140,13 @@ def attainable(rng: random.Random) -> Drill:
 
 def batch_total(rng: random.Random) -> Drill:
     """Total tokens/s at a batch: one step reads the weights once plus every stream's KV cache."""
-    m = rng.choice([m for m in real_models() if m.active_params is None])
-    d = rng.choice(devices(with_peak=True))
     batch, context = rng.choice((8, 16, 32, 64)), rng.choice((1024, 4096))
+
+    def caches(m: tables.Model) -> float:
+        return batch * context * m.kv_bytes_per_token(2)
+
+    m, d, bf16 = placement(rng, [m for m in real_models() if m.active_params is None], devices(with_peak=True),
+                           ("bf16",), extra_bytes=caches)
     per_stream, total = ceiling.batch_ceiling(m, 2.0, d, batch=batch, context=context)
     weights = ceiling.weight_bytes(m, 2.0) / 1e9
     kv = batch * context * m.kv_bytes_per_token(2) / 1e9
@@ -181,17 +184,17 @@ def batch_total(rng: random.Random) -> Drill:
                 f"its 2 x {fmt(m.params_read() / 1e9)}B x {batch} FLOPs take {flops_s * 1e3:.2f} ms ({bound}); "
                 f"{batch} tokens per {max(bytes_s, flops_s) * 1e3:.2f} ms = {fmt(total)} tokens/s "
                 f"({fmt(per_stream)} per stream)"),
-        reread="Every way around the wall: batching", slips=slips)
+        reread="Every way around the wall: batching", slips=slips, memory=memory(m, d, bf16, extra_bytes=caches(m)))
 
 
 def prefill_time(rng: random.Random) -> Drill:
     """Ideal prefill seconds: 2 x parameters x prompt tokens / peak FLOP/s."""
-    m = rng.choice([m for m in real_models() if m.active_params is None])
-    d = rng.choice(devices(with_peak=True))
+    m, d, bf16 = placement(rng, [m for m in real_models() if m.active_params is None], devices(with_peak=True),
+                           ("bf16",))
     prompt_tokens = rng.choice((1000, 2000, 8000))
     seconds = ceiling.prefill_seconds(m, prompt_tokens, d)
     return Drill(
-        prompt=(f"{m.name} ({fmt(m.total_params / 1e9)}B parameters) on {d.name} "
+        prompt=(f"{m.name} ({fmt(m.total_params / 1e9)}B parameters, bf16) on {d.name} "
                 f"({fmt(d.peak_bf16_tflops)} TFLOP/s): how many seconds does an ideal prefill of a "
                 f"{prompt_tokens:,}-token prompt take?"),
         answer=seconds, unit="s",
@@ -201,13 +204,14 @@ def prefill_time(rng: random.Random) -> Drill:
         reread="Prefill is the opposite workload",
         slips=(scaled(seconds, 0.5, "the 2 left out: each parameter does a multiply and an add per token"),
                *unit_slips(seconds, "s"),
-               scaled(seconds, 1e12, "the 1e12 of TFLOP/s left out")))
+               scaled(seconds, 1e12, "the 1e12 of TFLOP/s left out")),
+        memory=memory(m, d, bf16))
 
 
 #: The kinds of drill on the lesson's formulas.
 LESSON_KINDS = (decode_ceiling, kv_per_token, ridge_point, batch_total, kv_at_context, prefill_time, attainable)
 #: Every kind of drill: the lesson's, then the interview card's (a session shuffles them).
-KINDS = LESSON_KINDS + card_drills.KINDS
+KINDS = LESSON_KINDS + card_drills.KINDS + serving_drills.KINDS
 
 
 #: Draws a focused re-drill tries per drill before it gives up on a section no drill kind rereads.

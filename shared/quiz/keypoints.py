@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from shared.quiz import slips
+
 #: The numbers a key point can ask for, from the card's example (``bank.CardExample``), in tokens/s.
 NUMBERS = {
     "card_ceiling": lambda ex: ex.bw_gbs / ex.gb_per_token,
@@ -31,14 +33,15 @@ class KeyPoint:
     any: tuple[tuple[str, ...], ...] = ()
     number: float | None = None
 
-    def found_in(self, text: str, tolerance: float) -> bool:
-        """True when ``text`` says one of the ways in ``any``, or states ``number`` within ``tolerance``."""
+    def found_in(self, text: str, tolerance: float, round_tolerance: float = 0.0) -> bool:
+        """True when ``text`` says one of the ways in ``any``, or states ``number`` within ``tolerance``
+        (or as a round figure within ``round_tolerance``: "roughly 40" for 42.9, as a drill takes it)."""
         words = _WORD.findall(text.lower())
         for terms in self.any:
             if all(any(w.startswith(t) for w in words) for t in terms):
                 return True
         if self.number is not None:
-            return any(abs(v - self.number) <= tolerance * self.number for v in numbers_in(text))
+            return any(slips.right(v, self.number, tolerance, round_tolerance) for v in numbers_in(text))
         return False
 
 
@@ -51,9 +54,9 @@ def numbers_in(text: str) -> list[float]:
     return out
 
 
-def found(points, text: str, tolerance: float) -> list[bool]:
+def found(points, text: str, tolerance: float, round_tolerance: float = 0.0) -> list[bool]:
     """For each key point, whether ``text`` shows it."""
-    return [p.found_in(text, tolerance) for p in points]
+    return [p.found_in(text, tolerance, round_tolerance) for p in points]
 
 
 def parse_checked(text: str, count: int) -> frozenset[int]:

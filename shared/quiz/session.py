@@ -162,7 +162,7 @@ def _drills(bank, p, source, asks, score, write, part):
         write("")
         _say(write, f"[{i}/{len(p.drills)}] {drill.prompt} (answer in {drill.unit})")
         value = source.get(ask)
-        right = drill.accepts(value, bank.tolerance)
+        right = drill.accepts(value, bank.tolerance, bank.round_tolerance)
         score.mark(score.drills, drill.reread, right)
         if right:
             _say(write, f"right: {drill.worked}", "  ")
@@ -204,17 +204,18 @@ def _followups(bank, p, source, asks, score, write, part):
         write("")
         _say(write, f"[{i}/{len(p.followups)}] {f.question}")
         attempt = source.get(asks[2 * (i - 1)])
-        show_key_points(f.key_points, "" if attempt == "-" else attempt, bank.tolerance, write)
+        show_key_points(f.key_points, "" if attempt == "-" else attempt, bank, write)
         _say(write, f"model answer: {f.answer}", "  ")
         write("  did your answer cover it? (y/n)")
         covered = source.get(asks[2 * (i - 1) + 1])
         score.mark(score.followups, f.reread, covered)
 
 
-def show_key_points(points, attempt: str, tolerance: float, write) -> list[bool]:
-    """Write each key point, marked [x] where ``attempt`` shows it; return which it shows. The check
-    looks for words and numbers, not sense: the learner's own mark decides."""
-    seen = keypoints.found(points, attempt, tolerance)
+def show_key_points(points, attempt: str, bank: Bank, write) -> list[bool]:
+    """Write each key point, marked [x] where ``attempt`` shows it (a number to the bank's precision,
+    as a drill judges it); return which it shows. The check looks for words and numbers, not sense:
+    the learner's own mark decides."""
+    seen = keypoints.found(points, attempt, bank.tolerance, bank.round_tolerance)
     if attempt:
         write(f"  key points found in your answer: {sum(seen)} of {len(points)} (a word check: you mark yourself)")
     else:

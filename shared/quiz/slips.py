@@ -64,6 +64,25 @@ def gib_mixups(answer: float, *, per_token_time: bool = False) -> tuple[Slip, Sl
                                             f"{GIB_PER_GB:.3f}x {way[size_factor < 1]}"))
 
 
+def round_figure(answer: float, digits: int) -> float:
+    """``answer`` rounded to ``digits`` significant figures: 42.857 -> 40 (1), 43 (2)."""
+    if answer == 0 or not math.isfinite(answer):
+        return answer
+    return round(answer, digits - 1 - math.floor(math.log10(abs(answer))))
+
+
+def right(value: float, answer: float, tolerance: float, round_tolerance: float = 0.0) -> bool:
+    """Whether ``value`` counts as ``answer`` to an interview's precision: within ``tolerance``
+    (relative), or the answer said as a round figure (rounded to one or two significant figures,
+    "roughly 40" for 42.9) that is within ``round_tolerance`` of it. A round figure that far off
+    ("1,000" for 1,371) is not an estimate of it."""
+    if abs(value - answer) <= tolerance * abs(answer):
+        return True
+    if not abs(value - answer) <= round_tolerance * abs(answer):
+        return False
+    return any(abs(value - round_figure(answer, d)) <= 1e-9 * abs(answer) for d in (1, 2))
+
+
 def distinct(answer: float, slips, tolerance: float) -> tuple[Slip, ...]:
     """The slips a wrong answer can be matched to: those whose answers are wrong themselves (outside
     ``tolerance``, relative, of the right one, and the right one outside ``tolerance`` of them).

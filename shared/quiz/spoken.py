@@ -1,8 +1,9 @@
 """Spoken answers against the clock (``python -m shared.quiz --spoken``): the interview card's short
 (~20 s) and full (~40 s) answers and a few from its deeper levels, from shared/data/quiz.yml.
 
-For each question: Enter starts the clock, you answer out loud, Enter stops it (typing your key
-words first has them checked for the key points). The time taken is compared with the target
+For each question: Enter starts the clock, you answer out loud, Enter stops it; then you may type
+your key words, untimed, to have them checked for the key points. The time taken (the spoken
+answer only, never the typing) is compared with the target
 (``seconds``, with ``spoken_slack`` of grace), the model answer and the numbered key points are
 shown, and you check off the ones you made. An answer counts when every key point is made in time.
 
@@ -22,6 +23,8 @@ from shared.quiz.session import Score, _say, show_key_points
 
 #: What an answers file says for "I spoke, typed nothing" (blank lines are skipped in a file).
 NOTHING_TYPED = "-"
+#: Answers per spoken question: start the clock, stop it, the key words (untimed), the points made.
+ASKS = 4
 
 
 @dataclass(frozen=True)
@@ -32,12 +35,14 @@ class SpokenPlan:
     items: list[Spoken] = field(default_factory=list)
 
     def asks(self) -> list[Ask]:
-        """Three answers per question: start the clock, stop it (with any words typed), the points made."""
+        """Four answers per question: start the clock, stop it, the key words typed after it stopped
+        (untimed), the points made."""
         out = []
         for i, item in enumerate(self.items, 1):
             n = len(item.key_points)
             out += [Ask(f"spoken {i}: start the clock (Enter, or any word)", str),
-                    Ask(f"spoken {i}: stop the clock (Enter, or your key words)", str.strip),
+                    Ask(f"spoken {i}: stop the clock (Enter, or any word)", str),
+                    Ask(f"spoken {i}: your key words, untimed (or Enter for none)", str.strip),
                     Ask(f"spoken {i}: key points you made ('1 3', 'all' or 'none')",
                         lambda text, n=n: keypoints.parse_checked(text, n))]
         return out
@@ -80,11 +85,11 @@ def run(bank: Bank, p: SpokenPlan, source, write=print, *, clock=time.monotonic,
     source.validate(asks)
     result = SpokenScore(score=Score(progress=progress))
     write(f"Spoken answers, seed {p.seed} (repeat it with --spoken --seed {p.seed}).")
-    write("For each question: press Enter to start the clock, answer OUT LOUD, press Enter when you finish")
-    write("(type your key words first to have them checked). Then check off the key points you made.")
+    write("For each question: press Enter to start the clock, answer OUT LOUD, press Enter when you finish.")
+    write("Then, off the clock, type your key words to have them checked, and check off the key points you made.")
     try:
         for i, item in enumerate(p.items, 1):
-            _one(bank, item, i, len(p.items), asks[3 * (i - 1): 3 * i], source, write, clock, result)
+            _one(bank, item, i, len(p.items), asks[ASKS * (i - 1): ASKS * i], source, write, clock, result)
     except Stopped:
         result.score.complete = False
         write("")
@@ -100,15 +105,17 @@ def _one(bank, item, i, total, asks, source, write, clock, result):
     source.get(asks[0])
     started = clock()
     write("  Clock running: answer out loud, then Enter.")
-    typed = source.get(asks[1])
-    elapsed = clock() - started
+    source.get(asks[1])
+    elapsed = clock() - started          # the spoken answer only: the key words come after
     result.seconds.append(elapsed)
     in_time, said = timing(elapsed, item.seconds, bank.spoken_slack)
     write(f"  time: {said}")
-    show_key_points(item.key_points, "" if typed == NOTHING_TYPED else typed, bank.tolerance, write)
+    write("  Clock stopped. Your key words, to have them checked (Enter for none):")
+    typed = source.get(asks[2])
+    show_key_points(item.key_points, "" if typed in ("", NOTHING_TYPED) else typed, bank, write)
     _say(write, f"model answer (~{item.seconds} s): {item.answer}", "  ")
     write("  Which key points did you make? Their numbers, 'all' or 'none'.")
-    made = source.get(asks[2])
+    made = source.get(asks[3])
     result.points_made += len(made)
     result.points_asked += len(item.key_points)
     complete = len(made) == len(item.key_points)

@@ -81,18 +81,25 @@ def main(argv=None) -> int:
         print(f"python -m shared.simgpu: your module does not import: {type(exc).__name__}{where}: "
               f"{' '.join(str(exc).split())[:200]}", file=sys.stderr)
         return 1
-    print(f"Simulated GPU, {cfg['name']}: {cfg['bw_gbs']:.0f} GB/s memory, {cfg['l2_bytes'] // 2**20} MiB L2, "
-          f"{cfg['peak_tflops']:.0f} TFLOP/s bf16, {cfg['memory_bytes'] / 1e9:.0f} GB")
+    print(f"Simulated GPU, {cfg['name']}, the table's numbers: {_profile(cfg)}")
     gpu.show(modules, cfg)
     return judge(gpu, modules, args.device, args.seed)
+
+
+def _profile(cfg: dict) -> str:
+    """A simulated device's figures, in the units the checks' messages use."""
+    return (f"{cfg['bw_gbs']:.0f} GB/s memory, {cfg['l2_bytes'] / 2**20:.1f} MiB L2, "
+            f"{cfg['peak_tflops']:.0f} TFLOP/s bf16, {cfg['memory_bytes'] / 1e9:.0f} GB")
 
 
 def judge(gpu, modules: dict, device: str, seed: int) -> int:
     """Print every verdict of the lesson's checks on ``modules``; 1 when one failed, else 0."""
     runner = local.LocalRunner(modules, gpu.model_reference)
     ids = gpu.RUBRIC.ids()
-    print(f"\nGPU sanity checks (on a randomized {device} profile, seed {seed}; the grader adds "
-          "probes of its own):")
+    checked = simgpu.config(device, seed)
+    print(f"\nGPU sanity checks, on a randomized {device} profile (seed {seed}): {_profile(checked)}")
+    print("(the figures above are the table's; these checks run on this profile, and the grader adds "
+          "probes of its own)")
     failed = 0
     for check, verdict in gpu.VERDICTS.items():
         module = gpu.RUBRIC.module[ids[check][1]]

@@ -3,7 +3,8 @@
 Prints, per task, the files that will be graded and those that are missing, and how the task's
 public tests went. Exit status: 0 when the zip was written (failing public tests are reported, not
 refused: any subset of the work may be handed in); 1 when a graded file is missing or unreadable and
-``--allow-missing`` was not given (one line on stderr says which; no zip is written); 2 on a bad
+``--allow-missing`` was not given, or a data file records a run on the simulated GPU and
+``--allow-simulated`` was not given (one line on stderr says which; no zip is written); 2 on a bad
 argument or a folder that is not a lab folder.
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from shared import settings
 from shared.submit import archive, plan, public
 
 PROG = "python -m shared.submit"
@@ -35,6 +37,9 @@ def parser() -> argparse.ArgumentParser:
                         "the one holding course.yml)")
     p.add_argument("--allow-missing", action="store_true",
                    help="write the zip even when a graded file is missing or unreadable (it costs that task's points)")
+    p.add_argument("--allow-simulated", action="store_true",
+                   help="write the zip even when measurements.json is from the simulated GPU (its checks of "
+                        "your numbers fail: they grade a run on your own CPU or GPU)")
     p.add_argument("--no-tests", action="store_true", help="do not run the public tests")
     return p
 
@@ -78,6 +83,8 @@ def main(argv=None) -> int:
     print()
     _print_warnings(the_plan, outcome)
     if not _may_hand_in(the_plan, missing, unreadable, args.allow_missing):
+        return 1
+    if not _own_run(the_plan, args.allow_simulated):
         return 1
     _write_zip(the_plan, missing, outcome, args.out)
     return 0
@@ -140,6 +147,25 @@ def _may_hand_in(the_plan: plan.Plan, missing: tuple[str, ...], unreadable: dict
               f"({cost:g} points); {how}, or pass --allow-missing to hand in without it", file=sys.stderr)
         return False
     print(f"warning: handing in without {which}: {tasks} ({cost:g} points) lose what needs it")
+    return True
+
+
+def _own_run(the_plan: plan.Plan, allow_simulated: bool) -> bool:
+    """False (after one line on stderr) when a graded data file records a simulated run and
+    ``allow_simulated`` is not set; True otherwise, with a warning when it is handed in anyway."""
+    simulated = the_plan.simulated()
+    if not simulated:
+        return True
+    which = "; ".join(f"{name}: {why}" for name, why in simulated.items())
+    cost = sum(t.points for t in the_plan.tasks if set(t.files) & set(simulated))
+    if not allow_simulated:
+        print(f"{PROG}: refused: {which}. The Measure table grades your own machine's numbers: run "
+              f"{the_plan.notebook or 'the notebook'} on your CPU or GPU ({settings.RUN_ON.name} unset, auto, "
+              f"cpu or cuda), "
+              f"or pass --allow-simulated to hand it in anyway (its checks of the numbers fail, "
+              f"{cost:g} points at stake)", file=sys.stderr)
+        return False
+    print(f"warning: handing in a simulated run ({which}): the checks of its numbers fail")
     return True
 
 

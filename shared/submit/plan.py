@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared import course_file
+from shared import course_file, simulated_run
 
 
 class PlanError(Exception):
@@ -69,6 +69,23 @@ class Plan:
                 except (UnicodeDecodeError, ValueError):
                     problems[name] = "not valid JSON"
         return problems
+
+    def simulated(self) -> dict[str, str]:
+        """Graded data files that record a run on the simulated GPU (shared/simulated_run.py): a JSON
+        object whose ``device`` says so. File name -> how it shows it, in a clause."""
+        found = {}
+        for name in self.data_files:
+            path = self.folder / name
+            if path.suffix != ".json" or not path.is_file():
+                continue
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (UnicodeDecodeError, ValueError):
+                continue            # unreadable() names it
+            device = data.get("device") if isinstance(data, dict) else None
+            if simulated_run.is_simulated(device):
+                found[name] = simulated_run.why(device)
+        return found
 
     def older_than_code(self, name: str) -> list[str]:
         """The graded modules modified after ``name`` was written (a Measure table from old code)."""

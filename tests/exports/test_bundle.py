@@ -152,7 +152,8 @@ def test_caches_and_dotfiles_of_shared_stay_home(tmp_path):
     project = tmp_path / "project"
     for name in ("shared", "solutions"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("course.yml", "requirements.txt"):
+    for name in ("course.yml", "requirements.txt", *bundle.STUDENT_DOCS):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, project / name)
     (project / "shared" / "__pycache__").mkdir()
     (project / "shared" / "__pycache__" / "tables.cpython-311.pyc").write_bytes(b"\0")
@@ -162,6 +163,16 @@ def test_caches_and_dotfiles_of_shared_stay_home(tmp_path):
     names = bundle.contents(ASSIGNMENT, root=project)
     assert f"{TOP}/shared/tables.py" in names
     assert not [n for n in names if "__pycache__" in n or "/." in n or n.endswith(".pyc")]
+
+
+def test_a_missing_student_page_is_refused_by_name(tmp_path):
+    project = tmp_path / "project"
+    for name in ("shared", "solutions"):
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("course.yml", "requirements.txt"):
+        shutil.copy(ROOT / name, project / name)
+    with pytest.raises(bundle.BundleError, match="docs/quiz.md is missing"):
+        bundle.contents(ASSIGNMENT, root=project)
 
 
 def test_the_students_requirements_pin_torch_as_the_project_does(unpacked):
@@ -326,3 +337,30 @@ def test_out_that_is_a_file_is_one_line_and_exit_2(tmp_path):
     proc = _cli("release", "why17", "--out", str(target))
     assert proc.returncode == 2
     assert "is not a folder" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --- Every file the student materials name is in the bundle --------------------------------------
+
+def _student_texts(unpacked: Path) -> dict[str, str]:
+    """What a student reads: the README, the notebook's cells, and the --help of each command the
+    README names (run in the unpacked bundle)."""
+    texts = {"README.md": (unpacked / "README.md").read_text(encoding="utf-8")}
+    notebook = json.loads((unpacked / "assignments/why17/why17.ipynb").read_text(encoding="utf-8"))
+    texts["why17.ipynb"] = "\n".join("".join(c["source"]) for c in notebook["cells"])
+    for module in ("shared.quiz", "shared.submit", "shared.simgpu", "shared.decode_bench"):
+        run = subprocess.run([sys.executable, "-m", module, "--help"], cwd=unpacked, capture_output=True,
+                             text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(unpacked)})
+        assert run.returncode == 0, run.stderr
+        texts[f"{module} --help"] = run.stdout
+    return texts
+
+
+def test_every_file_the_readme_notebook_and_help_name_is_shipped(unpacked):
+    import re
+    missing = []
+    for where, text in _student_texts(unpacked).items():
+        for path in re.findall(r"(?<![\w/.-])((?:docs|shared|assignments)/[\w./-]*\w)", text):
+            if not (unpacked / path).exists() and path != "assignments/why17/measurements.json":
+                missing.append(f"{where}: {path}")
+    assert missing == []
+    assert (unpacked / "docs" / "quiz.md").read_bytes() == (ROOT / "docs" / "quiz.md").read_bytes()

@@ -1,10 +1,22 @@
-"""What the quiz's drill tests share: the tolerance they grade with and a finder for one drill."""
+"""What the quiz's drill tests share: the tolerance they grade with, a finder for one drill, and a
+writer that keeps what the quiz says."""
 from __future__ import annotations
 
 import random
 
 #: The quiz's tolerance on numeric answers, relative (0.05: within 5% of the worked answer).
 TOL = 0.05
+
+
+class Collect(list):
+    """A ``write`` for the quiz that keeps every line; ``text`` is them joined."""
+
+    def __call__(self, line=""):
+        self.append(line)
+
+    @property
+    def text(self):
+        return "\n".join(self)
 
 
 def find(kind, predicate, tries=5000):

@@ -1,10 +1,10 @@
 """``python -m shared.decode_bench`` end to end, in child processes, on the CPU.
 
 Why the ceiling bounds are robust on a loaded 2-core CI machine: the bandwidth is the best of
-several repeats of a read (and a copy), measured before and after the decode, in the same process
-with the same threads, over a buffer as large as the step's working set (or 4x the last-level
-cache), so the decode, which must read at least the counted bytes, cannot honestly beat it:
-"<= 100%" is the law the lesson teaches. The runs use one thread: with two threads on two busy
+several repeats of a copy (the lab's measured_bandwidth, counting read + write), measured before and
+after the decode, in the same process with the same threads, over a buffer as large as the step's
+working set (or 4x the last-level cache), so the decode, which must read at least the counted bytes,
+cannot honestly beat it: "<= 100%" is the law the lesson teaches. The runs use one thread: with two threads on two busy
 cores, each operator's thread barrier can wait a whole scheduler slice, which slows the decode
 (dozens of operators per step) far more than the bandwidth kernels; one thread slows both alike.
 Both configs read about 190 MB (tiny) or 2.5 GB (1B) per step against a few dozen operators per layer,
@@ -69,13 +69,13 @@ def test_a_given_bandwidth_sets_the_ceiling():
 @pytest.mark.slow
 def test_a_model_that_does_not_fit_is_refused_in_one_line():
     cfg = config.from_table("llama-3.1-70b")
-    weights, _ = bench.memory_needed(cfg, "bf16", batch=1, positions=576)
+    weights, _ = bench.memory_needed(cfg, "fp32", batch=1, positions=576)
     if weights < devices.free_bytes(devices.resolve("cpu")):
-        pytest.skip(reason="this machine has room for the 70B in bf16")
+        pytest.skip(reason="this machine has room for the 70B in fp32")
     run = decode_bench("--model", "llama-3.1-70b", "--device", "cpu")
     assert run.returncode == 2
     assert run.stdout == "" and len(run.stderr.strip().splitlines()) == 1
-    assert "llama-3.1-70b in bf16 needs 1" in run.stderr and "GB is free" in run.stderr
+    assert "llama-3.1-70b in fp32 needs" in run.stderr and "GB is free" in run.stderr
     assert "Traceback" not in run.stderr
 
 
@@ -91,6 +91,34 @@ def test_bad_arguments_exit_2_with_one_line(args, names):
     assert run.returncode == 2
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and names in lines[0] and "Traceback" not in run.stderr
+
+
+def test_a_cpu_run_defaults_to_fp32_and_says_why(capsys):
+    """bf16 matmuls are emulated on many CPUs: without --dtype a CPU run times fp32 and says so."""
+    from shared.decode import cli
+    assert cli.default_dtype("cpu") == "fp32" and cli.default_dtype("cuda") == "bf16"
+    common = ["--model", "tiny", "--tokens", "1", "--context", "0", "--bw-gbs", "1000", "--device", "cpu",
+              "--threads", "1", "--quiet"]
+    assert cli.main(common) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^model .*\(tiny\), fp32,", out, re.M) and cli.CPU_DTYPE_NOTE in out
+    assert cli.main([*common, "--dtype", "bf16"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^model .*\(tiny\), bf16,", out, re.M) and cli.CPU_DTYPE_NOTE not in out
+
+
+def test_the_ceiling_divides_by_the_copy_bandwidth_as_the_notebook_does():
+    """One definition of bandwidth: the lab's measured_bandwidth is a copy counting read + write, so
+    the benchmark's ceiling is too; the read-only figure is shown beside it, with its own ceiling."""
+    from shared.decode.bandwidth import Bandwidth
+    assert Bandwidth(read_gbs=20.0, copy_gbs=10.0, buffer_bytes=4).ceiling_gbs == 10.0
+    cfg = config.DecoderConfig(key="t", name="t", hidden=128, layers=2, heads=4, kv_heads=2, head_dim=32,
+                               intermediate=256, vocab=300, tied=False)
+    r = bench.run(cfg, dtype="fp32", device="cpu", batch=1, context=4, tokens=2, threads=1)
+    assert r.bw_gbs == r.bw.copy_gbs
+    report = bench.report(r)
+    assert "a copy counting read + write, as the lab's measured_bandwidth" in report
+    assert f"read-only    {r.bw.read_gbs:.2f} GB/s" in report
 
 
 def test_the_formula_knows_the_size_of_every_dtype_the_benchmark_allocates():

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from shared.quiz import answers, bank, cli, progress, spoken
 from tests.helpers.paths import ROOT
+from tests.shared.drills import Collect
 
 LAWS = settings(derandomize=True, deadline=None, database=None, max_examples=200)
 
@@ -28,15 +29,6 @@ def readings(elapsed):
         out += [now, now + e]
         now += e + 7
     return out
-
-
-class Collect(list):
-    def __call__(self, line=""):
-        self.append(line)
-
-    @property
-    def text(self):
-        return "\n".join(self)
 
 
 def run(tmp_path, items, lines, elapsed, kept=None):
@@ -73,10 +65,10 @@ def test_every_key_point_in_time_counts_and_over_time_or_a_missing_point_does_no
     twenty = next(s for s in b.spoken if s.seconds == 20)
     forty = next(s for s in b.spoken if s.seconds == 40)
     items = [twenty, twenty, forty, forty]
-    lines = ["go", "-", "all",                 # 18 s of 20: counted
-             "go", "-", "all",                 # 30 s of 20: over even with the grace
-             "go", "-", "1 2",                 # in time, points missing
-             "go", "-", "all"]                 # 45 s of 40: over, within the 25% grace
+    lines = ["go", "stop", "-", "all",         # 18 s of 20: counted
+             "go", "stop", "-", "all",         # 30 s of 20: over even with the grace
+             "go", "stop", "-", "1 2",         # in time, points missing
+             "go", "stop", "-", "all"]         # 45 s of 40: over, within the 25% grace
     result, text = run(tmp_path, items, lines, [18, 30, 35, 45])
     assert result.score.followups == [True, False, False, True]
     assert result.seconds == [18, 30, 35, 45]
@@ -90,11 +82,11 @@ def test_every_key_point_in_time_counts_and_over_time_or_a_missing_point_does_no
     assert f"Spoken: 2/4 answers with every key point in time; key points made {made}/" in text
 
 
-def test_words_typed_at_the_stop_are_checked_for_the_key_points(tmp_path):
+def test_words_typed_after_the_stop_are_checked_for_the_key_points(tmp_path):
     forty = next(s for s in bank.load().spoken if any(p.number for p in s.key_points))
     n = len(forty.key_points)
     typed = "one vector per layer; bandwidth over the weights' size gives about 43 tok/s"
-    result, text = run(tmp_path, [forty], ["go", typed, "all"], [39])
+    result, text = run(tmp_path, [forty], ["go", "stop", typed, "all"], [39])
     assert f"key points found in your answer: 3 of {n}" in text
     number_point = next(i for i, p in enumerate(forty.key_points, 1) if p.number)
     assert f"{number_point}. [x] {forty.key_points[number_point - 1].point}" in text
@@ -106,11 +98,38 @@ def test_the_clock_starts_after_the_start_line_and_stops_at_the_stop_line(tmp_pa
     twenty = next(s for s in bank.load().spoken if s.seconds == 20)
     clock = Clock([5.0, 17.0])
     path = tmp_path / "a.txt"
-    path.write_text("go\n-\nall\n")
+    path.write_text("go\nstop\n-\nall\n")
     out = Collect()
     result = spoken.run(bank.load(), spoken.SpokenPlan(1, [twenty]), answers.FileAnswers(path, write=out), out,
                         clock=clock)
     assert result.seconds == [12.0] and clock.readings == []
+
+
+class Typist(answers.FileAnswers):
+    """Answers from a file, each line taking ``seconds[line]`` of a shared clock to give."""
+
+    def __init__(self, path, seconds, write):
+        super().__init__(path, write=write)
+        self.now, self.seconds = 0.0, list(seconds)
+
+    def clock(self):
+        return self.now
+
+    def get(self, ask):
+        self.now += self.seconds.pop(0)
+        return super().get(ask)
+
+
+def test_the_clock_times_the_answer_not_the_typing_of_the_key_words(tmp_path):
+    """Typing the key words comes after the clock stopped: a slow typist is not over time."""
+    twenty = next(s for s in bank.load().spoken if s.seconds == 20)
+    path = tmp_path / "a.txt"
+    path.write_text("go\nstop\nbytes moved, two operations per weight, bandwidth\nall\n")
+    out = Collect()
+    source = Typist(path, [1.0, 18.0, 60.0, 2.0], write=out)
+    result = spoken.run(bank.load(), spoken.SpokenPlan(1, [twenty]), source, out, clock=source.clock)
+    assert result.seconds == [18.0]
+    assert result.score.followups == [True] and "18 s of your 20 s: in time" in out.text
 
 
 def test_results_go_into_progress_and_weak_sections_come_first(tmp_path):
@@ -123,7 +142,7 @@ def test_results_go_into_progress_and_weak_sections_come_first(tmp_path):
         kept.record(last.reread, False)
     first = spoken.plan(b, 4, progress=kept).items[0]
     assert first.reread == last.reread
-    result, _ = run(tmp_path, [first], ["go", "-", "none"], [10], kept)
+    result, _ = run(tmp_path, [first], ["go", "stop", "-", "none"], [10], kept)
     assert kept.recent[first.reread] == [0, 0, 0, 0]
 
 
@@ -138,7 +157,7 @@ def test_the_command_line_times_with_the_clock_it_is_given(tmp_path, capsys):
     b = bank.load()
     items = spoken.plan(b, 11, rounds=2).items
     path = tmp_path / "a.txt"
-    path.write_text("go\n-\nall\ngo\n-\nnone\n")
+    path.write_text("go\nstop\n-\nall\ngo\nstop\n-\nnone\n")
     where = tmp_path / "progress.json"
     code = cli.main(["--spoken", "--seed", "11", "--rounds", "2", "--answers", str(path), "--progress", str(where)],
                     clock=Clock(readings([items[0].seconds - 1, 3])))
@@ -161,11 +180,11 @@ def test_spoken_and_focus_together_are_one_clear_error(capsys):
 
 def test_a_spoken_answers_file_that_does_not_fit_exits_2_naming_the_line(tmp_path, capsys):
     path = tmp_path / "a.txt"
-    path.write_text("go\n-\nmost of them\n")
+    path.write_text("go\nstop\n-\nmost of them\n")
     code = cli.main(["--spoken", "--rounds", "1", "--answers", str(path), "--no-progress"])
     err = capsys.readouterr().err
     assert code == 2
-    assert f"answers file {path} line 3 (spoken 1: key points you made" in err and len(err.splitlines()) == 1
+    assert f"answers file {path} line 4 (spoken 1: key points you made" in err and len(err.splitlines()) == 1
 
 
 def test_the_page_says_what_the_data_says_about_spoken_answers():

@@ -28,6 +28,20 @@ def test_reference_shows_the_cliff_the_matmul_and_passes_every_check():
 
 
 @pytest.mark.slow
+def test_the_checks_print_the_profile_they_run_on(tmp_path):
+    """The checks run on a randomized profile: its L2 (the one "x the L2" in a message is of) is
+    printed above them, apart from the table's figures the sweep is shown on."""
+    from shared import simgpu
+    checked, table = simgpu.config("h100", 17), simgpu.config("h100")
+    assert checked["l2_bytes"] != table["l2_bytes"]
+    out = run("--seed", "17", build.gpu_submission("wrong_tiny_measured", tmp_path) / "bw.py")
+    head, _, checks = out.stdout.partition("GPU sanity checks")
+    assert f"{table['l2_bytes'] / 2**20:.1f} MiB L2" in head.splitlines()[0]
+    assert f"{checked['l2_bytes'] / 2**20:.1f} MiB L2" in checks.splitlines()[0]
+    assert "FAIL buffer_exceeds_cache" in checks
+
+
+@pytest.mark.slow
 def test_a_mistake_is_named_and_the_exit_code_says_so(tmp_path):
     out = run(build.gpu_submission("wrong_bytes_once", tmp_path) / "bw.py")
     assert out.returncode == 1

@@ -102,6 +102,28 @@ def test_a_measurements_json_that_is_not_json_is_refused(tmp_path):
     assert run.returncode == 1 and "measurements.json (not valid JSON)" in run.stderr
 
 
+SIMULATED = ROOT / "autograder/lessons/why17/fixtures/measurements"
+
+
+@pytest.mark.parametrize("case", ["simulated_run", "simulated_by_name"])
+def test_a_simulated_measure_table_is_refused_unless_allowed(tmp_path, case):
+    """The Measure table grades the student's own machine: a run on the simulated GPU (recorded by
+    the notebook, or shown by the device's name) is refused in one line, and handed in with a
+    warning under --allow-simulated."""
+    top = finished(tmp_path)
+    shutil.copyfile(SIMULATED / case / "measurements.json", top / "assignments" / "why17" / "measurements.json")
+    run = submit("--no-tests", cwd=top)
+    assert run.returncode == 1, run.stdout + run.stderr
+    [line] = run.stderr.splitlines()
+    assert line.startswith("python -m shared.submit: refused: measurements.json:") and "simulated" in line
+    assert "--allow-simulated" in line and "your CPU or GPU" in line
+    assert not (top / "why17-submission.zip").exists()
+    run = submit("--no-tests", "--allow-simulated", cwd=top)
+    assert run.returncode == 0, run.stderr
+    assert "warning: handing in a simulated run" in run.stdout
+    assert (top / "why17-submission.zip").is_file()
+
+
 @pytest.mark.parametrize("args, says", [
     (["no/such/folder"], "no such folder"),
     (["--no-such-option"], "unrecognized arguments"),

@@ -12,7 +12,8 @@ Schema (version ``why17-measurements/2``; a ``/1`` file is the same without the 
                  "key": "h100-sxm",                 # a shared.tables device key, or null (a CPU)
                  "type": "cuda",                    # "cuda" or "cpu"
                  "llc_bytes": 52428800,             # optional: last-level cache, bytes, or null
-                 "threads": null},                  # optional: torch's CPU threads, or null
+                 "threads": null,                   # optional: torch's CPU threads, or null
+                 "simulated": false},               # optional: true for a run on the simulated GPU
       "bw_gbs": 2950.0,                 # measured main-memory bandwidth, GB/s (bw.measured_bandwidth)
       "bw_runs_gbs": [2941.0, 2950.0],  # optional: each run; bw_gbs is one of them (the best)
       "peak_tflops": 700.0,             # measured matmul peak, TFLOP/s (flops.measured_peak_tflops)
@@ -41,6 +42,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from shared import simulated_run
+
 FILENAME = "measurements.json"
 SCHEMA = "why17-measurements/2"
 #: Older schemas still read: the same fields without the optional ones.
@@ -59,7 +62,8 @@ DEVICE_TYPES = ("cuda", "cpu")
 
 _TOP = ("schema", "device", "bw_gbs", "peak_tflops", "ridge_flops_per_byte", "sweep_gbs_by_mib", "rows")
 _DEVICE = ("name", "key", "type")
-_OPTIONAL = {"top": ("bw_runs_gbs", "peak_runs_tflops", "sweep_runs_gbs_by_mib"), "device": ("llc_bytes", "threads"),
+_OPTIONAL = {"top": ("bw_runs_gbs", "peak_runs_tflops", "sweep_runs_gbs_by_mib"),
+             "device": ("llc_bytes", "threads", simulated_run.FIELD),
              "row": ("measured_tok_s_runs",)}
 _ROW = ("model", "params_read", "bytes_per_weight", "ceiling_tok_s", "measured_tok_s", "pct_of_ceiling")
 
@@ -99,6 +103,8 @@ class Measurements:
     bw_runs_gbs: tuple = ()             # each bandwidth run, GB/s
     peak_runs_tflops: tuple = ()        # each matmul peak run, TFLOP/s
     sweep_runs_gbs_by_mib: dict = field(default_factory=dict)   # MiB -> each repeat's GB/s
+    simulated: bool = False             # a run on the simulated GPU (shared.simulated_run), not a machine's
+    simulated_why: str = ""             # how the file shows it, for a message; "" when not simulated
 
 
 def load(path: Path | str) -> Measurements:
@@ -138,7 +144,9 @@ def parse(data: bytes | str) -> Measurements:
                         peak_tflops=peak,
                         ridge_flops_per_byte=_positive(raw["ridge_flops_per_byte"], "ridge_flops_per_byte",
                                                        "FLOPs/byte"),
-                        sweep_gbs_by_mib=sweep_gbs, rows=rows)
+                        sweep_gbs_by_mib=sweep_gbs, rows=rows,
+                        simulated=simulated_run.is_simulated(device),
+                        simulated_why=simulated_run.why(device) if simulated_run.is_simulated(device) else "")
 
 
 def _json(data: bytes | str):
@@ -176,6 +184,9 @@ def _device(device, new: bool) -> dict:
         raise MeasurementsError(f"{FILENAME}: 'device.name' must be a non-empty string")
     if device["key"] is not None and not isinstance(device["key"], str):
         raise MeasurementsError(f"{FILENAME}: 'device.key' must be a device key string or null")
+    if simulated_run.FIELD in device and not isinstance(device[simulated_run.FIELD], bool):
+        raise MeasurementsError(f"{FILENAME}: 'device.{simulated_run.FIELD}' must be true or false, "
+                                f"got {_show(device[simulated_run.FIELD])}")
     if device["type"] not in DEVICE_TYPES:
         raise MeasurementsError(f"{FILENAME}: 'device.type' must be one of {', '.join(DEVICE_TYPES)}, "
                                 f"got {_show(device['type'])}")

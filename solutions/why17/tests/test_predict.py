@@ -11,7 +11,7 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from shared import tables
+from shared import diagnose, tables
 
 pytestmark = pytest.mark.task3
 #: The lesson section a failed comparison here points to (conftest.py, shared/diagnose.py);
@@ -39,6 +39,20 @@ params = st.floats(1e8, 1e12)
 bytes_per_weight = st.sampled_from([0.5, 0.6118, 1.0, 2.0, 4.0])
 bandwidth = st.floats(10.0, 10_000.0)
 peak = st.floats(1.0, 5_000.0)
+
+
+def approx(expected, slips: dict, **tolerance):
+    """``pytest.approx(expected, **tolerance)`` that also carries what the README's named slips
+    return here (their words -> the value): a failure names the slip it matches (conftest.py)."""
+    compared = pytest.approx(expected, **tolerance)
+    compared.slips = slips
+    return compared
+
+
+def reread_weights(p, b, bw, *, batch, context=0, kv=0.0, top=math.inf):
+    """(per-stream, total) tokens/s if every stream re-read the weights: the README's slip."""
+    step_s = max((batch * p * b + batch * context * kv) / (bw * 1e9), 2 * p * batch / (top * 1e12))
+    return 1 / step_s, batch / step_s
 
 
 # --- The one division (The Idea) -------------------------------------------------------------
@@ -85,7 +99,7 @@ def test_interview_card_70b_at_8_bit_on_3_tb_per_s():
 @pytest.mark.lesson('The KV cache is also bytes')
 def test_llama_8b_kv_cache_is_128_kib_per_token():
     kv = predict.kv_bytes_per_token(LLAMA_8B.layers, LLAMA_8B.kv_heads, LLAMA_8B.head_dim, BF16)
-    assert kv == pytest.approx(131_072)
+    assert kv == approx(131_072, {diagnose.KV_WITHOUT_2: 65_536})
 
 
 @pytest.mark.lesson('The KV cache is also bytes')
@@ -123,13 +137,14 @@ def test_decoding_the_same_1000_tokens_takes_about_a_minute():
 def test_attainable_is_bandwidth_bound_left_of_the_ridge():
     # Decode at 1 FLOP/byte on the Spark: 273 GB/s x 1 FLOP/byte = 0.273 TFLOP/s.
     got = predict.attainable_tflops(1.0, SPARK.peak_bf16_tflops, SPARK.bw_gbs)
-    assert got == pytest.approx(SPARK.bw_gbs / 1000)
+    assert got == approx(SPARK.bw_gbs / 1000, {diagnose.MAX_FOR_MIN: SPARK.peak_bf16_tflops})
 
 
 @pytest.mark.lesson('The roofline')
 def test_attainable_is_the_compute_roof_right_of_the_ridge():
     # Prefill of 1,000 tokens: intensity about 1,000, over the ridge.
-    assert predict.attainable_tflops(1000.0, SPARK.peak_bf16_tflops, SPARK.bw_gbs) == pytest.approx(125)
+    got = predict.attainable_tflops(1000.0, SPARK.peak_bf16_tflops, SPARK.bw_gbs)
+    assert got == approx(125, {diagnose.MAX_FOR_MIN: SPARK.bw_gbs * 1000.0 / 1000})
 
 
 @LAWS
@@ -137,8 +152,8 @@ def test_attainable_is_the_compute_roof_right_of_the_ridge():
 def test_the_two_roofs_meet_at_the_ridge_point(bw, top):
     ridge = predict.ridge_point(top, bw)
     assert predict.attainable_tflops(ridge, top, bw) == pytest.approx(top, rel=1e-9)
-    assert predict.attainable_tflops(ridge / 2, top, bw) == pytest.approx(top / 2, rel=1e-9)
-    assert predict.attainable_tflops(ridge * 2, top, bw) == pytest.approx(top, rel=1e-9)
+    assert predict.attainable_tflops(ridge / 2, top, bw) == approx(top / 2, {diagnose.MAX_FOR_MIN: top}, rel=1e-9)
+    assert predict.attainable_tflops(ridge * 2, top, bw) == approx(top, {diagnose.MAX_FOR_MIN: 2 * top}, rel=1e-9)
 
 
 # --- Decode ceiling: batch, context, KV --------------------------------------------------------
@@ -155,8 +170,10 @@ def test_batch_64_at_1k_context_on_the_spark():
     per_stream, total = predict.decode_ceiling(WHOLE, BF16, SPARK.bw_gbs, batch=64, context=1024,
                                                kv_bytes_per_token=KV_8B,
                                                peak_tflops=SPARK.peak_bf16_tflops)
-    assert per_stream == pytest.approx(11, abs=0.5)
-    assert total == pytest.approx(700, rel=0.03)
+    reread = reread_weights(WHOLE, BF16, SPARK.bw_gbs, batch=64, context=1024, kv=KV_8B,
+                            top=SPARK.peak_bf16_tflops)
+    assert per_stream == approx(11, {diagnose.REREAD_WEIGHTS: reread[0]}, abs=0.5)
+    assert total == approx(700, {diagnose.REREAD_WEIGHTS: reread[1]}, rel=0.03)
 
 
 @pytest.mark.lesson('The KV cache is also bytes')
@@ -170,8 +187,9 @@ def test_128k_context_roughly_halves_the_speed():
 @pytest.mark.lesson('Every way around the wall (batching)')
 def test_interview_card_32_streams_share_one_weight_read():
     per_stream, total = predict.decode_ceiling(70e9, 1.0, 3000.0, batch=32)
-    assert per_stream == pytest.approx(42.9, abs=0.05)
-    assert total == pytest.approx(1371, abs=1)
+    reread = reread_weights(70e9, 1.0, 3000.0, batch=32)
+    assert per_stream == approx(42.9, {diagnose.REREAD_WEIGHTS: reread[0]}, abs=0.05)
+    assert total == approx(1371, {diagnose.REREAD_WEIGHTS: reread[1]}, abs=1)
 
 
 @pytest.mark.lesson('The roofline; Every way around the wall (batching)')

@@ -36,10 +36,10 @@ WORDS = {
     "bytes_once": "you counted the bytes once",
     "no_sync": "Synchronize before reading the clock",
     "no_warmup": "Run a few untimed iterations first",
-    "forgot_1e9": "ratio 1e-09: the bandwidth stayed in GB/s",
-    "kv_not_doubled": "K and V are two tensors per layer",
+    "forgot_1e9": "ratio 1e-09: the 1e9 left out: the bandwidth stayed in GB/s",
+    "kv_not_doubled": diagnose.KV_WITHOUT_2,
     "rereads_weights": diagnose.REREAD_WEIGHTS,
-    "roofline_max": "Reread: The roofline",
+    "roofline_max": diagnose.MAX_FOR_MIN,
     "linear_axes": "log-log",
     "missing_valueerror": "instead of raising ValueError",
 }

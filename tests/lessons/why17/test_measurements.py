@@ -118,3 +118,33 @@ def test_unknown_model_is_named(tmp_path):
     res = grade_submission(tmp_path, only={"measure_ceiling_own_bw"})
     (test,) = res["tests"]
     assert test["status"] == "failed" and "unknown model 'gpt-5'" in test["output"]
+
+
+@pytest.mark.parametrize("case, words", [("simulated_run", "'device.simulated': true"),
+                                         ("simulated_by_name", "'NVIDIA H100 SXM (simulated)' is the simulated GPU")])
+def test_a_simulated_run_fails_every_check_of_its_numbers(case, words):
+    """A Measure table from the simulated GPU is read, but its numbers are the simulator's: each check
+    that judges them fails saying so, whether the notebook recorded it or only the name shows it."""
+    verdicts = grade(case)
+    assert verdicts["measure_file"][0] and "simulated run" in verdicts["measure_file"][1]
+    judged = IDS - {"measure_file"}
+    for check in judged:
+        passed, message = verdicts[check]
+        assert not passed, (check, message)
+        assert words in message and "your own CPU or GPU" in message and "\n" not in message
+
+
+def test_the_simulated_field_is_a_boolean():
+    data = reference()
+    data["schema"] = "why17-measurements/2"
+    data["device"]["simulated"] = "no"
+    with pytest.raises(measurements.MeasurementsError, match="'device.simulated' must be true or false"):
+        measurements.parse(json.dumps(data))
+    data["device"]["simulated"] = False
+    assert not measurements.parse(json.dumps(data)).simulated
+
+
+def test_a_device_without_a_spec_is_not_checked_here_not_passed():
+    """A CPU has no spec sheet to compare its bandwidth with: the check says it judged nothing."""
+    _, message = grade("reference_cpu_whole_checkpoint")["measure_bw_plausible"]
+    assert message.startswith("not checked here:") and "no spec sheet" in message

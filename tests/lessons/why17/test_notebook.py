@@ -117,7 +117,7 @@ def test_reference_notebook_writes_a_table_the_grader_accepts(executed):
 
     folder, _nb = executed
     table = json.loads((folder / "measurements.json").read_text())
-    assert table["device"]["type"] == "cpu" and table["rows"]
+    assert table["device"]["type"] == "cpu" and table["rows"] and table["device"]["simulated"] is False
     assert table["schema"] == "why17-measurements/2" and table["device"]["llc_bytes"] > 0
     assert table["bw_gbs"] == max(table["bw_runs_gbs"]) and len(table["bw_runs_gbs"]) == 3
     assert table["peak_tflops"] == max(table["peak_runs_tflops"]) and len(table["peak_runs_tflops"]) == 3
@@ -155,9 +155,10 @@ def test_student_notebook_stops_at_the_stubs_naming_the_task(tmp_path):
         (folder / "measurements.json").read_text()).get("rows")
 
 
-def test_notebook_on_the_simulated_gpu_shows_the_mistakes_and_passes_task5(tmp_path):
-    """The notebook on `sim`: an H100 profile; the spec check has a spec to compare with, and forgetting
-    to synchronize shows as an impossible number (on a CPU the two agree)."""
+def test_notebook_on_the_simulated_gpu_shows_the_mistakes_and_marks_its_table_simulated(tmp_path):
+    """The notebook on `sim`: an H100 profile, and forgetting to synchronize shows as an impossible
+    number (on a CPU the two agree). Its Measure table says it is simulated, so task5 reads it but
+    judges none of its numbers: it grades a run on the student's own machine."""
     folder = student_folder(tmp_path, ROOT / "solutions" / "why17", ROOT / "solutions" / "why17")
     nb = run_notebook(folder, **{settings.RUN_ON.name: "sim", settings.SIM_PROFILE.name: "h100-sxm",
                                  settings.MEASURE_MODELS.name: "llama-3.2-1b"})
@@ -171,8 +172,11 @@ def test_notebook_on_the_simulated_gpu_shows_the_mistakes_and_passes_task5(tmp_p
     assert "never called torch.cuda.synchronize" not in text     # the reference's own wait was removed
     once = float(re.search(r"bytes counted once:\s+([\d.]+) GB/s", text).group(1))
     assert once == pytest.approx(synced / 2, rel=1e-3)
+    assert table["device"]["simulated"] is True
     res = grade_submission(folder, only=TASK5)
-    assert all(t["status"] == "passed" for t in res["tests"]), res["tests"]
+    verdicts = {t["check"]: t for t in res["tests"]}
+    assert verdicts.pop("measure_file")["status"] == "passed"
+    assert verdicts and all(t["status"] == "failed" and "simulated GPU" in t["output"] for t in verdicts.values())
 
 
 # --- Break It breaks the student's own functions, and gives no benchmark away ---------------------------

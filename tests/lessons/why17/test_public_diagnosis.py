@@ -20,7 +20,7 @@ CASES = {
     "decode_forgets_1e9": ("test_spark_whole_checkpoint_is_about_17_tokens_per_s", "decode_quantized",
                            diagnose.SLIPS[0][1], "Reread: The Idea."),
     "kv_without_2": ("test_llama_8b_kv_cache_is_128_kib_per_token", "kv_bytes_gqa",
-                     "a factor 2 is missing", "Reread: The KV cache is also bytes."),
+                     diagnose.KV_WITHOUT_2, "Reread: The KV cache is also bytes."),
 }
 
 

@@ -115,6 +115,7 @@ LAPTOP_MISTAKES = {
     "wrong_tiny_measured": ("buffer_exceeds_cache", "the copy runs from the cache"),
     "wrong_no_warmup": ("warmup_present", "Run a few untimed iterations first"),
     "wrong_flops_n3": ("flops_counted_2n3", "you counted n**3 FLOPs"),
+    "wrong_units_gib": ("units_gb_per_s", "GiB"),
     "good_timeit": (None, ""),
 }
 
@@ -132,3 +133,46 @@ def test_a_laptop_student_sees_the_gpu_mistakes_in_pytest(tmp_path, name):
     assert set(failed) == ({check} if check else set()), failed
     if check:
         assert run.returncode == 1 and words in failed[check], failed[check]
+
+
+# --- Each of the README's named slips gets its own diagnosis in the public tests ------------------
+
+#: The README's name for a slip ("Which mistakes cost most") -> the wrong submission that makes it
+#: (a gpu/ fixture of LAPTOP_MISTAKES, or a wrong/ one with the public test file it fails) and the
+#: words of its diagnosis there.
+README_SLIPS = {
+    "Bytes counted once": ("gpu/wrong_bytes_once", None, LAPTOP_MISTAKES["wrong_bytes_once"][1]),
+    "No synchronize before reading the clock": ("gpu/wrong_no_sync", None, LAPTOP_MISTAKES["wrong_no_sync"][1]),
+    "A buffer that fits in the cache": ("gpu/wrong_tiny_measured", None, LAPTOP_MISTAKES["wrong_tiny_measured"][1]),
+    "No warm-up": ("gpu/wrong_no_warmup", None, LAPTOP_MISTAKES["wrong_no_warmup"][1]),
+    "n³ instead of 2·n³ FLOPs": ("gpu/wrong_flops_n3", None, LAPTOP_MISTAKES["wrong_flops_n3"][1]),
+    "GiB/s or bytes/s where GB/s is asked": ("gpu/wrong_units_gib", None, LAPTOP_MISTAKES["wrong_units_gib"][1]),
+    "The 1e9 left out": ("wrong/decode_forgets_1e9", "test_predict.py", "the 1e9 left out"),
+    "K and V: the factor 2 left out": ("wrong/kv_without_2", "test_predict.py", "K and V: the factor 2 left out"),
+    "Weights re-read per stream": ("wrong/ceiling_rereads_weights", "test_predict.py", "weights re-read per stream"),
+    "max instead of min": ("wrong/attainable_max", "test_predict.py", "max instead of min"),
+    "Linear axes": ("wrong/roofline_linear_axes", "test_roofline.py", "log-log axes"),
+}
+
+
+def test_every_slip_the_readme_names_has_a_diagnosis_of_its_own():
+    import re
+    readme = (ROOT / "solutions/why17/README.md").read_text(encoding="utf-8")
+    section = readme.split("## Which mistakes cost most", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"^- \*\*(.+?)\*\*", section, re.M)
+    assert set(named) == set(README_SLIPS), sorted(set(named) ^ set(README_SLIPS))
+    words = [w for _, _, w in README_SLIPS.values()]
+    assert len(set(words)) == len(words)
+
+
+@pytest.mark.parametrize("name", [n for n, (_, file, _) in README_SLIPS.items() if file])
+def test_a_readme_slip_fails_the_public_tests_under_its_own_name(tmp_path, name):
+    fixture, file, words = README_SLIPS[name]
+    root = student_tree(tmp_path, fixture=fixture)
+    run = run_pytest(f"assignments/why17/tests/{file}", cwd=root, scratch=tmp_path / "run", env=NO_GPU)
+    failed = _failed(run)
+    assert failed and any(words in message for message in failed.values()), failed
+    others = [w for n, (_, _, w) in README_SLIPS.items() if n != name]
+    generic = ("a factor 2 too many", "a factor 2 is missing")
+    for test, message in failed.items():
+        assert not any(w in message for w in (*others, *generic)), (test, message)

@@ -261,3 +261,34 @@ def test_course_yml_backs_the_readmes_claim_that_headline_mistakes_cost_several_
         assert not unknown, f"{mistake}: course.yml has no points for {unknown}"
         cost = sum(points[c] for c in checks)
         assert cost >= SEVERAL * max(inputs), f"{mistake} costs {cost}, a missing input check up to {max(inputs)}"
+
+
+def explain_it_back_claims(readme: str, notebook: str, assignment) -> list[str]:
+    """Where the README and the notebook disagree with course.yml on what Explain It Back earns:
+    hand-graded for the points of a ``manual:`` item of course.yml naming it, else feedback only."""
+    items = [m for m in assignment.manual if "explain" in f"{m.id} {m.title}".lower()]
+    texts = {"README": " ".join(readme.split()), "notebook": " ".join(notebook.split())}
+    problems = []
+    for where, text in texts.items():
+        if items:
+            if f"{items[0].points:g} points" not in text or "earn no points" in text:
+                problems.append(f"{where}: course.yml grades Explain It Back for {items[0].points:g} points")
+        elif "earn no points" not in text or re.search(r"graded (by hand|by a person)|hand-graded for", text):
+            problems.append(f"{where}: course.yml declares no points for Explain It Back: say 'earn no points'")
+    return problems
+
+
+def _notebook_text() -> str:
+    import json
+    cells = json.loads((ROOT / "solutions/why17/why17.ipynb").read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(c["source"]) for c in cells)
+
+
+def test_readme_notebook_and_course_yml_agree_on_what_explain_it_back_earns():
+    assert explain_it_back_claims(README.read_text(encoding="utf-8"), _notebook_text(), ASSIGNMENT) == []
+
+
+def test_a_readme_that_still_says_graded_by_hand_is_caught():
+    text = README.read_text(encoding="utf-8").replace("earn no points", "are graded by hand")
+    assert explain_it_back_claims(text, _notebook_text(), ASSIGNMENT) == [
+        "README: course.yml declares no points for Explain It Back: say 'earn no points'"]

@@ -11,11 +11,15 @@ capped, see autograder/lessons/why17/measurements.py). Each check is one law of 
 - the ridge point is peak / bandwidth.
 
 A missing or malformed file fails every task5 check with the same one-line reason, and nothing else.
+A file from the simulated GPU (shared/simulated_run.py) is present and follows the schema, but its
+numbers are the simulator's, not the student's machine's: every check that judges the measurements
+fails with one line saying so (the Measure table grades a run on the student's own CPU or GPU).
 """
 from __future__ import annotations
 
 from autograder.api import CheckFailed, check
 from autograder.lessons.why17 import measurements
+from shared import settings
 
 TASK = "task5"
 #: Relative tolerance of the arithmetic the notebook does (rounding to a few digits is fine).
@@ -45,6 +49,18 @@ def _table(ctx) -> measurements.Measurements:
         raise CheckFailed(f"{exc}. {MEASURE}") from None
 
 
+def _measured(ctx) -> measurements.Measurements:
+    """The submission's Measure table when it holds a run on a real machine; CheckFailed (one
+    line) when it is missing, malformed, or from the simulated GPU."""
+    table = _table(ctx)
+    if table.simulated:
+        raise CheckFailed(
+            f"{measurements.FILENAME} comes from the simulated GPU: {table.simulated_why}. Its numbers are the "
+            f"simulator's, not your machine's; run the notebook on your own CPU or GPU ({settings.RUN_ON.name} unset, "
+            f"auto, cpu or cuda) and hand in that file. {MEASURE}")
+    return table
+
+
 def _close(a: float, b: float, tol: float = REL_TOL) -> bool:
     return abs(a - b) <= tol * abs(b)
 
@@ -69,6 +85,9 @@ def own_ceiling(table: measurements.Measurements, row: measurements.Row) -> floa
 @check("measure_file", task=TASK, name="measurements.json is present and follows the schema", files=())
 def measurements_file(ctx):
     table = _table(ctx)
+    if table.simulated:
+        return (f"{len(table.rows)} Measure table rows on {table.device_name}, a simulated run: the checks of "
+                f"its numbers need a run on your own CPU or GPU")
     return f"{len(table.rows)} Measure table rows on {table.device_name}"
 
 
@@ -77,7 +96,7 @@ def measurements_file(ctx):
 def ceiling_from_own_bandwidth(ctx):
     from shared import tables
 
-    table = _table(ctx)
+    table = _measured(ctx)
     spec = _spec(table.device_key)
     for row in table.rows:
         try:
@@ -108,7 +127,7 @@ def ceiling_from_own_bandwidth(ctx):
 
 @check("measure_pct_of_ceiling", task=TASK, name="% of ceiling = measured / ceiling", files=())
 def pct_of_ceiling(ctx):
-    table = _table(ctx)
+    table = _measured(ctx)
     for row in table.rows:
         want = 100.0 * row.measured_tok_s / row.ceiling_tok_s
         if _close(row.pct_of_ceiling, want):
@@ -126,7 +145,7 @@ def pct_of_ceiling(ctx):
 
 @check("measure_not_above_ceiling", task=TASK, name="no measurement exceeds its ceiling", files=())
 def not_above_ceiling(ctx):
-    table = _table(ctx)
+    table = _measured(ctx)
     for row in table.rows:
         ceiling = own_ceiling(table, row)
         ratio = row.measured_tok_s / ceiling
@@ -144,13 +163,14 @@ def not_above_ceiling(ctx):
 def bandwidth_plausible(ctx):
     from shared import tables
 
-    table = _table(ctx)
+    table = _measured(ctx)
     spec = _spec(table.device_key)
     if table.device_key is not None and spec is None:
         raise CheckFailed(f"device.key {table.device_key!r} is not in the hardware tables; use one of "
                           f"{', '.join(sorted(tables.devices()))}, or null for a machine not listed. {MEASURE}")
     if spec is None:
-        return f"{table.device_name}: no spec in the tables to compare {table.bw_gbs:.4g} GB/s with"
+        return (f"not checked here: {table.device_name} has no spec sheet in the tables, so {table.bw_gbs:.4g} "
+                f"GB/s is compared with nothing (this check judges a device of shared/data/hardware.yml)")
     ratio = table.bw_gbs / spec.bw_gbs
     never_above = tables.fractions()["never_above_spec"].high
     if ratio > never_above:
@@ -169,7 +189,7 @@ def bandwidth_plausible(ctx):
 
 @check("measure_ridge_point", task=TASK, name="ridge point = peak / bandwidth", files=())
 def ridge_point(ctx):
-    table = _table(ctx)
+    table = _measured(ctx)
     want = table.peak_tflops * 1e12 / (table.bw_gbs * 1e9)
     if not _close(table.ridge_flops_per_byte, want):
         raise CheckFailed(

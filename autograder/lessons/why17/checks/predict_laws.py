@@ -12,6 +12,7 @@ import math
 from autograder.api import CheckFailed, StudentRaised, check
 from autograder.lessons.why17 import cases
 from autograder.lessons.why17.checks import predict_oracle as oracle
+from shared import diagnose
 
 TASK = "task3"
 REL = 1e-9
@@ -93,10 +94,11 @@ def roofline_min(ctx):
         slope = gpu.bw_gbs * intensity / 1000.0
         want = min(slope, gpu.peak_tflops)
         if not oracle.close(got, want, REL):
+            hint = oracle.ratio_hint(got, want, slips={diagnose.MAX_FOR_MIN: max(slope, gpu.peak_tflops)})
             side = "the bandwidth slope is lower" if slope < gpu.peak_tflops else "the compute roof is lower"
             raise CheckFailed(
                 f"at {f(intensity)} FLOPs/byte with {f(gpu.bw_gbs)} GB/s and {f(gpu.peak_tflops)} TFLOP/s, "
-                f"{side}, so that line is the limit; yours gave {f(got)} TFLOP/s {oracle.ratio_hint(got, want)}. "
+                f"{side}, so that line is the limit; yours gave {f(got)} TFLOP/s {hint}. "
                 f"Attainable = the minimum of peak and bandwidth x intensity. Reread: The roofline.")
     cases.run_law("law_roofline_min", body)
 

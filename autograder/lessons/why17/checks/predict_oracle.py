@@ -88,13 +88,14 @@ def close(a: float, b: float, rel: float = 1e-9) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b))
 
 
-def ratio_hint(yours: float, expected: float, twos: str = "") -> str:
+def ratio_hint(yours: float, expected: float, twos: str = "", slips: dict | None = None) -> str:
     """'(ratio 0.5: <likely slip>)' or '(ratio 1.37)' when no classic slip matches.
 
     The words come from shared/diagnose.py, which the public tests use too (one source of messages).
-    ``twos`` says where a factor 2 belongs for this quantity ('a multiply-add is 2 FLOPs').
+    ``twos`` says where a factor 2 belongs for this quantity ('a multiply-add is 2 FLOPs');
+    ``slips``: a named slip's words -> the value it gives here, asked first (diagnose.named).
     """
-    return diagnose.ratio_note(yours, expected, twos)
+    return diagnose.ratio_note(yours, expected, twos, slips=slips)
 
 
 def fmt(x: float) -> str:

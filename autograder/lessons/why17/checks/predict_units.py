@@ -26,11 +26,11 @@ def _call(ctx, function, *args, **kwargs):
                           f"arguments.") from None
 
 
-def _expect(ctx, function, args, kwargs, expected, *, unit, what, section, twos=""):
+def _expect(ctx, function, args, kwargs, expected, *, unit, what, section, twos="", slips=None):
     value = oracle.number(_call(ctx, function, *args, **kwargs), function, unit)
     if not oracle.close(value, expected, REL):
         raise CheckFailed(f"{function} for {what} gave {oracle.fmt(value)} {unit} "
-                          f"{oracle.ratio_hint(value, expected, twos)}. Reread: {section}.")
+                          f"{oracle.ratio_hint(value, expected, twos, slips)}. Reread: {section}.")
 
 
 def _bpw(fmt: str) -> float:
@@ -67,7 +67,8 @@ def kv_bytes_gqa(ctx):
         _expect(ctx, "kv_bytes_per_token", args, {}, oracle.kv_bytes(*args), unit="bytes",
                 what=f"{m.name} ({m.layers} layers, {m.kv_heads} KV heads, head_dim {m.head_dim}, "
                      f"{bpv:g} bytes per value)",
-                section="The KV cache is also bytes", twos="K and V are two tensors per layer")
+                section="The KV cache is also bytes", twos="K and V are two tensors per layer",
+                slips={diagnose.KV_WITHOUT_2: oracle.kv_bytes(*args) / 2})
 
 
 @check("intensity_and_ridge", task=TASK, name="arithmetic_intensity and ridge_point on other machines",
@@ -95,7 +96,8 @@ def attainable_two_roofs(ctx):
         args = (intensity, d.peak_bf16_tflops, d.bw_gbs)
         _expect(ctx, "attainable_tflops", args, {}, oracle.roof(*args), unit="TFLOP/s",
                 what=f"{d.name} at {oracle.fmt(intensity)} FLOPs/byte, {side}",
-                section="The roofline")
+                section="The roofline",
+                slips={diagnose.MAX_FOR_MIN: max(d.peak_bf16_tflops, d.bw_gbs * intensity / 1000.0)})
 
 
 @check("ceiling_kv_cache", task=TASK, name="decode_ceiling reads every stream's KV cache", files="predict")
