@@ -316,7 +316,7 @@ def test_commands_that_exist_pass_the_check(text):
     ("make no-such-target", "no make target 'no-such-target'"),
     ("pytest tests/test_no_such_file.py", "no such path"),
     ("nbgrader generate_everything why17", "no subcommand 'generate_everything' of nbgrader"),
-    ("/tmp/nowhere/run_autograder", "no such program"),
+    ("solutions/no_such_folder/run_autograder", "no such program"),
     ("no-such-program-anywhere --flag", "no program no-such-program-anywhere"),
 ])
 def test_commands_that_do_not_exist_fail_the_check(text, why):
