@@ -35,11 +35,6 @@ class ContextRunner:
     def reference(self, module, function, *args, sim, **kwargs):
         return self.ctx.reference(module, function, *args, sim=sim, **kwargs)
 
-    def expect(self, module, settings):
-        expect = getattr(self.ctx, "expect_settings", None)
-        if expect is not None:
-            expect(module, settings)
-
     def together(self, module, jobs):
         (getattr(self.ctx, "settings_together", None) or one_after_another)(module, jobs)
 

@@ -61,13 +61,6 @@ class GradingContext:
             raise StudentTimeout("not run: grading this submission took its whole budget")
         return timeout_s if left >= (timeout_s or self.time_limit_s) else left
 
-    def expect_settings(self, module: str, settings: list[dict]) -> None:
-        """The student's calls into ``module`` will come on these simulated-GPU configs, in this
-        order (each runs in a child of its own; the sandbox starts the next one ahead)."""
-        expect = getattr(self._student, "expect", None)
-        if expect is not None:
-            expect(module, settings)
-
     def settings_together(self, module: str, jobs: list) -> None:
         """Run ``jobs``, ``[(simulated-GPU config, job), ...]``, each making the student's calls
         into ``module`` on its config: up to ``lanes`` at once, each in a child of its own, when

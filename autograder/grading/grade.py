@@ -171,10 +171,6 @@ class GradingPlan:
         return self.only is not None and not any(set(c.files) & self.torch_files or _on_gpu(c)
                                                  for _task, cs in self.checks for c in cs)
 
-    @property
-    def first_file(self) -> str | None:
-        """The student module the first check to run needs (its child starts first), or None."""
-        return next((f for _task, cs in self.order for c in cs for f in c.files), None)
 
 
 def grade_submission(path, assignment: str | None = None, device: str | None = None, *,
@@ -206,9 +202,8 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
              only=only, budget_s=budget_s, lanes=lanes)
     with p.submission, open_sandboxes(p) as (student, reference):
         # The checks of files that need no torch run first, in children that start as fresh
-        # interpreters while the fork server still imports torch (the first of them now); the
-        # other children fork from the server once it is ready.
-        student.start(p.first_file)
+        # interpreters while the fork server still imports torch; the other children fork from
+        # the server once it is ready.
         secret = seed.course_secret(p.assignment.root)
         ctx = GradingContext(student, reference, seed=p.submission.seed, device=p.device,
                              submission_dir=p.submission.folder, sim_profile=p.assignment.sim_profile,

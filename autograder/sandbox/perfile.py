@@ -4,7 +4,7 @@ A single child for the whole submission lets one file spoil the others: bw.py ca
 descriptor or gigabytes of memory, leave a swarm of processes, or monkeypatch the runner, and
 predict.py, imported later into the same process, then fails or answers through the patched
 runner. ``PerFileSandbox`` has the interface grade.py and context.py use of ``Sandbox``
-(limits, start, has, call, output, close, starts) and gives each module a fresh child: when the
+(limits, has, call, output, close, starts) and gives each module a fresh child: when the
 checks move on to another module, the previous module's child is stopped (its processes die
 with its namespaces), so at most one child is alive at a time. Checks run task by task, so a
 submission costs one child start per file it has (with a fork server, a fork each). After every
@@ -59,15 +59,9 @@ class PerFileSandbox:
         #: Errors that end a function or a file, shared by all the children of this submission:
         #: a hang costs one time limit, whichever setting's child met it.
         self.poisoned: dict = {}
-        #: module -> the simulated-GPU settings its calls will come on, in order (``expect``)
-        self.upcoming: dict[str, list[dict]] = {}
-        #: (module, setting, Sandbox): the next setting's child, started while the current one runs
-        self.ahead: tuple[str, dict, Sandbox] | None = None
         #: Modules whose child runs from another folder (autograder/grading/fallback.py: the
         #: submission with a broken file it needs replaced by the reference's); set before first use.
         self.sources: dict[str, Path] = {}
-        self.spare: Sandbox | None = None
-        self.spare_options: dict | None = None
         self.restarts = 0              # restarts within files already finished
         #: (module, folder its child ran from) -> what ``has`` found when that child was retired.
         self.imported: dict[tuple[str, Path], list[str] | StudentError] = {}
@@ -81,10 +75,11 @@ class PerFileSandbox:
         self._stopped = False
 
     def _box(self, module: str, setting: dict | None = None, any_setting: bool = False) -> Sandbox:
-        """The child for ``module`` on simulated-GPU ``setting`` (None: no device), starting a
-        fresh one when the live child serves another module or another setting: a student's
-        process never sees two settings, so no count of its own calls tells it which one it is
-        on. ``any_setting``: the live child of ``module`` will do, whatever its setting (imports)."""
+        """The child for ``module`` on simulated-GPU ``setting`` (None: no device): the calling
+        setting's own in ``run_settings``, else the live child when it serves them, else a fresh
+        one (``_new``) in its place: a student's process never sees two settings, so no count of
+        its own calls tells it which one it is on. ``any_setting``: the live child of ``module``
+        will do, whatever its setting (imports)."""
         if self._stopped:
             raise GraderError("the grading was stopped")
         lane = getattr(self._lane, "box", None)
@@ -97,53 +92,29 @@ class PerFileSandbox:
                 and (any_setting or self.current[1] == setting)):
             return self.current[2]
         self._retire()
-        options = self.options_for(module)
-        if self.ahead is not None and self.ahead[:2] == (module, setting):
-            box = self.ahead[2]
-            self.ahead = None
-        elif (setting is None and self.spare is not None and options == self.spare_options
-                and module not in self.sources):
-            box, self.spare = self.spare, None
-            box.poisoned.update(self.poisoned)
-            self.poisoned = box.poisoned
-        else:
-            box = Sandbox(self.sources.get(module, self.source), self.limits, setting=setting,
-                          poisoned=self.poisoned, **options)
+        box = self._new(module, setting)
         self.current = (module, setting, box)
-        if setting is not None:
-            self._start_next(module, setting, options)
         return box
 
-    def expect(self, module: str, settings: list[dict]) -> None:
-        """``module``'s calls will come on these simulated-GPU settings, in this order: the child
-        of the next one is started while the current one runs (its start overlaps the work)."""
-        self.upcoming[module] = list(settings)
+    def _new(self, module: str, setting: dict | None) -> Sandbox:
+        """The one way a child of this submission is made: ``module``'s folder and options, this
+        submission's poisoned functions. Started at its first request, not before: a child
+        started ahead of need (the next setting's, the first file's) saved no time on 2 cores
+        and cost CPU when it went unused (docs/performance.md)."""
+        return Sandbox(self.sources.get(module, self.source), self.limits, setting=setting,
+                       poisoned=self.poisoned, **self.options_for(module))
 
-    def _start_next(self, module: str, setting: dict, options: dict) -> None:
-        upcoming = self.upcoming.get(module, [])
-        if setting not in upcoming or self.ahead is not None:
-            return
-        at = upcoming.index(setting)
-        if at + 1 < len(upcoming) and module not in self.sources:
-            box = Sandbox(self.source, self.limits, setting=upcoming[at + 1], poisoned=self.poisoned,
-                          **options)
-            box.start()
-            self.ahead = (module, upcoming[at + 1], box)
     def run_settings(self, module: str, jobs: list, lanes: int) -> None:
         """Run ``jobs``, ``[(simulated-GPU setting, job), ...]`` (each job makes ``module``'s calls
         on its setting), up to ``lanes`` at once, each in a fresh child of its own that ends with
         its job: a setting's process still never sees another setting. What the children printed
         is kept in the jobs' order."""
         self._retire()
-        if self.ahead is not None:
-            self.ahead[2].close()
-            self.ahead = None
         printed: list[str] = [""] * len(jobs)
         live: dict[int, Sandbox] = {}
 
         def run(index: int, setting: dict, job) -> None:
-            box = Sandbox(self.sources.get(module, self.source), self.limits, setting=setting,
-                          poisoned=self.poisoned, **self.options_for(module))
+            box = self._new(module, setting)
             live[index] = box
             self._lane.box = (module, setting, box)
             try:
@@ -200,14 +171,6 @@ class PerFileSandbox:
         light = {k: v for k, v in light.items() if k in ("preload", "early") or k in self.options}
         return {**self.options, **light}
 
-    def start(self, module: str | None = None) -> None:
-        """Start a child early, overlapping its imports with the grader's: ``module``'s child, or
-        one with the caller's options (the first module whose options match gets it)."""
-        if self.spare is None and self.current is None:
-            self.spare_options = self.options_for(module) if module else dict(self.options)
-            self.spare = Sandbox(self.source, self.limits, **self.spare_options)
-            self.spare.start()
-
     @property
     def starts(self) -> int:
         """1 + the restarts after a crash or a time limit (a file's first child is not a restart)."""
@@ -255,9 +218,3 @@ class PerFileSandbox:
 
     def close(self) -> None:
         self._retire()
-        if self.ahead is not None:
-            self.ahead[2].close()
-            self.ahead = None
-        if self.spare is not None:
-            self.spare.close()
-            self.spare = None
