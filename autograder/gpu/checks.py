@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Callable
 
 from autograder.core.registry import CheckFailed, check
-from shared.simgpu.judging import one_after_another
 
 #: Base profile when the context carries none (course.yml's sim_profile normally).
 DEFAULT_PROFILE = "h100-sxm"
@@ -34,9 +33,6 @@ class ContextRunner:
 
     def reference(self, module, function, *args, sim, **kwargs):
         return self.ctx.reference(module, function, *args, sim=sim, **kwargs)
-
-    def together(self, module, jobs):
-        (getattr(self.ctx, "settings_together", None) or one_after_another)(module, jobs)
 
 
 def judge(ctx, verdicts: dict, check_id: str) -> str:

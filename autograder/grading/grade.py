@@ -29,7 +29,7 @@ from autograder.gpu import seed
 from autograder.grading import fallback, real_gpu, schedule
 from autograder.grading import reference as kept_reference
 from autograder.grading.context import GradingContext
-from autograder.sandbox import calltime, forkserver, isolation, serial
+from autograder.sandbox import calltime, forkserver, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
 
@@ -138,7 +138,6 @@ class GradingPlan:
         torch_files: student modules that import torch (the grader's TORCH_FILES).
         plot_files: student modules that draw with matplotlib (the grader's PLOT_FILES).
         only: the check ids asked for; None: all.
-        lanes: how many simulated-GPU settings' children may run at once (``schedule.default_lanes``).
     """
 
     course: course.Course
@@ -157,7 +156,6 @@ class GradingPlan:
     torch_files: frozenset[str]
     plot_files: frozenset[str]
     only: set[str] | None
-    lanes: int = 1
 
     @property
     def gpu(self) -> bool:
@@ -175,8 +173,7 @@ class GradingPlan:
 
 def grade_submission(path, assignment: str | None = None, device: str | None = None, *,
                      course_file: Path | str | None = None, time_limit_s: float | None = None,
-                     only: set[str] | None = None, budget_s: float | None = None,
-                     lanes: int | None = None) -> dict:
+                     only: set[str] | None = None, budget_s: float | None = None) -> dict:
     """Grade the folder or .zip at ``path``; the Gradescope results dict.
 
     Args:
@@ -191,15 +188,13 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         budget_s: wall-clock seconds the whole grading may take (None: BUDGET_CALLS per-call
             limits, at least MIN_BUDGET_S). Past it, no student call outlives it and each check left fails with one
             line saying so ("outcome": "error"); the grading still ends with results.
-        lanes: how many simulated-GPU settings' children may run at once (None:
-            ``schedule.default_lanes()``; grade-all's workers grade one submission per core and pass 1).
 
     Raises:
         UsageError: unknown assignment or device; SubmissionError (a UsageError) for a path
             that cannot be graded safely (missing, unreadable zip, symlinks, absurd sizes).
     """
     p = plan(path, assignment, device, course_file=course_file, time_limit_s=time_limit_s,
-             only=only, budget_s=budget_s, lanes=lanes)
+             only=only, budget_s=budget_s)
     with p.submission, open_sandboxes(p) as (student, reference):
         # The checks of files that need no torch run first, in children that start as fresh
         # interpreters while the fork server still imports torch; the other children fork from
@@ -207,7 +202,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
         secret = seed.course_secret(p.assignment.root)
         ctx = GradingContext(student, reference, seed=p.submission.seed, device=p.device,
                              submission_dir=p.submission.folder, sim_profile=p.assignment.sim_profile,
-                             secret=secret, deadline=p.started + p.budget_s, lanes=p.lanes)
+                             secret=secret, deadline=p.started + p.budget_s)
         tests, notes = run_checks(p, ctx, student, reference)
         tests, output = finish(p, tests, notes, student, secret)
     return results.build(tests, output=output, execution_time=time.monotonic() - p.started,
@@ -216,8 +211,7 @@ def grade_submission(path, assignment: str | None = None, device: str | None = N
 
 def plan(path, assignment: str | None = None, device: str | None = None, *,
          course_file: Path | str | None = None, time_limit_s: float | None = None,
-         only: set[str] | None = None, budget_s: float | None = None,
-         lanes: int | None = None) -> GradingPlan:
+         only: set[str] | None = None, budget_s: float | None = None) -> GradingPlan:
     """The plan of grading ``path`` (the arguments are ``grade_submission``'s): the submission
     copied, its checks loaded and put in run order. It also starts this process's fork server, so
     that torch imports there while the checks load here. The caller removes ``submission``.
@@ -250,8 +244,7 @@ def plan(path, assignment: str | None = None, device: str | None = None, *,
         limits=Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb),
         fixed_limit=bool(time_limit_s), budget_s=budget, started=started, submission=sub,
         checks=checks, order=order, early=early, shares=shares, needs=needs, torch_files=torch_files,
-        plot_files=frozenset(getattr(grader, "PLOT_FILES", ())), only=only,
-        lanes=schedule.default_lanes() if lanes is None else max(1, lanes))
+        plot_files=frozenset(getattr(grader, "PLOT_FILES", ())), only=only)
 
 
 @contextmanager
@@ -260,10 +253,9 @@ def open_sandboxes(p: GradingPlan) -> Iterator[tuple[PerFileSandbox, Sandbox]]:
     block ends the student's children stop and the reference is kept for the next grading."""
     limit = p.limits.time_limit_s
     # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
-    kept = kept_reference.sandbox(p.assignment.solutions_dir,
-                                  Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
-                                         memory_limit_mb=p.limits.memory_limit_mb))
-    reference = serial.OneAtATime(kept)   # the settings' threads (``lanes``) may ask it at once
+    reference = kept_reference.sandbox(p.assignment.solutions_dir,
+                                       Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
+                                              memory_limit_mb=p.limits.memory_limit_mb))
     # Each student call may take a multiple of the reference's time for the same call (asked
     # only when a call runs past the floor), capped by the per-call limit (calltime.py); an
     # explicit time_limit_s is one fixed limit for every call instead.
@@ -279,7 +271,7 @@ def open_sandboxes(p: GradingPlan) -> Iterator[tuple[PerFileSandbox, Sandbox]]:
         yield student, reference
     finally:
         student.close()
-        kept_reference.release(kept)
+        kept_reference.release(reference)
 
 
 def run_checks(p: GradingPlan, ctx: GradingContext, student: PerFileSandbox,

@@ -20,12 +20,9 @@ imports torch (autograder/sandbox/imports.py), so a cold grading runs its checks
 """
 from __future__ import annotations
 
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from autograder.core.errors import GraderError, StudentError
+from autograder.core.errors import StudentError
 from autograder.sandbox import imports, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 
@@ -38,8 +35,6 @@ LIGHT = {"preload": ("matplotlib.figure",), "simgpu": False}
 LIGHT_LOADS = frozenset({"matplotlib", "numpy"})
 #: The same for a file in neither ``heavy`` nor ``plots``.
 BARE = {"preload": (), "simgpu": False}
-#: Seconds between looks at the settings' children still running once ``run_settings`` stops.
-STOP_POLL_S = 0.02
 
 
 class PerFileSandbox:
@@ -68,26 +63,12 @@ class PerFileSandbox:
         self.closed_output: list[str] = []
         #: launcher pid -> the stray watch of that child (one per child launched)
         self.watches: dict[int, isolation.StrayWatch] = {}
-        #: the lane (module, setting, Sandbox) of the calling thread, in ``run_settings``
-        self._lane = threading.local()
-        self._lock = threading.Lock()
-        #: set when ``run_settings`` was interrupted: no child starts for this submission after it
-        self._stopped = False
 
     def _box(self, module: str, setting: dict | None = None, any_setting: bool = False) -> Sandbox:
-        """The child for ``module`` on simulated-GPU ``setting`` (None: no device): the calling
-        setting's own in ``run_settings``, else the live child when it serves them, else a fresh
-        one (``_new``) in its place: a student's process never sees two settings, so no count of
-        its own calls tells it which one it is on. ``any_setting``: the live child of ``module``
-        will do, whatever its setting (imports)."""
-        if self._stopped:
-            raise GraderError("the grading was stopped")
-        lane = getattr(self._lane, "box", None)
-        if lane is not None:
-            if lane[0] == module and (any_setting or lane[1] == setting):
-                return lane[2]
-            raise GraderError(f"a simulated-GPU setting's job for {lane[0]}.py asked for {module}.py "
-                              "on another setting")
+        """The child for ``module`` on simulated-GPU ``setting`` (None: no device): the live child
+        when it serves them, else a fresh one (``_new``) in its place: a student's process never
+        sees two settings, so no count of its own calls tells it which one it is on.
+        ``any_setting``: the live child of ``module`` will do, whatever its setting (imports)."""
         if (self.current is not None and self.current[0] == module
                 and (any_setting or self.current[1] == setting)):
             return self.current[2]
@@ -104,43 +85,6 @@ class PerFileSandbox:
         return Sandbox(self.sources.get(module, self.source), self.limits, setting=setting,
                        poisoned=self.poisoned, **self.options_for(module))
 
-    def run_settings(self, module: str, jobs: list, lanes: int) -> None:
-        """Run ``jobs``, ``[(simulated-GPU setting, job), ...]`` (each job makes ``module``'s calls
-        on its setting), up to ``lanes`` at once, each in a fresh child of its own that ends with
-        its job: a setting's process still never sees another setting. What the children printed
-        is kept in the jobs' order."""
-        self._retire()
-        printed: list[str] = [""] * len(jobs)
-        live: dict[int, Sandbox] = {}
-
-        def run(index: int, setting: dict, job) -> None:
-            box = self._new(module, setting)
-            live[index] = box
-            self._lane.box = (module, setting, box)
-            try:
-                job()
-            finally:
-                self._lane.box = None
-                printed[index] = self._close(module, box)
-                live.pop(index, None)
-
-        pool = ThreadPoolExecutor(max_workers=max(1, min(lanes, len(jobs))), thread_name_prefix="setting")
-        try:
-            for future in [pool.submit(run, i, setting, job) for i, (setting, job) in enumerate(jobs)]:
-                future.result()
-        except BaseException:     # Ctrl-C, or the grader's own failure: no job outlives it
-            self._stopped = True  # a job asks for no new call (``_box``); each call in flight is killed
-            while live:           # (a child still starting is killed once it is there)
-                for box in list(live.values()):
-                    child = box.child
-                    if child is not None and child.proc.poll() is None:
-                        child.proc.kill()
-                time.sleep(STOP_POLL_S)
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-        self.closed_output.extend(text for text in printed if text)
-
     def _close(self, module: str, box: Sandbox) -> str:
         """Stop ``box``, a child of ``module``: keep what its import found and its restarts; what
         it printed."""
@@ -148,9 +92,8 @@ class PerFileSandbox:
             self.imported[(module, box.source)] = box.modules[module]
         launcher = box.child.proc.pid if box.child is not None else None
         box.close()
-        with self._lock:
-            self.restarts += max(0, box.starts - 1)
-            self.watches.pop(launcher, None)
+        self.restarts += max(0, box.starts - 1)
+        self.watches.pop(launcher, None)
         return box.output()
 
     def _retire(self) -> None:
@@ -205,10 +148,9 @@ class PerFileSandbox:
 
     def _watch(self, launcher_pid: int) -> isolation.StrayWatch:
         """The stray watch of the child launched as ``launcher_pid`` (one per child)."""
-        with self._lock:
-            if launcher_pid not in self.watches:
-                self.watches[launcher_pid] = isolation.StrayWatch(launcher_pid)
-            return self.watches[launcher_pid]
+        if launcher_pid not in self.watches:
+            self.watches[launcher_pid] = isolation.StrayWatch(launcher_pid)
+        return self.watches[launcher_pid]
 
     def output(self) -> str:
         texts = list(self.closed_output)

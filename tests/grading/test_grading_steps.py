@@ -20,7 +20,6 @@ from autograder.grading import reference as kept_reference
 from autograder.sandbox import calltime, forkserver, isolation
 from autograder.sandbox.parent import Limits
 from autograder.sandbox.perfile import PerFileSandbox
-from autograder.sandbox.serial import OneAtATime
 from tests.helpers.paths import ROOT
 from tests.helpers.tiny_course import TINY
 
@@ -227,8 +226,7 @@ def test_the_sandboxes_of_a_plan_start_no_child(no_server, nothing_kept):
             timer = student.options["timer"]
             assert isinstance(timer, calltime.ReferenceTimer) and timer.ceiling_s == 30.0
             assert student.options["preload"] == ("torch",) and student.options["simgpu"]
-        assert isinstance(reference, OneAtATime)        # the settings' threads may share it
-        assert kept_reference.sandbox(p.assignment.solutions_dir, reference.limits) is reference.box   # kept
+        assert kept_reference.sandbox(p.assignment.solutions_dir, reference.limits) is reference   # kept
         with grade.open_sandboxes(fixed) as (student, _reference):
             assert student.options["timer"] is None
     finally:
