@@ -42,8 +42,10 @@ class Device:
 
 
 @dataclass(frozen=True)
-class Model:
-    """One model config. Parameter counts in parameters; ``head_dim`` in values per head."""
+class Shape:
+    """A decoder's shape, all that allocating its tensors needs (shared/decode builds a model from
+    one). Sizes are counts: ``hidden`` values per token vector, ``head_dim`` values per head,
+    ``intermediate`` values in one MLP (one expert's MLP for a mixture of experts)."""
 
     key: str
     name: str
@@ -55,12 +57,44 @@ class Model:
     intermediate: int
     vocab: int
     tied: bool
-    total_params: int
-    source: str
-    active_params: int | None = None
     experts: int | None = None
     experts_per_token: int | None = None
     qk_norm: bool = False  # RMSNorm on each query and key head (Qwen3), head_dim weights each
+
+    def __post_init__(self):
+        for field in ("hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate", "vocab"):
+            value = getattr(self, field)
+            if not isinstance(value, int) or value <= 0:
+                raise ValueError(f"{self.key}: {field} must be a positive integer, got {value!r}")
+        if self.heads % self.kv_heads:
+            raise ValueError(f"{self.key}: heads ({self.heads}) must be a multiple of kv_heads "
+                             f"({self.kv_heads}) for grouped-query attention")
+        if self.head_dim % 2:
+            raise ValueError(f"{self.key}: head_dim must be even for rotary embeddings, got {self.head_dim}")
+        if (self.experts is None) != (self.experts_per_token is None):
+            raise ValueError(f"{self.key}: experts and experts_per_token go together")
+        if self.is_moe and not 0 < self.experts_per_token <= self.experts:
+            raise ValueError(f"{self.key}: experts_per_token must be between 1 and experts "
+                             f"({self.experts}), got {self.experts_per_token}")
+
+    @property
+    def is_moe(self) -> bool:
+        """True for a mixture of experts (each MLP split into ``experts`` routed experts)."""
+        return self.experts is not None
+
+    @property
+    def group(self) -> int:
+        """Query heads that share one key/value head (grouped-query attention)."""
+        return self.heads // self.kv_heads
+
+
+@dataclass(frozen=True, kw_only=True)
+class Model(Shape):
+    """One model config: its shape and parameter counts (in parameters), with its source."""
+
+    total_params: int
+    source: str
+    active_params: int | None = None
 
     @property
     def embedding_params(self) -> int:

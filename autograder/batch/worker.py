@@ -70,8 +70,7 @@ def grade_one(asg, job: dict) -> dict:
     try:
         only = set(job["only"]) if job.get("only") else None
         results = grade_submission(job["path"], asg, job.get("device"),
-                                   time_limit_s=job.get("time_limit_s"), only=only,
-                                   lanes=1)   # one grading per core already
+                                   time_limit_s=job.get("time_limit_s"), only=only)
     except UsageError as exc:                       # the grader refused the submission
         return zero_results(asg, str(exc))
     except GraderError as exc:                      # the grader's own failure: no score at all

@@ -29,6 +29,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from autograder.classdata.entries import Layout, Member, Submission, problem_of, unique
 from autograder.core.errors import UsageError
 
 MOODLE = re.compile(r"^(?P<name>[^_]+)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<file>.*)$")
@@ -92,8 +93,6 @@ def _lone_zip(folder: Path, names) -> Path:
 
 
 def moodle(root: Path, entries: list[Path], names, stage: Path | None):
-    from autograder.classdata.discover import Layout, Member, Submission, _unique, problem_of
-
     people: dict[tuple[str, str], dict] = {}
     notes = []
     for entry in entries:
@@ -125,12 +124,10 @@ def moodle(root: Path, entries: list[Path], names, stage: Path | None):
             continue
         subs.append(Submission(student=key, path=path, members=(member,), problem=problem_of(path, names)))
     return Layout("moodle", f"Moodle download in {root} (<Full Name>_<participant id>_"
-                  f"assignsubmission_file_)", _unique(subs), tuple(notes))
+                  f"assignsubmission_file_)", unique(subs), tuple(notes))
 
 
 def canvas(root: Path, entries: list[Path], names, stage: Path | None):
-    from autograder.classdata.discover import Layout, Member, Submission, _unique, problem_of
-
     people: dict[tuple[str, str], list[tuple[str, Path]]] = {}
     late: set[tuple[str, str]] = set()
     notes = []
@@ -159,4 +156,4 @@ def canvas(root: Path, entries: list[Path], names, stage: Path | None):
                      f"{', '.join(sorted(login for login, _ in late)[:8])} (course.yml's late: block, if "
                      f"any, decides the penalty)")
     return Layout("canvas", f"Canvas download in {root} (<login>[_LATE]_<user id>_<attachment id>_<file>)",
-                  _unique(subs), tuple(notes))
+                  unique(subs), tuple(notes))

@@ -81,12 +81,6 @@ class Context(Protocol):
                          **kwargs) -> tuple[Any, dict]:
         """As ``reference``, plus the simulator's trace."""
 
-    def expect_settings(self, module: str, settings: list[dict]) -> None:
-        """The student's calls into ``module`` will come on these simulated-GPU configs, in order."""
-
-    def settings_together(self, module: str, jobs: list) -> None:
-        """Run ``jobs`` (``[(simulated-GPU config, job), ...]``), side by side where the sandbox can."""
-
 
 @dataclass(frozen=True)
 class Check:

@@ -32,12 +32,6 @@ class ContextRunner:
     def reference(self, module, function, *args, sim, **kwargs):
         return self.ctx.reference(module, function, *args, sim=sim, **kwargs)
 
-    def expect(self, module, settings):
-        self.ctx.expect_settings(module, settings)
-
-    def together(self, module, jobs):
-        self.ctx.settings_together(module, jobs)
-
 
 def judge(ctx: Context, verdicts: dict, check_id: str) -> str:
     """Run ``verdicts[check_id]`` on the simulated GPU seeded for the submission; its message, or

@@ -16,7 +16,6 @@ from autograder.core.errors import GraderError, StudentMissing, StudentTimeout
 from autograder.gpu.seed import Secret
 from autograder.gpu.seed import sim_seed as seed_of_sim
 from autograder.sandbox.parent import Sandbox
-from shared.simgpu.judging import one_after_another
 
 
 class GradingContext:
@@ -33,13 +32,11 @@ class GradingContext:
         gpu_memo: the GPU checks' shared calls and verdicts (shared.simgpu.judging).
         deadline: time.monotonic() when the grading's budget ends (inf: none); a student call
             never runs past it.
-        lanes: how many simulated-GPU settings' children may run at once (``settings_together``);
-            1 runs them one after another.
     """
 
     def __init__(self, student: Sandbox, reference: Sandbox, *, seed: int, device: str,
                  submission_dir: Path, sim_profile: str, secret: Secret | str,
-                 deadline: float = math.inf, lanes: int = 1):
+                 deadline: float = math.inf):
         self._student = student
         self._reference = reference
         self._reference_cache: dict[str, Any] = {}
@@ -51,7 +48,6 @@ class GradingContext:
         self.sim_seed = seed_of_sim(seed, secret)
         self.gpu_memo: dict = {}
         self.deadline = deadline
-        self.lanes = max(1, int(lanes))
 
     def _within_budget(self, timeout_s: float | None) -> float | None:
         """The call's time limit, cut to what is left of the grading's budget; StudentTimeout
@@ -60,23 +56,6 @@ class GradingContext:
         if left <= 0:
             raise StudentTimeout("not run: grading this submission took its whole budget")
         return timeout_s if left >= (timeout_s or self.time_limit_s) else left
-
-    def expect_settings(self, module: str, settings: list[dict]) -> None:
-        """The student's calls into ``module`` will come on these simulated-GPU configs, in this
-        order (each runs in a child of its own; the sandbox starts the next one ahead)."""
-        expect = getattr(self._student, "expect", None)
-        if expect is not None:
-            expect(module, settings)
-
-    def settings_together(self, module: str, jobs: list) -> None:
-        """Run ``jobs``, ``[(simulated-GPU config, job), ...]``, each making the student's calls
-        into ``module`` on its config: up to ``lanes`` at once, each in a child of its own, when
-        the student's sandbox can (``PerFileSandbox.run_settings``); else one after another."""
-        run_settings = getattr(self._student, "run_settings", None)
-        if run_settings is None or self.lanes == 1:
-            one_after_another(module, jobs)
-        else:
-            run_settings(module, jobs, self.lanes)
 
     def has(self, module: str, function: str | None = None) -> bool:
         """Whether the submission has ``module`` importable (and ``function`` callable in it).

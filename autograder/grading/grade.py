@@ -30,7 +30,7 @@ from autograder.gpu import seed
 from autograder.grading import fallback, real_gpu, schedule
 from autograder.grading import reference as kept_reference
 from autograder.grading.context import GradingContext
-from autograder.sandbox import calltime, forkserver, isolation, policy, serial
+from autograder.sandbox import calltime, forkserver, isolation, policy
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
 
@@ -150,7 +150,6 @@ class GradingPlan:
         torch_files: student modules that import torch (the Lesson's ``torch_files``).
         plot_files: student modules that draw with matplotlib (the Lesson's ``plot_files``).
         only: the check ids asked for; None: all.
-        lanes: how many simulated-GPU settings' children may run at once (``schedule.default_lanes``).
     """
 
     assignment: course.Assignment
@@ -168,7 +167,6 @@ class GradingPlan:
     torch_files: frozenset[str]
     plot_files: frozenset[str]
     only: set[str] | None
-    lanes: int = 1
 
     @property
     def gpu(self) -> bool:
@@ -182,16 +180,11 @@ class GradingPlan:
         return self.only is not None and not any(set(c.files) & self.torch_files or _on_gpu(c)
                                                  for _task, cs in self.checks for c in cs)
 
-    @property
-    def first_file(self) -> str | None:
-        """The student module the first check to run needs (its child starts first), or None."""
-        return next((f for _task, cs in self.order for c in cs for f in c.files), None)
 
 
 def grade_submission(path, assignment: course.Assignment | str | None = None, device: str | None = None, *,
                      course_file: Path | str | None = None, time_limit_s: float | None = None,
-                     only: set[str] | None = None, budget_s: float | None = None,
-                     lanes: int | None = None) -> dict:
+                     only: set[str] | None = None, budget_s: float | None = None) -> dict:
     """Grade the folder or .zip at ``path``; the Gradescope results dict.
 
     Args:
@@ -208,8 +201,6 @@ def grade_submission(path, assignment: course.Assignment | str | None = None, de
         budget_s: wall-clock seconds the whole grading may take (None: BUDGET_CALLS per-call
             limits, at least MIN_BUDGET_S). Past it, no student call outlives it and each check left fails with one
             line saying so ("outcome": "error"); the grading still ends with results.
-        lanes: how many simulated-GPU settings' children may run at once (None:
-            ``schedule.default_lanes()``; grade-all's workers grade one submission per core and pass 1).
 
     Raises:
         UsageError: unknown assignment or device; SubmissionError (a UsageError) for a path
@@ -217,16 +208,15 @@ def grade_submission(path, assignment: course.Assignment | str | None = None, de
         GraderError: the grader itself failed (a check raised, the reference failed): no grade.
     """
     p = plan(path, assignment, device, course_file=course_file, time_limit_s=time_limit_s,
-             only=only, budget_s=budget_s, lanes=lanes)
+             only=only, budget_s=budget_s)
     with p.submission, open_sandboxes(p) as (student, reference):
         # The checks of files that need no torch run first, in children that start as fresh
-        # interpreters while the fork server still imports torch (the first of them now); the
-        # other children fork from the server once it is ready.
-        student.start(p.first_file)
+        # interpreters while the fork server still imports torch; the other children fork from
+        # the server once it is ready.
         secret = seed.course_secret(p.assignment.root)
         ctx = GradingContext(student, reference, seed=p.submission.seed, device=p.device,
                              submission_dir=p.submission.folder, sim_profile=p.assignment.sim_profile,
-                             secret=secret, deadline=p.started + p.budget_s, lanes=p.lanes)
+                             secret=secret, deadline=p.started + p.budget_s)
         tests, notes = run_checks(p, ctx, student, reference)
         tests, output = finish(p, tests, notes, student, secret)
     return results.build(tests, output=output, execution_time=time.monotonic() - p.started,
@@ -235,8 +225,7 @@ def grade_submission(path, assignment: course.Assignment | str | None = None, de
 
 def plan(path, assignment: course.Assignment | str | None = None, device: str | None = None, *,
          course_file: Path | str | None = None, time_limit_s: float | None = None,
-         only: set[str] | None = None, budget_s: float | None = None,
-         lanes: int | None = None) -> GradingPlan:
+         only: set[str] | None = None, budget_s: float | None = None) -> GradingPlan:
     """The plan of grading ``path`` (the arguments are ``grade_submission``'s): the submission
     copied, its checks loaded and put in run order. It also starts this process's fork server, so
     that torch imports there while the checks load here. The caller removes ``submission``.
@@ -270,8 +259,7 @@ def plan(path, assignment: course.Assignment | str | None = None, device: str | 
                       hide=policy.course_secrets(asg.root)),
         fixed_limit=bool(time_limit_s), budget_s=budget, started=started, submission=sub,
         checks=checks, order=order, early=early, shares=shares, needs=needs, torch_files=torch_files,
-        plot_files=frozenset(declared.plot_files), only=only,
-        lanes=schedule.default_lanes() if lanes is None else max(1, lanes))
+        plot_files=frozenset(declared.plot_files), only=only)
 
 
 @contextmanager
@@ -280,10 +268,10 @@ def open_sandboxes(p: GradingPlan) -> Iterator[tuple[PerFileSandbox, Sandbox]]:
     block ends the student's children stop and the reference is kept for the next grading."""
     limit = p.limits.time_limit_s
     # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
-    kept = kept_reference.sandbox(p.assignment.solutions_dir,
-                                  Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
-                                         memory_limit_mb=p.limits.memory_limit_mb, hide=p.limits.hide))
-    reference = serial.OneAtATime(kept)   # the settings' threads (``lanes``) may ask it at once
+    reference = kept_reference.sandbox(p.assignment.solutions_dir,
+                                       Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
+                                              memory_limit_mb=p.limits.memory_limit_mb,
+                                              hide=p.limits.hide))
     # Each student call may take a multiple of the reference's time for the same call (asked
     # only when a call runs past the floor), capped by the per-call limit (calltime.py); an
     # explicit time_limit_s is one fixed limit for every call instead.
@@ -299,7 +287,7 @@ def open_sandboxes(p: GradingPlan) -> Iterator[tuple[PerFileSandbox, Sandbox]]:
         yield student, reference
     finally:
         student.close()
-        kept_reference.release(kept)
+        kept_reference.release(reference)
 
 
 def run_checks(p: GradingPlan, ctx: GradingContext, student: PerFileSandbox,

@@ -4,30 +4,16 @@ A cold grading starts the fork server (which imports torch, seconds) and meanwhi
 checks of files that need neither torch nor the simulated GPU, in children that start as fresh
 interpreters (autograder/sandbox/perfile.py). ``run_order`` says which tasks those are; the
 results keep course.yml's order whatever the run order (grading/grade.py). Once torch is in, the
-GPU checks' simulated-GPU settings run side by side, up to ``default_lanes()`` at once, each in a
-child of its own (autograder/sandbox/perfile.py, ``run_settings``).
+GPU checks' simulated-GPU settings run one after another, each in a child of its own
+(autograder/sandbox/perfile.py).
 """
 from __future__ import annotations
-
-import os
 
 from autograder.core.course import Task
 from autograder.core.registry import SIMULATED_GPU, Check
 
 #: Each task with its checks, as grade.checks_for gives them.
 TaskChecks = list[tuple[Task, list[Check]]]
-#: Most simulated-GPU settings' children one grading runs at once (each a sandboxed child).
-MAX_LANES = 4
-
-
-def default_lanes() -> int:
-    """How many simulated-GPU settings' children one grading runs at once: the CPUs this process
-    may use, at most MAX_LANES."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, MAX_LANES))
 
 
 def on_gpu(check: Check) -> bool:

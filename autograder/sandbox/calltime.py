@@ -16,8 +16,35 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 
 from autograder.core.errors import StudentError, StudentRaised
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """How long one request may take, and which input bound it, in words for the time-out message.
+
+    The inputs: the sandbox's time limit of a call (course.yml's ``time_limit_s``), a limit the
+    grader set for one call, the floor every call gets (``time_limit_floor_s``), the reference's
+    time for the same call times ``time_limit_multiple``, the ceiling (``time_limit_s`` again),
+    and the allowance of a first call on a simulated GPU.
+
+    Args:
+        seconds: seconds from the start of the request.
+        bound: which input set ``seconds``, in plain words.
+    """
+
+    seconds: float
+    bound: str
+
+    def at_least(self, other: Deadline) -> Deadline:
+        """This deadline, or ``other`` when it gives more time."""
+        return other if other.seconds > self.seconds else self
+
+    def message(self, what: str) -> str:
+        """The time-out message of ``what`` (a function, a file's import)."""
+        return f"{what} did not return within {round(self.seconds, 1):g} s ({self.bound})"
 
 
 class ReferenceTimer:
@@ -39,12 +66,29 @@ class ReferenceTimer:
         self.timed: dict[str, float] = {}   # request key -> the reference's seconds (None: no answer)
 
     def limit_s(self, request: dict) -> float:
-        """Seconds the student's ``request`` may take: ``{"op": "has", "module"}`` (an import) or
+        """Seconds the student's ``request`` may take (``deadline``'s)."""
+        return self.deadline(request).seconds
+
+    def deadline(self, request: dict) -> Deadline:
+        """The Deadline of the student's ``request``: ``{"op": "has", "module"}`` (an import) or
         ``{"op": "call", "module", "function", "args", "kwargs", "sim", "trace", "watch"}``."""
         seconds = self.reference_s(request)
         if seconds is None:
-            return self.ceiling_s
-        return min(self.ceiling_s, max(self.floor_s, self.multiple * seconds))
+            return Deadline(self.ceiling_s, "the most a call may take: the reference solution cannot answer "
+                                            "the same call")
+        scaled = self.multiple * seconds
+        times = f"{self.multiple:g}x the reference solution's time for the same call"
+        if scaled >= self.ceiling_s:
+            return Deadline(self.ceiling_s, f"the most a call may take; {times} is more")
+        if scaled <= self.floor_s:
+            return Deadline(self.floor_s, f"the least a call gets; {times} is less")
+        return Deadline(scaled, times)
+
+    def floor(self) -> Deadline:
+        """The Deadline a request starts with: the floor (past it, ``deadline`` asks the reference)."""
+        if self.floor_s >= self.ceiling_s:
+            return Deadline(self.ceiling_s, "the most a call may take")
+        return Deadline(self.floor_s, "the least a call gets")
 
     def reference_s(self, request: dict) -> float | None:
         """The reference's seconds for the same request (run now, once per distinct request);
@@ -74,8 +118,3 @@ class ReferenceTimer:
             return time.monotonic() - started
         except StudentError:            # the reference lacks it, or failed: no time to go by
             return None
-
-    def describe(self) -> str:
-        """How limits are set, in words (for a timeout message)."""
-        return (f"{self.multiple:g}x the reference solution's time for the same call, "
-                f"at least {self.floor_s:g} s")

@@ -19,13 +19,14 @@ from autograder.core.errors import StudentCrashed, StudentError, StudentMissing,
 from autograder.gpu import host
 from autograder.runtime import runner
 from autograder.sandbox import isolation
+from autograder.sandbox.calltime import Deadline
 from autograder.sandbox.channel import ChildGone, receive, send
 from autograder.sandbox.launch import ChildHandle, Limits, kill, launch_child, stop
 from autograder.sandbox.policy import JailLimits
 
 #: Seconds the first call on a child's simulated GPU may take at least (one-time imports: torch's
 #: FlopCounterMode loads torch._dynamo at its first use; docs/performance.md).
-FIRST_DEVICE_CALL_S = 15.0
+FIRST_DEVICE_CALL = Deadline(15.0, "the least a first call on a simulated GPU gets, for one-time imports")
 
 
 #: How an exception's message says a file system is full (ENOSPC; EDQUOT: a disk quota).
@@ -157,13 +158,13 @@ class Sandbox:
             self.has(module)
         return self.import_s.get(module, 0.0)
 
-    def _request(self, message: dict, timeout_s: float, what: str, poison_key: str, *,
+    def _request(self, message: dict, deadline: Deadline, what: str, poison_key: str, *,
                  timed: dict | None = None, device=None) -> dict:
-        """The reply to ``message``. ``timed`` (the request as the caller made it, for
-        calltime.ReferenceTimer) with a timer: the limit comes from the reference's time for the
-        same request, asked only once the call has run past the timer's floor. ``device``: a
-        call's simulated GPU, held by the child that runs it (a fresh one after a timeout or a
-        crash of another function)."""
+        """The reply to ``message`` within ``deadline`` (``deadline_for``). ``timed`` (the request
+        as the caller made it, for calltime.ReferenceTimer) with a timer: past ``deadline`` (the
+        floor), the reference's time for the same request sets a new one. ``device``: a call's
+        simulated GPU, held by the child that runs it (a fresh one after a timeout or a crash of
+        another function)."""
         if poison_key in self.poisoned:
             raise self.poisoned[poison_key]
         module = message["module"]
@@ -180,33 +181,31 @@ class Sandbox:
         # Ids are random so that replies written ahead of time by student code match nothing.
         message = {"id": secrets.randbits(62), **message}
         timer = self.timer if timed is not None else None
+        # The first call on a child's simulated GPU may pay one-time imports (torch's own tools
+        # load their machinery at first use, as a first CUDA call pays the context's start).
+        on_device = device is not None and message["op"] == "call"
+        grace = FIRST_DEVICE_CALL if on_device and not child.device_calls else None
+        child.device_calls += on_device
+        if grace is not None:
+            deadline = deadline.at_least(grace)
         try:
             started = time.monotonic()
             send(child, message)
-            limit = timeout_s if timer is None else timer.floor_s
-            # The first call on a child's simulated GPU may pay one-time imports (torch's own
-            # tools load their machinery at first use, as a first CUDA call pays the context's
-            # start): it gets at least FIRST_DEVICE_CALL_S.
-            on_device = device is not None and message["op"] == "call"
-            first = on_device and not child.device_calls
-            child.device_calls += on_device
-            grace = FIRST_DEVICE_CALL_S if first else 0.0
-            limit = max(limit, grace)
             # A call on the simulated GPU that keeps asking the device for work is running, not
-            # hung: each request served moves its deadline to ``limit`` after it, up to the
+            # hung: each request served moves its deadline to ``deadline`` after it, up to the
             # sandbox's ceiling (a time-based benchmark loop of tiny kernels sends thousands).
-            busy = (limit, started + self.limits.time_limit_s) if device is not None else None
-            reply = self._reply_to(child, message["id"], started + limit, busy)
+            busy = (deadline.seconds, started + self.limits.time_limit_s) if device is not None else None
+            reply = self._reply_to(child, message["id"], started + deadline.seconds, busy)
             if reply is None and timer is not None and timer.floor_s < timer.ceiling_s:   # past the floor
                 asked = time.monotonic()
-                limit = max(timer.limit_s(timed), grace)
+                deadline = timer.deadline(timed)
+                deadline = deadline.at_least(grace) if grace is not None else deadline
                 paused = time.monotonic() - asked   # timing the reference (a simulated GPU waits meanwhile)
-                reply = self._reply_to(child, message["id"], started + limit + paused, busy)
+                reply = self._reply_to(child, message["id"], started + deadline.seconds + paused, busy)
             if reply is None:
                 self._discard()
-                how = f" ({timer.describe()})" if timer is not None else ""
-                error = StudentTimeout(f"{what} did not return within {round(limit, 1):g} s{how}")
-                error.limit_s = limit
+                error = StudentTimeout(deadline.message(what))
+                error.limit_s = deadline.seconds
                 self.poisoned[poison_key] = error
                 raise error
             return reply
@@ -215,6 +214,15 @@ class Sandbox:
             error = StudentCrashed(f"{what}: {exc.reason}")
             self.poisoned[poison_key] = error
             raise error from None
+
+    def deadline_for(self, timeout_s: float | None = None) -> Deadline:
+        """The Deadline a request starts with: ``timeout_s`` when the grader set one for this call,
+        else the timer's floor (the reference's time may extend it), else the sandbox's limit."""
+        if timeout_s:
+            return Deadline(timeout_s, "the limit the grader set for this call")
+        if self.timer is not None:
+            return self.timer.floor()
+        return Deadline(self.limits.time_limit_s, "the time limit of a call")
 
     @staticmethod
     def _reply_to(child: ChildHandle, request_id: int, deadline: float,
@@ -258,7 +266,7 @@ class Sandbox:
         try:
             self._ready(self.start())   # the child's own start-up is no part of the import's time
             started = time.monotonic()
-            reply = self._request({"op": "has", "module": module}, self.limits.time_limit_s,
+            reply = self._request({"op": "has", "module": module}, self.deadline_for(),
                                   f"{module}.py", module, timed={"op": "has", "module": module})
             self.import_s[module] = time.monotonic() - started
         except StudentTimeout as exc:
@@ -294,7 +302,7 @@ class Sandbox:
         message = {"op": "call", "module": module, "function": function,
                    "args": runner.encode(list(args)), "kwargs": runner.encode(dict(kwargs or {})),
                    "sim": public, "session": token, "trace": bool(trace), "watch": bool(watch)}
-        reply = self._request(message, timeout_s or self.limits.time_limit_s, function,
+        reply = self._request(message, self.deadline_for(timeout_s), function,
                               poison_key(module, function, sim), device=device,
                               timed=None if timeout_s else {"op": "call", "module": module, "function": function,
                                                             "args": args, "kwargs": kwargs, "sim": sim,

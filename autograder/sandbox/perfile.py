@@ -4,7 +4,7 @@ A single child for the whole submission lets one file spoil the others: bw.py ca
 descriptor or gigabytes of memory, leave a swarm of processes, or monkeypatch the runner, and
 predict.py, imported later into the same process, then fails or answers through the patched
 runner. ``PerFileSandbox`` has the interface grade.py and context.py use of ``Sandbox``
-(limits, start, has, call, output, close, starts) and gives each module a fresh child: when the
+(limits, has, call, output, close, starts) and gives each module a fresh child: when the
 checks move on to another module, the previous module's child is stopped (its processes die
 with its namespaces), so at most one child is alive at a time. Checks run task by task, so a
 submission costs one child start per file it has (with a fork server, a fork each). After every
@@ -20,12 +20,9 @@ imports torch (autograder/sandbox/imports.py), so a cold grading runs its checks
 """
 from __future__ import annotations
 
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from autograder.core.errors import GraderError, StudentError
+from autograder.core.errors import StudentError
 from autograder.sandbox import imports, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 
@@ -38,8 +35,6 @@ LIGHT = {"preload": ("matplotlib.figure",), "simgpu": False}
 LIGHT_LOADS = frozenset({"matplotlib", "numpy"})
 #: The same for a file in neither ``heavy`` nor ``plots``.
 BARE = {"preload": (), "simgpu": False}
-#: Seconds between looks at the settings' children still running once ``run_settings`` stops.
-STOP_POLL_S = 0.02
 
 
 class PerFileSandbox:
@@ -59,116 +54,36 @@ class PerFileSandbox:
         #: Errors that end a function or a file, shared by all the children of this submission:
         #: a hang costs one time limit, whichever setting's child met it.
         self.poisoned: dict = {}
-        #: module -> the simulated-GPU settings its calls will come on, in order (``expect``)
-        self.upcoming: dict[str, list[dict]] = {}
-        #: (module, setting, Sandbox): the next setting's child, started while the current one runs
-        self.ahead: tuple[str, dict, Sandbox] | None = None
         #: Modules whose child runs from another folder (autograder/grading/fallback.py: the
         #: submission with a broken file it needs replaced by the reference's); set before first use.
         self.sources: dict[str, Path] = {}
-        self.spare: Sandbox | None = None
-        self.spare_options: dict | None = None
         self.restarts = 0              # restarts within files already finished
         #: (module, folder its child ran from) -> what ``has`` found when that child was retired.
         self.imported: dict[tuple[str, Path], list[str] | StudentError] = {}
         self.closed_output: list[str] = []
         #: launcher pid -> the stray watch of that child (one per child launched)
         self.watches: dict[int, isolation.StrayWatch] = {}
-        #: the lane (module, setting, Sandbox) of the calling thread, in ``run_settings``
-        self._lane = threading.local()
-        self._lock = threading.Lock()
-        #: set when ``run_settings`` was interrupted: no child starts for this submission after it
-        self._stopped = False
 
     def _box(self, module: str, setting: dict | None = None, any_setting: bool = False) -> Sandbox:
-        """The child for ``module`` on simulated-GPU ``setting`` (None: no device), starting a
-        fresh one when the live child serves another module or another setting: a student's
-        process never sees two settings, so no count of its own calls tells it which one it is
-        on. ``any_setting``: the live child of ``module`` will do, whatever its setting (imports)."""
-        if self._stopped:
-            raise GraderError("the grading was stopped")
-        lane = getattr(self._lane, "box", None)
-        if lane is not None:
-            if lane[0] == module and (any_setting or lane[1] == setting):
-                return lane[2]
-            raise GraderError(f"a simulated-GPU setting's job for {lane[0]}.py asked for {module}.py "
-                              "on another setting")
+        """The child for ``module`` on simulated-GPU ``setting`` (None: no device): the live child
+        when it serves them, else a fresh one (``_new``) in its place: a student's process never
+        sees two settings, so no count of its own calls tells it which one it is on.
+        ``any_setting``: the live child of ``module`` will do, whatever its setting (imports)."""
         if (self.current is not None and self.current[0] == module
                 and (any_setting or self.current[1] == setting)):
             return self.current[2]
         self._retire()
-        options = self.options_for(module)
-        if self.ahead is not None and self.ahead[:2] == (module, setting):
-            box = self.ahead[2]
-            self.ahead = None
-        elif (setting is None and self.spare is not None and options == self.spare_options
-                and module not in self.sources):
-            box, self.spare = self.spare, None
-            box.poisoned.update(self.poisoned)
-            self.poisoned = box.poisoned
-        else:
-            box = Sandbox(self.sources.get(module, self.source), self.limits, setting=setting,
-                          poisoned=self.poisoned, **options)
+        box = self._new(module, setting)
         self.current = (module, setting, box)
-        if setting is not None:
-            self._start_next(module, setting, options)
         return box
 
-    def expect(self, module: str, settings: list[dict]) -> None:
-        """``module``'s calls will come on these simulated-GPU settings, in this order: the child
-        of the next one is started while the current one runs (its start overlaps the work)."""
-        self.upcoming[module] = list(settings)
-
-    def _start_next(self, module: str, setting: dict, options: dict) -> None:
-        upcoming = self.upcoming.get(module, [])
-        if setting not in upcoming or self.ahead is not None:
-            return
-        at = upcoming.index(setting)
-        if at + 1 < len(upcoming) and module not in self.sources:
-            box = Sandbox(self.source, self.limits, setting=upcoming[at + 1], poisoned=self.poisoned,
-                          **options)
-            box.start()
-            self.ahead = (module, upcoming[at + 1], box)
-    def run_settings(self, module: str, jobs: list, lanes: int) -> None:
-        """Run ``jobs``, ``[(simulated-GPU setting, job), ...]`` (each job makes ``module``'s calls
-        on its setting), up to ``lanes`` at once, each in a fresh child of its own that ends with
-        its job: a setting's process still never sees another setting. What the children printed
-        is kept in the jobs' order."""
-        self._retire()
-        if self.ahead is not None:
-            self.ahead[2].close()
-            self.ahead = None
-        printed: list[str] = [""] * len(jobs)
-        live: dict[int, Sandbox] = {}
-
-        def run(index: int, setting: dict, job) -> None:
-            box = Sandbox(self.sources.get(module, self.source), self.limits, setting=setting,
-                          poisoned=self.poisoned, **self.options_for(module))
-            live[index] = box
-            self._lane.box = (module, setting, box)
-            try:
-                job()
-            finally:
-                self._lane.box = None
-                printed[index] = self._close(module, box)
-                live.pop(index, None)
-
-        pool = ThreadPoolExecutor(max_workers=max(1, min(lanes, len(jobs))), thread_name_prefix="setting")
-        try:
-            for future in [pool.submit(run, i, setting, job) for i, (setting, job) in enumerate(jobs)]:
-                future.result()
-        except BaseException:     # Ctrl-C, or the grader's own failure: no job outlives it
-            self._stopped = True  # a job asks for no new call (``_box``); each call in flight is killed
-            while live:           # (a child still starting is killed once it is there)
-                for box in list(live.values()):
-                    child = box.child
-                    if child is not None and child.proc.poll() is None:
-                        child.proc.kill()
-                time.sleep(STOP_POLL_S)
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-        self.closed_output.extend(text for text in printed if text)
+    def _new(self, module: str, setting: dict | None) -> Sandbox:
+        """The one way a child of this submission is made: ``module``'s folder and options, this
+        submission's poisoned functions. Started at its first request, not before: a child
+        started ahead of need (the next setting's, the first file's) saved no time on 2 cores
+        and cost CPU when it went unused (docs/performance.md)."""
+        return Sandbox(self.sources.get(module, self.source), self.limits, setting=setting,
+                       poisoned=self.poisoned, **self.options_for(module))
 
     def _close(self, module: str, box: Sandbox) -> str:
         """Stop ``box``, a child of ``module``: keep what its import found and its restarts; what
@@ -177,9 +92,8 @@ class PerFileSandbox:
             self.imported[(module, box.source)] = box.modules[module]
         launcher = box.child.proc.pid if box.child is not None else None
         box.close()
-        with self._lock:
-            self.restarts += max(0, box.starts - 1)
-            self.watches.pop(launcher, None)
+        self.restarts += max(0, box.starts - 1)
+        self.watches.pop(launcher, None)
         return box.output()
 
     def _retire(self) -> None:
@@ -199,14 +113,6 @@ class PerFileSandbox:
         light = {**base, "early": early}
         light = {k: v for k, v in light.items() if k in ("preload", "early") or k in self.options}
         return {**self.options, **light}
-
-    def start(self, module: str | None = None) -> None:
-        """Start a child early, overlapping its imports with the grader's: ``module``'s child, or
-        one with the caller's options (the first module whose options match gets it)."""
-        if self.spare is None and self.current is None:
-            self.spare_options = self.options_for(module) if module else dict(self.options)
-            self.spare = Sandbox(self.source, self.limits, **self.spare_options)
-            self.spare.start()
 
     @property
     def starts(self) -> int:
@@ -242,10 +148,9 @@ class PerFileSandbox:
 
     def _watch(self, launcher_pid: int) -> isolation.StrayWatch:
         """The stray watch of the child launched as ``launcher_pid`` (one per child)."""
-        with self._lock:
-            if launcher_pid not in self.watches:
-                self.watches[launcher_pid] = isolation.StrayWatch(launcher_pid)
-            return self.watches[launcher_pid]
+        if launcher_pid not in self.watches:
+            self.watches[launcher_pid] = isolation.StrayWatch(launcher_pid)
+        return self.watches[launcher_pid]
 
     def output(self) -> str:
         texts = list(self.closed_output)
@@ -255,9 +160,3 @@ class PerFileSandbox:
 
     def close(self) -> None:
         self._retire()
-        if self.ahead is not None:
-            self.ahead[2].close()
-            self.ahead = None
-        if self.spare is not None:
-            self.spare.close()
-            self.spare = None

@@ -1,11 +1,8 @@
-"""The decoder's shape, built from a model row of ``shared.tables``.
-
-Sizes are counts: ``hidden`` values per token vector, ``head_dim`` values per head,
-``intermediate`` values in one MLP (one expert's MLP for a mixture of experts).
-"""
+"""The decoder's shape, taken from a model row of ``shared.tables`` (whose ``Shape`` declares and
+checks it), and the constants that change no byte and no timing."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
 
 from shared import tables
 
@@ -17,49 +14,8 @@ ROPE_THETA = 500_000.0
 NORM_EPS = 1e-5
 
 
-@dataclass(frozen=True)
-class DecoderConfig:
-    """Everything the decoder needs to allocate its tensors."""
-
-    key: str
-    name: str
-    hidden: int
-    layers: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    intermediate: int
-    vocab: int
-    tied: bool
-    experts: int | None = None
-    experts_per_token: int | None = None
-    qk_norm: bool = False
-
-    def __post_init__(self):
-        for field in ("hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate", "vocab"):
-            value = getattr(self, field)
-            if not isinstance(value, int) or value <= 0:
-                raise ValueError(f"{self.key}: {field} must be a positive integer, got {value!r}")
-        if self.heads % self.kv_heads:
-            raise ValueError(f"{self.key}: heads ({self.heads}) must be a multiple of kv_heads "
-                             f"({self.kv_heads}) for grouped-query attention")
-        if self.head_dim % 2:
-            raise ValueError(f"{self.key}: head_dim must be even for rotary embeddings, got {self.head_dim}")
-        if (self.experts is None) != (self.experts_per_token is None):
-            raise ValueError(f"{self.key}: experts and experts_per_token go together")
-        if self.is_moe and not 0 < self.experts_per_token <= self.experts:
-            raise ValueError(f"{self.key}: experts_per_token must be between 1 and experts "
-                             f"({self.experts}), got {self.experts_per_token}")
-
-    @property
-    def is_moe(self) -> bool:
-        """True for a mixture of experts (each MLP split into ``experts`` routed experts)."""
-        return self.experts is not None
-
-    @property
-    def group(self) -> int:
-        """Query heads that share one key/value head (grouped-query attention)."""
-        return self.heads // self.kv_heads
+#: Everything the decoder needs to allocate its tensors: a model's shape (shared/tables.py).
+DecoderConfig = tables.Shape
 
 
 def from_table(name: str) -> DecoderConfig:
@@ -69,12 +25,8 @@ def from_table(name: str) -> DecoderConfig:
 
 
 def from_model(row: tables.Model) -> DecoderConfig:
-    """The decoder config of one ``tables.Model`` row."""
-    return DecoderConfig(
-        key=row.key, name=row.name, hidden=row.hidden, layers=row.layers, heads=row.heads,
-        kv_heads=row.kv_heads, head_dim=row.head_dim, intermediate=row.intermediate,
-        vocab=row.vocab, tied=row.tied, experts=row.experts,
-        experts_per_token=row.experts_per_token, qk_norm=row.qk_norm)
+    """The decoder config of one ``tables.Model`` row: its shape alone."""
+    return DecoderConfig(**{f.name: getattr(row, f.name) for f in dataclasses.fields(DecoderConfig)})
 
 
 def all_configs() -> dict[str, DecoderConfig]:

@@ -219,9 +219,6 @@ class Session:
             return
         self.memo[key] = True
         order = [(setting, self.cfgs[setting]) for setting in self.cfgs["order"]]
-        expect = getattr(self.run, "expect", None)
-        if expect is not None:
-            expect(module, [cfg for _setting, cfg in order])
         raised: set[str] = set()      # a function that raised is not asked again ahead of a check
         jobs = [(cfg, self._prefetch_job(module, setting, raised)) for setting, cfg in order]
         (getattr(self.run, "together", None) or one_after_another)(module, jobs)

@@ -20,6 +20,7 @@ import pytest
 
 from autograder.core import settings
 from autograder.lessons.why17.fixtures.classes import (
+    KINDS,
     MISTAKE_OF,
     NOT_GRADABLE,
     QUICK_CHECKS,
@@ -28,10 +29,12 @@ from autograder.lessons.why17.fixtures.classes import (
 from tests.batch.interrupt import sigint_as_at_a_terminal
 from tests.helpers.paths import ROOT
 
-#: Slow, left out of `make check`: every test runs the real grade-all (a class of 40, reruns, interrupts).
+#: Slow, left out of `make check`: every test runs the real grade-all (a class of 28, reruns, interrupts).
 pytestmark = pytest.mark.slow
 
-CLASS_SIZE = 40
+#: Every kind of the class twice (KINDS): each mistake is counted over two students, and no kind
+#: is graded a third time to prove nothing more.
+CLASS_SIZE = 2 * len(KINDS)
 QUICK = ["--checks", ",".join(QUICK_CHECKS), "--time-limit-s", "5"]
 
 

@@ -20,7 +20,6 @@ from autograder.grading import reference as kept_reference
 from autograder.sandbox import calltime, forkserver, isolation, policy
 from autograder.sandbox.parent import Limits
 from autograder.sandbox.perfile import PerFileSandbox
-from autograder.sandbox.serial import OneAtATime
 from tests.helpers.paths import ROOT
 from tests.helpers.tiny_course import TINY
 
@@ -56,7 +55,7 @@ def test_the_plan_of_the_tiny_course(no_server):
         assert p.order == p.checks and p.early == {"double"}        # no torch anywhere: it runs early
         assert p.shares == {"doubles_like_reference": 10.0} and p.needs == {}
         assert p.torch_files == frozenset() and p.plot_files == frozenset() and p.only is None
-        assert (p.gpu, p.light, p.first_file) == (False, False, "double")
+        assert (p.gpu, p.light) == (False, False)
         assert (p.submission.folder / "double.py").read_text() == (GOOD_ADDS / "double.py").read_text()
         assert no_server == ["ensure"]        # started while the checks load, once
     finally:
@@ -98,7 +97,7 @@ def test_the_why17_plan_moves_the_torch_free_tasks_first_and_lightens_partial_gr
     p.submission.cleanup()
     assert [task.id for task, _ in p.order] == ["task3", "task4", "task5", "task1", "task2"]
     assert p.early == {"task3", "task4", "task5"} and p.needs == {"roofline": ("predict",)}
-    assert p.gpu and not p.light and p.first_file == "predict"
+    assert p.gpu and not p.light
     assert sum(p.shares.values()) == pytest.approx(sum(t.points for t, cs in p.checks if cs))
     predict_only = {c.id for task, cs in p.checks if task.id == "task3" for c in cs}
     light = grade.plan(ROOT / "solutions" / "why17", only=predict_only)
@@ -141,11 +140,10 @@ def test_what_a_made_up_plan_says_of_itself(tmp_path):
     order, early = schedule.run_order(checks, {"bw"}, {})
     assert [t.id for t, _ in order] == ["t2", "t1", "t3"] and early == {"t2"}
     p = _plan(tmp_path, checks, order=order, early=early)
-    assert p.first_file == "calc" and p.gpu and not p.light          # all checks: never light
+    assert p.gpu and not p.light          # all checks: never light
     calc_only = _plan(tmp_path, [(t2, checks[1][1])], only={"calc"})
     assert calc_only.light and not calc_only.gpu
     assert not _plan(tmp_path, [(t1, [_check("bw_cpu", ["bw"])])], only={"bw_cpu"}).light   # needs torch
-    assert _plan(tmp_path, [(t3, [])]).first_file is None
 
 
 class FakeContext:
@@ -229,8 +227,7 @@ def test_the_sandboxes_of_a_plan_start_no_child(no_server, nothing_kept):
             timer = student.options["timer"]
             assert isinstance(timer, calltime.ReferenceTimer) and timer.ceiling_s == 30.0
             assert student.options["preload"] == ("torch",) and student.options["simgpu"]
-        assert isinstance(reference, OneAtATime)        # the settings' threads may share it
-        assert kept_reference.sandbox(p.assignment.solutions_dir, reference.limits) is reference.box   # kept
+        assert kept_reference.sandbox(p.assignment.solutions_dir, reference.limits) is reference   # kept
         with grade.open_sandboxes(fixed) as (student, _reference):
             assert student.options["timer"] is None
     finally:

@@ -2,9 +2,10 @@
 
 CI runs as root, so these tests drop to an unprivileged uid in a subprocess (setpriv) and run
 there what the other security tests run as root: the jail then uses a user namespace instead of
-a uid of its own. Where the interpreter sits below a folder other users cannot enter (a pyenv
-under /root), the subprocess first gets a private mount namespace in which only the
-interpreter's folder is reachable through that folder; nothing outside the test changes.
+a uid of its own. Where the interpreter, its virtual environment or the checkout sits below a
+folder other users cannot enter (a pyenv under /root, a clone under a private folder of mode 0700),
+the subprocess first gets a private mount namespace in which only those folders are reachable
+through it; nothing outside the test changes.
 """
 from __future__ import annotations
 
@@ -44,19 +45,29 @@ def _blocked_ancestor(path: Path) -> Path | None:
     return None
 
 
-def _reach_script(path: Path) -> str:
-    """Shell lines (run as root in a fresh mount namespace) that make ``path`` reachable by all."""
-    blocked = _blocked_ancestor(path)
-    if blocked is None:
-        return ""
-    inner = path.resolve().relative_to(blocked).parts[0]
-    if _blocked_ancestor(blocked / inner / "x") not in (None, blocked):
-        pytest.skip(f"{path} sits below more than one folder other users cannot enter")
-    stage = tempfile.mkdtemp(prefix="why17-reach-")
-    _STAGES.append(stage)
-    os.chmod(stage, 0o755)
-    return (f"mount --make-rprivate / && mkdir -p {stage}/{inner} && "
-            f"mount --rbind {blocked}/{inner} {stage}/{inner} && mount --rbind {stage} {blocked} && ")
+def _reach_script(paths: list[Path]) -> str:
+    """Shell lines (run as root in a fresh mount namespace) that make each of ``paths`` reachable
+    by all: each folder other users cannot enter is replaced, in that namespace, by a folder that
+    holds only the entries leading to ``paths``."""
+    hidden: dict[Path, set[str]] = {}
+    for path in paths:
+        blocked = _blocked_ancestor(path)
+        if blocked is None:
+            continue
+        inner = path.resolve().relative_to(blocked).parts[0]
+        if _blocked_ancestor(blocked / inner / "x") not in (None, blocked):
+            pytest.skip(f"{path} sits below more than one folder other users cannot enter")
+        hidden.setdefault(blocked, set()).add(inner)
+    script = "mount --make-rprivate / && " if hidden else ""
+    for blocked, inners in hidden.items():
+        stage = tempfile.mkdtemp(prefix="why17-reach-")
+        _STAGES.append(stage)
+        os.chmod(stage, 0o755)
+        for inner in sorted(inners):
+            script += (f"mkdir -p {_quote(f'{stage}/{inner}')} && "
+                       f"mount --rbind {_quote(f'{blocked}/{inner}')} {_quote(f'{stage}/{inner}')} && ")
+        script += f"mount --rbind {_quote(stage)} {_quote(str(blocked))} && "
+    return script
 
 
 def as_nobody(argv: list[str], cwd: Path, timeout: float = 600, extra_env=()) -> subprocess.CompletedProcess:
@@ -68,7 +79,7 @@ def as_nobody(argv: list[str], cwd: Path, timeout: float = 600, extra_env=()) ->
            "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", f"TMPDIR={tempfile.gettempdir()}", *extra_env]
     drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
     command = " ".join(_quote(a) for a in drop + env + argv)
-    reach = _reach_script(Path(sys.base_prefix))
+    reach = _reach_script([Path(sys.base_prefix), Path(sys.prefix), ROOT, Path(cwd)])
     script = reach + f"cd {_quote(str(cwd))} && exec {command}"
     try:
         return subprocess.run(["unshare", "--mount", "sh", "-c", script], capture_output=True,

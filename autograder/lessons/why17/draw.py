@@ -19,7 +19,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
 from autograder.core.atomic import atomic_write
-from autograder.lessons.why17 import cases as table
+from autograder.lessons.why17 import casefile as table
 from autograder.lessons.why17 import strategies as S
 from autograder.lessons.why17.domain import GpuSpec, ModelShape
 

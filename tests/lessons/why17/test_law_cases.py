@@ -13,7 +13,7 @@ import math
 import pytest
 from hypothesis import strategies as st
 
-from autograder.lessons.why17 import cases, draw
+from autograder.lessons.why17 import casefile, cases, draw
 from autograder.lessons.why17 import strategies as S
 from autograder.lessons.why17.domain import DecodeConfig, GpuSpec, ModelShape
 from shared import tables
@@ -128,7 +128,7 @@ def test_every_case_is_immutable_so_no_body_can_change_the_next_submission_s_cas
 
 def test_the_file_is_one_case_per_line_and_written_back_as_it_is():
     text = cases.FILE.read_text(encoding="utf-8")
-    assert cases.dumps({law: list(rows) for law, rows in TABLE.items()}) == text
+    assert casefile.dumps({law: list(rows) for law, rows in TABLE.items()}) == text
     assert text.count("\n") > sum(len(rows) for rows in TABLE.values())
 
 
@@ -139,18 +139,18 @@ def test_the_file_is_one_case_per_line_and_written_back_as_it_is():
     ("text", 10**30, 273),
 ])
 def test_cases_come_back_from_the_file_exactly(value):
-    back = cases.decode(json.loads(json.dumps(cases.encode(value))))
+    back = casefile.decode(json.loads(json.dumps(casefile.encode(value))))
     assert back == value and repr(back) == repr(value)      # -0.0 and int/float kinds kept
 
 
 @pytest.mark.parametrize("value", [{"a": 1}, [1, 2], math, None, True, math.nan, math.inf])
 def test_a_value_no_case_may_hold_is_not_written(value):
     with pytest.raises(TypeError):
-        cases.encode(value)
+        casefile.encode(value)
 
 
 def _table(**laws) -> str:
-    return json.dumps({"schema": cases.SCHEMA, "laws": laws})
+    return json.dumps({"schema": casefile.SCHEMA, "laws": laws})
 
 
 GPU = {"GpuSpec": {"bw_gbs": 273, "peak_tflops": 125, "name": "x"}}
@@ -158,7 +158,7 @@ GPU = {"GpuSpec": {"bw_gbs": 273, "peak_tflops": 125, "name": "x"}}
 
 @pytest.mark.parametrize("text", [
     "", "not json", "[]", json.dumps({"schema": "why17-law-cases/0", "laws": {}}),
-    json.dumps({"schema": cases.SCHEMA}), _table(law_x=[]), _table(law_x={"a": 1}),
+    json.dumps({"schema": casefile.SCHEMA}), _table(law_x=[]), _table(law_x={"a": 1}),
     _table(law_x=[[{"os.system": {"command": "true"}}]]),
     _table(law_x=[[{"GpuSpec": {"bw_gbs": 273, "name": "x"}}]]),
     _table(law_x=[[{"GpuSpec": {"bw_gbs": "273", "peak_tflops": 125, "name": "x"}}]]),
