@@ -12,7 +12,7 @@ call, whatever processes the call left running in the child's sandbox are killed
 (``isolation.sweep``).
 
 Files that never need torch or the simulated GPU (all but ``heavy``: the grader package's
-TORCH_FILES) get a lighter child without the simulator: ``plots`` (its PLOT_FILES) preload
+torch_files) get a lighter child without the simulator: ``plots`` (its plot_files) preload
 matplotlib, the others nothing. A file of either whose source imports only the standard library
 and what its child preloads starts at once as a fresh interpreter while the fork server still
 imports torch (autograder/sandbox/imports.py), so a cold grading runs its checks meanwhile

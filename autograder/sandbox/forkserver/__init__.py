@@ -9,7 +9,7 @@
     __main__.py ``python -m autograder.sandbox.forkserver ...``: how the client starts the server
 
 What it imports beyond what every sandboxed child runs comes from the grader package
-(SERVER_PRELOAD, SERVER_LATER: autograder/core/lesson.py). All of it is about speed; what protects
+(the Lesson's server_preload and server_later: autograder/core/lesson.py). All of it is about speed; what protects
 the grader is the jail's (autograder/sandbox/jail.py), which every child still passes through.
 """
 from autograder.sandbox.forkserver.client import (

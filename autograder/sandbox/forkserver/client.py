@@ -10,8 +10,8 @@ its own process, so student code keeps the isolation of the sandbox; only the im
 (copy-on-write pages).
 
 What a server imports is the caller's: every server imports what each sandboxed child runs (the
-jail and the runner); ``preload`` and ``later`` add a grader package's SERVER_PRELOAD and
-SERVER_LATER (autograder/core/lesson.py ``server_imports``), none by default.
+jail and the runner); ``preload`` and ``later`` add the Lesson's server_preload and
+server_later (autograder/core/lesson.py ``server_imports``), none by default.
 
 ``start()`` launches a server for this process (a grade-all worker does it once); ``active()``
 returns it or None; ``server.spawn(argv, stdin=PIPE, ...)`` returns a ``ForkedProcess`` with the
@@ -33,10 +33,10 @@ from autograder.sandbox.forkserver.process import ForkedProcess
 
 #: Modules a server imports once, in this order, before it says it is ready, beyond what every
 #: sandboxed child runs (always imported): none unless the caller names them (a grader package's
-#: SERVER_PRELOAD). A module that fails to import is skipped.
+#: server_preload). A module that fails to import is skipped.
 PRELOAD: tuple[str, ...] = ()
 #: Modules a server imports after it is ready, one at a time while no request waits (a grader
-#: package's SERVER_LATER): none unless the caller names them.
+#: Lesson's server_later): none unless the caller names them.
 LATER: tuple[str, ...] = ()
 PIPE = subprocess.PIPE
 DEVNULL = subprocess.DEVNULL
@@ -56,7 +56,7 @@ def start(preload=PRELOAD, env: dict | None = None, wait: bool = True, later=LAT
           huge_pages: bool = True) -> "ForkServer":
     """Start this process's fork server (once) and make it the one ``active()`` returns.
 
-    ``preload`` and ``later``: module names (a grader package's SERVER_PRELOAD and SERVER_LATER).
+    ``preload`` and ``later``: module names (the Lesson's server_preload and server_later).
     ``wait=False`` returns while the server is still importing, so the caller can do its own
     imports meanwhile; the first ``spawn`` waits for it. ``huge_pages=False``: the server does
     not move its heap into huge pages (server.py), for a process that forks a handful of children

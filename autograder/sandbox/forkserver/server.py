@@ -3,7 +3,7 @@
 Started by the client (``python -m autograder.sandbox.forkserver SOCK_FD PRELOAD CLIENT_PID LATER
 HUGE_PAGES``, see __main__.py), it dies with the client, adopts the orphans of its children (so it
 reaps them and their CPU time is counted), imports what every sandboxed child runs (the jail and
-the runner, below) and the caller's ``preload`` (a grader package's SERVER_PRELOAD), compiles the
+the runner, below) and the caller's ``preload`` (the Lesson's server_preload), compiles the
 jail and the runner once (autograder/sandbox/inprocess.py), optionally moves its heap into huge
 pages, and says it is ready. Then, single-threaded, it serves requests (forkserver/child.py is
 what a child does) and, while none waits, imports the caller's ``later`` modules one at a time.
