@@ -24,7 +24,7 @@ from autograder.batch.executors.base import Incomplete, Job, Setup
 from autograder.batch.options import BatchOptions, Settled, settle
 from autograder.batch.progress import Progress
 from autograder.batch.record import Context, Recorder
-from autograder.classdata import discover, overrides, partial, regrades, store, zero
+from autograder.classdata import discover, kept, overrides, partial, regrades, store, zero
 
 
 def grade_all(src, out, options: BatchOptions | None = None, *, stream=None) -> int:
@@ -39,6 +39,7 @@ def grade_all(src, out, options: BatchOptions | None = None, *, stream=None) -> 
     wanted = plan.wanted(layout, options.student)
     key, full_key = plan.keys(settled)
     with store.Store(out, key) as st:   # an OUT that cannot be written is refused before any output
+        plan.remember_keys(st.out, settled)
         ctx = open_run(st, layout, settled, full_key, stream)
         todo = plan.todo(st, layout, wanted, settled, full_key, stream)
         progress = Progress(len(todo), stream)
@@ -71,7 +72,7 @@ def open_run(st: store.Store, layout: discover.Layout, settled: Settled, full_ke
     ext = kept_extensions.add(out, given, run_at) if given else kept_extensions.stored(out)
     if ext:
         print(kept_extensions.in_force_line(ext, out), file=stream)
-    ovr = plan.load_overrides(st.out, layout, settled.asg)
+    ovr = plan.load_overrides(st.out, layout, settled.asg, stream, kept.absent(st, layout))
     known = {x for s in layout.submissions
              for x in (s.student, *(y for m in s.members for y in (m.sid, m.email, m.name, m.lms_id)))}
     unknown = sorted(set(ext) - known)

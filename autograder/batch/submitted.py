@@ -1,8 +1,7 @@
 """When a submission was handed in, and how we know: the evidence late work is judged on.
 
-Only the platform dates a submission, never the student: no time inside the submission (a zip's
-member times, file times, a ``submission_metadata.json`` or ``timestamp.txt`` the student put in a
-folder of their own) counts. In order:
+The platform's own word dates a submission where there is one; otherwise the newest time among
+the files handed in. In order:
 
 - ``gradescope``: Gradescope's ``created_at``, from the export's own ``submission_metadata.yml``
   (read by discover into ``Submission.created_at``); on Gradescope itself, ``grade
@@ -11,12 +10,17 @@ folder of their own) counts. In order:
 - ``nbgrader``: the ``timestamp.txt`` nbgrader writes into each collected assignment folder
   (``nbgrader submit`` writes it over any file of that name the student had), in the nbgrader
   layout only; UTC when it names no offset, as nbgrader does;
-- ``collected``: the time of the entry itself in SUBMISSIONS_DIR (a .zip's or folder's own
-  modification time: when the LMS download or the collection put it there), never of the files
-  inside it. Copying the class without preserving times moves it: the weakest evidence, and the
-  output says when it was used.
+- ``canvas``: a file Canvas did not mark ``LATE`` was handed in on time by Canvas's own clock (no
+  time is needed); one it marked ``LATE`` is dated by its files, as below;
+- ``files``: the newest modification time among the files handed in (a zip's entries' own
+  times; never the time of the student's folder or zip entry itself, which is when the download
+  was unpacked or copied: autograder/core/handin.py ``newest_time``).
 
-results.json's ``late.time_source`` names the one used.
+A date from the files is the weakest evidence: it is written in OUT/submitted.csv the first time
+the submission is seen and read back from there ever after, so a rerun, ``--force`` or grading a
+copy of the download never re-dates it (autograder/classdata/dates.py). A student's own
+``submission_metadata.*`` or ``timestamp.txt`` dates nothing. results.json's ``late.time_source``
+names the source used.
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.classdata.discover import Submission
+from autograder.core import handin
 from autograder.core.errors import UsageError
 from autograder.core.late import parse_time
 
@@ -51,8 +56,15 @@ def _utc(text: str, where: str) -> dt.datetime:
         return parse_time(text.strip() + " UTC", where)
 
 
-def submission_time(sub: Submission) -> Submitted:
-    """The platform's evidence of when ``sub`` was handed in (see the module docstring)."""
+#: The words of the weakest source: the files' own times (recorded in OUT on first sight).
+FROM_FILES = "files: the newest time among the files handed in (no platform timestamp)"
+CANVAS_ON_TIME = "Canvas download: not marked LATE, so handed in on time"
+CANVAS_LATE = "Canvas marked it LATE; time: the newest of its files"
+
+
+def submission_time(sub: Submission, names=()) -> Submitted:
+    """The platform's evidence of when ``sub`` was handed in, else its files' (see the module
+    docstring). ``names``: the files the assignment expects (to find a zip one folder deeper)."""
     if sub.created_at:
         try:
             return Submitted(parse_time(sub.created_at, "created_at"), "Gradescope submission_metadata.yml")
@@ -68,20 +80,22 @@ def submission_time(sub: Submission) -> Submitted:
                 return Submitted(_utc(text.strip(), str(stamp)), f"nbgrader {NBGRADER_STAMP}")
             except (OSError, UnicodeDecodeError, UsageError):
                 pass
-    return collected(path)
+    if sub.marked_late is False:
+        return Submitted(None, CANVAS_ON_TIME)
+    return from_files(path, names, CANVAS_LATE if sub.marked_late else FROM_FILES)
 
 
-def collected(path: Path | None) -> Submitted:
-    """The time of the entry ``path`` itself (not of anything inside it): when the LMS download or
-    the collection put it in SUBMISSIONS_DIR."""
-    try:
-        mtime = path.lstat().st_mtime if path is not None else None
-    except OSError:
-        mtime = None
-    if mtime is None:
-        return Submitted(None, "no time found (no platform timestamp; the entry is unreadable)")
-    return Submitted(dt.datetime.fromtimestamp(mtime, dt.timezone.utc),
-                     "collected: the entry's own time in SUBMISSIONS_DIR (no platform timestamp)")
+def is_platform_word(found: Submitted) -> bool:
+    """Whether ``found`` is the platform's own (stable wherever the download lies), not the files'."""
+    return found.source not in (FROM_FILES, CANVAS_LATE)
+
+
+def from_files(path: Path | None, names=(), source: str = FROM_FILES) -> Submitted:
+    """The newest time among the files handed in at ``path`` (autograder/core/handin.py)."""
+    when = handin.newest_time(path, names) if path is not None else None
+    if when is None:
+        return Submitted(None, "no time found (no platform timestamp; no readable file)")
+    return Submitted(when, source)
 
 
 def from_gradescope_json(path: Path | str) -> Submitted:

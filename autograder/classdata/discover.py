@@ -3,8 +3,10 @@
 Five layouts are recognised, in this order:
 
 - ``gradescope``: a Gradescope bulk export: one folder per submission (``submission_<id>/``) and a
-  ``submission_metadata.yml`` naming the submitters, at the top (as Gradescope writes it) or inside
-  each submission folder;
+  ``submission_metadata.yml`` at the top naming the submitters, as Gradescope writes it. Only that
+  file decides the layout and who a submission belongs to: one inside a student's folder is the
+  student's own file and is never read (a student cannot take another's name or SID, or name a
+  group);
 - ``nbgrader``: nbgrader's exchange layout ``submitted/<student>/<assignment>/`` (SUBMISSIONS_DIR
   may be the course folder holding ``submitted/`` or the ``submitted/`` folder itself);
 - ``moodle``: Moodle's "Download all submissions" (mod/assign): one folder per student and
@@ -30,22 +32,23 @@ from pathlib import Path
 
 import yaml
 
-from autograder.core import ziplimits
+from autograder.core import handin
 from autograder.core.errors import UsageError
 from shared import yamlfile
 
 #: Names ignored wherever they appear: editor, OS and Python droppings.
 JUNK_NAMES = frozenset({"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoints", "Thumbs.db",
                         ".git"})
-#: How deep inside a submission the gradable files are looked for (a zip of a folder is depth 2).
-SEARCH_DEPTH = 3
+#: How deep inside a submission the gradable files are looked for (a zip of a folder is depth 2):
+#: as deep as ``grade`` looks (autograder/core/handin.py).
+SEARCH_DEPTH = handin.MAX_DEPTH
 GRADESCOPE_METADATA = "submission_metadata.yml"
 #: Where an LMS download's loose files are copied, one folder per student (inside grade-all's OUT).
 STAGING = ".lms-staging"
 #: Names grade-all writes at the top of OUT; a student folder never takes one of them.
 RESERVED = frozenset({"gradebook.csv", "canvas.csv", "summary.json", "summary.html", "grade-all.log",
                       "partial.csv", "regrades.csv", "similarity", "checks.csv", "overrides.csv",
-                      "extensions.csv", STAGING})
+                      "extensions.csv", "submitted.csv", STAGING})
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
 
 
@@ -76,6 +79,9 @@ class Submission:
     created_at: str = ""
     #: The layout it was found in ('gradescope', 'nbgrader', 'folders'; '' when not discovered).
     layout: str = ""
+    #: Canvas's own word on lateness: True for a file it named ``LATE``, False for one it did not;
+    #: None where the layout says nothing.
+    marked_late: bool | None = None
 
     @property
     def kind(self) -> str:
@@ -116,8 +122,7 @@ def discover(root: Path | str, assignment, exclude: Path | None = None,
     except OSError as exc:
         raise UsageError(f"{root}: cannot list the folder ({exc.strerror})") from None
     names = gradable_names(assignment)
-    if (root / GRADESCOPE_METADATA).is_file() or any(
-            e.is_dir() and (e / GRADESCOPE_METADATA).is_file() for e in entries):
+    if (root / GRADESCOPE_METADATA).is_file():   # the export's own file, never one a student placed
         layout = _gradescope(root, entries, names)
     elif (root / "submitted").is_dir() or _looks_nbgrader(root, entries, assignment.folder):
         layout = _nbgrader(root, assignment.folder, names)
@@ -126,6 +131,7 @@ def discover(root: Path | str, assignment, exclude: Path | None = None,
     elif lms.which(entries) == "canvas":
         layout = lms.canvas(root, entries, names, stage)
     else:
+        _refuse_a_class_of_classes(root, entries, assignment.folder, names)
         layout = _folders(root, entries, names)
     if exclude is not None:
         skip = Path(exclude).resolve()
@@ -154,6 +160,35 @@ def _looks_nbgrader(root: Path, entries: list[Path], folder: str) -> bool:
         return True
     return (all((d / folder).is_dir() for d in dirs)
             and any((d / folder / "timestamp.txt").is_file() for d in dirs))
+
+
+def _refuse_a_class_of_classes(root: Path, entries: list[Path], folder: str, names) -> None:
+    """UsageError when most folders of ``root`` are classes themselves (an export, a download,
+    nbgrader's layout, or a folder of two or more gradable entries with none of the expected
+    files at its own top): grade-all was pointed one level too high, and grading would make
+    each class one student."""
+    dirs = [e for e in entries if e.is_dir()]
+    classes = [d for d in dirs if _looks_like_a_class(d, folder, names)]
+    if dirs and len(classes) * 2 > len(dirs):
+        shown = ", ".join(d.name for d in classes[:4]) + (" ..." if len(classes) > 4 else "")
+        raise UsageError(f"{root}: a folder of classes, not of students ({shown} each hold "
+                         f"submissions of their own); point SUBMISSIONS_DIR at one of them")
+
+
+def _looks_like_a_class(entry: Path, folder: str, names) -> bool:
+    from autograder.classdata import lms
+    try:
+        inside = _entries(entry)
+    except OSError:
+        return False
+    if any(p.name in names for p in inside):
+        return False
+    if ((entry / GRADESCOPE_METADATA).is_file() or (entry / "submitted").is_dir()
+            or _looks_nbgrader(entry, inside, folder) or lms.which(inside)):
+        return True
+    gradable = [p for p in inside if (p.is_dir() or p.suffix.lower() == ".zip")
+                and problem_of(p, names) is None]
+    return len(gradable) >= 2
 
 
 def _folders(root: Path, entries: list[Path], names) -> Layout:
@@ -200,12 +235,9 @@ def _gradescope(root: Path, entries: list[Path], names) -> Layout:
             notes.append(f"{entry.name}: skipped (a Gradescope export has a folder per submission)")
             continue
         meta = top.get(entry.name)
-        # Only the export's own metadata dates a submission: a copy inside the folder came with
-        # the student's files and names its submitters at most.
+        # Only the export's own metadata names and dates a submission: a file inside the folder
+        # came with the student's files and is theirs, never read.
         created = meta.get(":created_at", meta.get("created_at")) if isinstance(meta, dict) else None
-        own = entry / GRADESCOPE_METADATA
-        if meta is None and own.is_file():
-            meta = _read_metadata(own)
         members = _members(meta) or (Member(entry.name),)
         first = members[0]
         key = first.sid or first.email or entry.name
@@ -252,44 +284,9 @@ def _members(meta) -> tuple[Member, ...]:
 
 
 def problem_of(path: Path, names, ignore=()) -> str | None:
-    """Why ``path`` (a folder or a zip) has nothing gradable, or None when it has something."""
-    wanted = ", ".join(names)
-    if path.is_file():
-        try:
-            with ziplimits.open_zip(path) as zf:
-                members = [m for m in zf.namelist() if not m.endswith("/")]
-        except ziplimits.ZipRefused as exc:
-            if exc.unreadable:
-                return f"nothing to grade: {path.name} is not a readable zip file"
-            return f"nothing to grade: {exc}"
-        seen = [m for m in members if not any(part in JUNK_NAMES for part in m.split("/"))
-                and m.count("/") < SEARCH_DEPTH]
-        if any(m.rsplit("/", 1)[-1] in names for m in seen):
-            return None
-        if not seen:
-            return f"nothing to grade: {path.name} is empty"
-        return f"nothing to grade: {path.name} holds none of {wanted}"
-    try:
-        seen = list(_walk(path, SEARCH_DEPTH))
-    except OSError as exc:
-        return f"nothing to grade: cannot read {path.name} ({exc.strerror})"
-    seen = [p for p in seen if p.name not in ignore]
-    if any(p.name in names for p in seen):
-        return None
-    if not seen:
-        return "nothing to grade: the folder is empty"
-    return f"nothing to grade: the folder holds none of {wanted}"
-
-
-def _walk(folder: Path, depth: int):
-    for entry in folder.iterdir():
-        if entry.name in JUNK_NAMES:
-            continue
-        if entry.is_dir():
-            if depth > 1:
-                yield from _walk(entry, depth - 1)
-        else:
-            yield entry
+    """Why ``path`` (a folder or a zip) has nothing gradable, or None when it has something: the
+    intake's one answer (autograder/core/handin.py), as ``grade`` reads the same entry."""
+    return handin.problem(path, names, ignore)
 
 
 def safe_name(name: str) -> str:

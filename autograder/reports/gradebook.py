@@ -10,7 +10,9 @@ penalty) and one per manual item (course.yml ``manual:``; empty until OUT/overri
 empty without a late policy), ``checks`` (what the row covers: ``all``, or ``partial: ID ...``,
 which only partial.csv holds), ``graded_at`` (when, ISO 8601 UTC), ``overrides`` (what
 OUT/overrides.csv changed, with the reasons), ``note`` (why a submission got a zero without
-grading). A Gradescope group submission gives each member a row with the group's scores.
+grading; for a student graded before but not in this download, that they are kept: the record
+only grows, autograder/classdata/kept.py). A Gradescope group submission gives each member a
+row with the group's scores.
 
 A submission the grader itself failed on (autograder/classdata/zero.py: ``grader_failure``) is never
 a number: its score cells are empty here, in canvas.csv and in checks.csv, and its note starts
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import io
 
-from autograder.classdata import overrides, partial, zero
+from autograder.classdata import kept, overrides, partial, zero
 from autograder.classdata.discover import Submission
 from autograder.core import csvsafe, late
 
@@ -91,6 +93,8 @@ def rows(entries: list[tuple[Submission, dict]], assignment) -> list[dict]:
                 row["checks"] = "none (grader failed)"
             row["overrides"] = overrides.describe(results)
             row["note"] = note_of(results)
+            if sub.layout == kept.ABSENT:   # kept from an earlier run: the record only grows
+                row["note"] = kept.NOTE + (f"; {row['note']}" if row["note"] else "")
             out.append(row)
     return out
 
