@@ -121,7 +121,11 @@ def with_late(sub, results: dict, asg, extensions: dict, when: submitted.Submitt
     if policy is None:
         return late.apply(results, None, None, "") if late.RESULTS_KEY in results else results
     when = when if when is not None else submitted.submission_time(sub, asg.handed_in)
-    return late.apply(results, policy, when.when, when.source, extension_of(sub, extensions))
+    extension = extension_of(sub, extensions)
+    moment = when.when
+    if moment is None and when.source == submitted.CANVAS_LATE:
+        moment = late.just_after_due(policy, extension)
+    return late.apply(results, policy, moment, when.source, extension)
 
 
 class Recorder:

@@ -128,15 +128,15 @@ def _raise_interrupt(signum, frame):
 def conclude(run: Run, status: int, interrupted: bool) -> int:
     """The class files, the similarity report when asked, and the closing lines: the exit status."""
     out, stream = run.out, run.ctx.stream
+    if run.settled.options.similarity and not interrupted:   # first: summary.html links its report
+        from autograder.similarity import run as similar
+        similar.write_report(run.layout, run.ctx.asg, Path(out) / SIMILARITY, stream=stream)
     try:
         entries = class_files.write_class_files(run.ctx, run.layout, run.recorder.unsaved)
     except OSError as exc:
         print(f"error: cannot write the class files in {out}: {exc.strerror or exc}"
               f"{f' ({exc.filename})' if exc.filename else ''}", file=stream)
         return 130 if interrupted else 1
-    if run.settled.options.similarity and not interrupted:
-        from autograder.similarity import run as similar
-        similar.write_report(run.layout, run.ctx.asg, Path(out) / SIMILARITY, stream=stream)
     if interrupted:
         print(f"\ninterrupted: {run.progress.done} of {run.progress.total} graded this run; "
               f"rerun the same command to grade the rest", file=stream)

@@ -19,7 +19,8 @@ a number: its score cells are empty here, in canvas.csv and in checks.csv, and i
 "GRADER FAILED, not a grade".
 
 canvas.csv has the columns Canvas's gradebook import expects (Student, ID, SIS User ID, SIS Login ID,
-Section) and one assignment column, ``<assignment> (<points>)``, holding the total (``ID`` is the
+Section) and one assignment column named after the assignment (no points: Canvas reads
+``(...)`` after the name as its assignment id, and a new name makes a new assignment), holding the total (``ID`` is the
 Canvas user id when the submissions came from a Canvas download); README's
 "Grading a class" says how to import it.
 
@@ -114,7 +115,9 @@ def gradebook_csv(entries: list[tuple[Submission, dict]], assignment) -> str:
 def canvas_csv(entries: list[tuple[Submission, dict]], assignment) -> str:
     """The text of canvas.csv: Canvas's identity columns and one column with the total (empty
     where the grader failed: Canvas leaves an empty cell's grade as it was)."""
-    column = f"{assignment.name} ({_fmt(assignment.max_score)})"
+    # the assignment's name alone: Canvas reads "(...)" after a column's name as its own
+    # assignment id, so points there would make a new assignment whenever they change
+    column = assignment.name
     buf = io.StringIO()
     writer = csvsafe.Writer(buf)
     writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", column])
