@@ -94,9 +94,6 @@ def problem(path: Path, names, ignore=()) -> str | None:
     if _has(files, names):
         return None
     where = label if src.is_file() else "the folder"
-    notebook = notebook_only(files, names)
-    if notebook:
-        return f"nothing to grade: {notebook}"
     if not files:
         return f"nothing to grade: {where} is empty" + (" (or holds only clutter such as __MACOSX)"
                                                        if src.is_file() else "")
@@ -105,14 +102,13 @@ def problem(path: Path, names, ignore=()) -> str | None:
 
 
 def notebook_only(files, names) -> str | None:
-    """A note when ``files`` hold a notebook but none of ``names`` (the files the grader reads),
-    else None: the work is in the notebook, and the grader does not read notebooks."""
-    if _has(files, names):
-        return None
-    books = sorted({f.rsplit("/", 1)[-1] for f in files if f.lower().endswith(".ipynb")})
-    if not books:
-        return None
+    """A note when ``files`` hold a notebook but none of the other ``names`` (the modules and data
+    files the checks read), else None: the work was left in the notebook, which no check of the
+    code reads, so the grading gives zeros that need saying why."""
     wanted = [n for n in names if not n.lower().endswith(".ipynb")]
+    books = sorted({f.rsplit("/", 1)[-1] for f in files if f.lower().endswith(".ipynb")})
+    if not books or _has(files, wanted):
+        return None
     return (f"only a notebook ({', '.join(books)}) was handed in: the grader reads {', '.join(wanted)} "
             f"as files, not the notebook; hand them in beside it")
 
