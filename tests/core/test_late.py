@@ -159,9 +159,10 @@ def _nbgrader_class(root: Path, times: dict[str, dt.datetime]) -> None:
 def _folders_class(root: Path, times: dict[str, dt.datetime]) -> None:
     for name, when in times.items():
         entry = write_student(root, name, "reference_measured")
-        for i, path in enumerate(sorted(entry.rglob("*"))):   # the newest file time dates it
-            stamp = when.timestamp() - 3600 * i
-            os.utime(path, (stamp, stamp))
+        files = sorted(p for p in entry.rglob("*") if p.is_file())
+        for path in files:   # the newest file time dates it
+            os.utime(path, (when.timestamp() - 3600, when.timestamp() - 3600))
+        os.utime(files[-1], (when.timestamp(), when.timestamp()))
         os.utime(entry, (COPIED.timestamp(), COPIED.timestamp()))   # the entry's: when it was copied
 
 
