@@ -13,23 +13,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.batch import lms_layouts
-from tests.helpers.tiny_course import TINY, cli
+from tests.batch.record_classes import by_student as _by_student
+from tests.batch.record_classes import course as _course
+from tests.batch.record_classes import grade as _grade
+from tests.batch.record_classes import rows as _rows
+from tests.helpers.tiny_course import TINY
 
 GOOD = TINY / "submissions" / "good_adds"
 WRONG = TINY / "submissions" / "wrong_squares"
-
-
-def _course(tmp_path: Path, **extra) -> Path:
-    """A copy of the tiny course, its assignment given ``extra`` keys (late:, manual:)."""
-    folder = tmp_path / "course"
-    shutil.copytree(TINY, folder, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
-    data = yaml.safe_load((folder / "course.yml").read_text())
-    data["assignments"]["tiny"].update(extra)
-    (folder / "course.yml").write_text(yaml.safe_dump(data, sort_keys=False))
-    return folder
 
 
 def _class(tmp_path: Path, **students: Path) -> Path:
@@ -37,19 +30,6 @@ def _class(tmp_path: Path, **students: Path) -> Path:
     for name, src in students.items():
         shutil.copytree(src, root / name)
     return root
-
-
-def _grade(src: Path, out: Path, course: Path, *extra):
-    return cli("grade-all", src, "--out", out, "--course", course, "--jobs", "1", *extra)
-
-
-def _rows(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
-
-
-def _by_student(path: Path) -> dict[str, dict]:
-    return {r["student"]: r for r in _rows(path)}
 
 
 # --- the preflight and grader failures --------------------------------------------------------
