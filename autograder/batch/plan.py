@@ -38,7 +38,7 @@ def key_parts(asg, device: str, time_limit_s: float | None, only=None) -> dict:
 
 
 def remember_keys(out: Path, settled: Settled) -> None:
-    """OUT/.grading-keys/<key>.json for this run's keys: the settings and each deciding file's
+    """OUT/.grading-keys.json, with this run's keys: the settings and each deciding file's
     hash, so a later regrade's log names what changed (autograder/classdata/regrades.py)."""
     o = settled.options
     files = fingerprint.manifest(settled.asg)
@@ -130,7 +130,8 @@ def load_overrides(out: Path, layout: discover.Layout, asg, stream=None, away=()
               for sub in (*layout.submissions, *away) if len(sub.members) > 1}
     names.update({f"{overrides.GROUP}{folder}": folder for folder in groups})
     unknown: list[str] = []
-    found = overrides.load(path, asg, names, check_ids, unknown=unknown, groups=groups)
-    for line in unknown:
-        print(f"warning: {line}; the row is not applied", file=stream)
-    return found
+    try:
+        return overrides.load(path, asg, names, check_ids, unknown=unknown, groups=groups)
+    finally:
+        for line in unknown:
+            print(f"warning: {line}; the row is not applied", file=stream)

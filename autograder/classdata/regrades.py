@@ -5,7 +5,7 @@ One row per changed check score and one per changed total (``check`` = ``(total)
 (points) and ``reason``: ``changed submission`` (its content hash differs), ``changed check
 <id> (<module>)`` (the grader's code of that check differs), ``changed <files or settings>``
 (the grading key differs: the files that decide a verdict, course.yml's settings, the device, a
-time limit, named as OUT/.grading-keys/ describes each key), else ``regraded (--force or
+time limit, named as OUT/.grading-keys.json describes each key), else ``regraded (--force or
 --student), nothing changed``. A first
 grading is not a regrade and writes nothing. The file is appended to, never rewritten, so it is
 the semester's record; the class summary lists the students whose totals changed. It is
@@ -57,26 +57,30 @@ def reason_for(check: str, old_record, digest: str, key: str, before_fps: dict, 
     return "regraded (--force or --student), nothing changed"
 
 
-#: Where OUT keeps what each grading key was made of (``remember_key``).
-KEYS = ".grading-keys"
+#: Where OUT keeps what each grading key was made of (``remember_key``): a file, so OUT's folders
+#: stay the students'.
+KEYS = ".grading-keys.json"
 #: Files named in one reason at most.
 SHOWN = 4
 
 
 def remember_key(out: Path, key: str, files: dict[str, str], settings: dict) -> None:
-    """OUT/.grading-keys/<key>.json: ``files`` (each deciding file's hash) and ``settings``
-    (course.yml's keys, device, time limit, --checks) of grading key ``key``; kept once."""
-    path = Path(out) / KEYS / f"{key}.json"
-    if not path.exists():
-        atomic_write(path, json.dumps({"files": files, "settings": settings}, sort_keys=True) + "\n")
+    """Keep in OUT/.grading-keys.json what grading key ``key`` was made of: ``files`` (each
+    deciding file's hash) and ``settings`` (course.yml's keys, device, time limit, --checks)."""
+    path = Path(out) / KEYS
+    known = _keys(out)
+    if key not in known:
+        known[key] = {"files": files, "settings": settings}
+        atomic_write(path, json.dumps(known, sort_keys=True) + "\n")
 
 
 def key_change(out: Path | None, old: str, new: str) -> str:
     """What differs between grading keys ``old`` and ``new`` in words: the files that decide a
     verdict (``changed shared/simgpu/judging.py``) and the settings (``changed course.yml
     tasks``); the general words when OUT does not describe both."""
-    a, b = (_described(out, k) for k in (old, new))
-    if a is None or b is None:
+    known = _keys(out) if out is not None else {}
+    a, b = known.get(old), known.get(new)
+    if not isinstance(a, dict) or not isinstance(b, dict):
         return "changed grading key (course.yml, device, time limit or a file that decides verdicts)"
     parts = []
     for what in ("files", "settings"):
@@ -88,14 +92,12 @@ def key_change(out: Path | None, old: str, new: str) -> str:
     return "; ".join(parts) or "changed grading key"
 
 
-def _described(out: Path | None, key: str) -> dict | None:
-    if out is None:
-        return None
+def _keys(out: Path) -> dict:
     try:
-        data = json.loads((Path(out) / KEYS / f"{key}.json").read_text(encoding="utf-8"))
+        data = json.loads((Path(out) / KEYS).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def changes(run: str, student: str, old: dict, new: dict, old_record, digest: str, key: str,

@@ -143,8 +143,9 @@ def test_bad_override_rows_are_a_line_each_and_nothing_is_graded(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     path = out / "overrides.csv"
+    assert (f"warning: {path} row 2: no student 'zed' in the submissions (give the folder name, SID, email "
+            f"or name); the row is not applied") in proc.stderr   # a student absent from the download
     assert errors == [
-        f"error: {path} row 2: no student 'zed' in the submissions (give the folder name, SID, email or name)",
         f"error: {path} row 3: 'nope' is not a check, task or manual item of tiny, nor 'total'",
         f"error: {path} row 4: points must be a number from 0 to 10 (task double), got '20'",
         f"error: {path} row 5: give points (the task's new score) or delta (points added), one of them",
