@@ -61,5 +61,7 @@ demo: $(STAMP)
 release: $(STAMP)
 	$(PY) -m autograder release why17 --out out
 
+# Only what make itself wrote: a term's record (out/grades: grades, overrides, extensions, the
+# regrade log and submission dates) is never deleted (docs/semester.md).
 clean:
-	rm -rf $(VENV) out
+	rm -rf $(VENV) out/demo-class out/demo out/why17-student.zip

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 
-from autograder.batch import exports
+from autograder.batch import exports, submitted
 from autograder.batch import extensions as kept_extensions
-from autograder.batch.record import Context, finish
-from autograder.classdata import discover, overrides, partial, regrades, store
+from autograder.batch.record import Context, dated, finish
+from autograder.classdata import dates, discover, kept, overrides, partial, regrades, store
 from autograder.core import late
 from autograder.reports import checks_csv, feedback_html, gradebook, summary, summary_html
 
@@ -25,7 +25,7 @@ PARTIAL = "partial.csv"
 SIMILARITY = "similarity"
 CHECKS = "checks.csv"
 assert {GRADEBOOK, CANVAS, SUMMARY_JSON, SUMMARY_HTML, LOG, PARTIAL, regrades.NAME, SIMILARITY, CHECKS,
-        overrides.NAME, kept_extensions.NAME, discover.STAGING} == discover.RESERVED
+        overrides.NAME, kept_extensions.NAME, dates.NAME, discover.STAGING} == discover.RESERVED
 
 
 def write_class_files(ctx: Context, layout: discover.Layout, unsaved: dict | None = None) -> list:
@@ -66,7 +66,12 @@ def current(ctx: Context, layout: discover.Layout, unsaved: dict) -> tuple[list,
     interrupted run) is left out with a warning line."""
     st, stream = ctx.store, ctx.stream
     entries, partials = [], []
-    for sub in layout.submissions:
+    away = kept.absent(st, layout)
+    if away and stream is not None:
+        print(f"kept {len(away)} student(s) graded before but not in this download, marked absent in "
+              f"{GRADEBOOK} and {CANVAS}: {', '.join(s.student for s in away[:8])}"
+              f"{' ...' if len(away) > 8 else ''}", file=stream)
+    for sub in (*layout.submissions, *away):
         if sub.student in unsaved:
             fresh = unsaved[sub.student]
         else:
@@ -77,7 +82,8 @@ def current(ctx: Context, layout: discover.Layout, unsaved: dict) -> tuple[list,
                     print(f"warning: {sub.student}: {problem}; left out of the class files until a "
                           f"rerun regrades it", file=stream)
                 continue
-            fresh = finish(sub, results, ctx.asg, ctx.extensions, ctx.overrides_of, results)
+            when = _time_of(ctx, sub, results)
+            fresh = finish(sub, results, ctx.asg, ctx.extensions, ctx.overrides_of, results, when=when)
             if fresh != results:
                 logged = overrides.log_rows(ctx.run_at or partial.now(), sub.student, results, fresh)
                 regrades.append(st.out, logged)
@@ -87,8 +93,22 @@ def current(ctx: Context, layout: discover.Layout, unsaved: dict) -> tuple[list,
     return entries, partials
 
 
+def _time_of(ctx: Context, sub: discover.Submission, results: dict):
+    """The submission time of a stored result under a late policy (None without one): a student
+    not in this download keeps the time their verdict was judged on; the others are dated as
+    when graded (autograder/batch/record.py ``dated``)."""
+    if getattr(ctx.asg, "late", None) is None:
+        return None
+    if sub.layout == kept.ABSENT:
+        before = kept.stored_time(results)
+        if before is not None:
+            return submitted.Submitted(*before)
+    return dated(ctx, sub, ctx.store.record(sub.student).hash)
+
+
 def late_line(entries, asg) -> str:
-    """One line for the TA: how many were late under the policy, and where the times came from."""
+    """One line for the TA: how many were late under the policy, and where the times came from;
+    a second, a warning, when most of the class is late (a wrong due date or wrong times)."""
     verdicts = [r.get(late.RESULTS_KEY) or {} for _s, r in entries]
     sources: dict[str, int] = {}
     for v in verdicts:
@@ -96,5 +116,10 @@ def late_line(entries, asg) -> str:
         sources[source] = sources.get(source, 0) + 1
     n_late = sum(1 for v in verdicts if v.get("days_late"))
     where = ", ".join(f"{k} {n}" for k, n in sorted(sources.items()))
-    return (f"late work: {n_late} of {len(verdicts)} late (due {asg.late.due.isoformat()}, policy "
+    line = (f"late work: {n_late} of {len(verdicts)} late (due {asg.late.due.isoformat()}, policy "
             f"{asg.late.policy}); submission times from: {where}")
+    if len(verdicts) > 1 and n_late * 2 > len(verdicts):
+        line += (f"\nwarning: most of the class ({n_late} of {len(verdicts)}) is late: check course.yml's "
+                 f"due date and the times' sources above before exporting (a download copied "
+                 f"without its files' times dates them when copied)")
+    return line

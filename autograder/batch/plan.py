@@ -14,21 +14,40 @@ from pathlib import Path
 
 from autograder.batch import fingerprint
 from autograder.batch.options import Settled
-from autograder.classdata import discover, overrides, store, zero
+from autograder.classdata import discover, overrides, regrades, store, zero
 from autograder.core.errors import UsageError
 
 
 def grading_key(asg, device: str, time_limit_s: float | None, only=None) -> str:
     """What else a grade depends on besides the submission: the assignment as course.yml sets it
-    (points, limits, tasks; not its late policy, which is applied without regrading), the
-    grader's check code (autograder/batch/fingerprint.py), the device, any time-limit override and
-    a --checks subset. A change regrades everyone."""
+    (points, limits, tasks; not its late policy, which is applied without regrading), every file
+    that can change a verdict (autograder/batch/fingerprint.py: the grader package, the engine,
+    shared/simgpu, the lesson's GPU rubric, the reference), the device, any time-limit override
+    and a --checks subset. A change regrades everyone."""
+    data = json.dumps(key_parts(asg, device, time_limit_s, only), sort_keys=True, default=str)
+    return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+
+def key_parts(asg, device: str, time_limit_s: float | None, only=None) -> dict:
+    """What ``grading_key`` digests: the settings (``course.yml <key>``, ``device``,
+    ``time_limit_s``, ``only``) and the grader's one digest of its deciding files."""
     settings = dataclasses.asdict(asg)
     settings.pop("late", None)
-    data = json.dumps({"assignment": settings, "device": device, "grader": fingerprint.grader_digest(asg),
-                       "time_limit_s": time_limit_s, "only": sorted(only) if only else None},
-                      sort_keys=True, default=str)
-    return hashlib.sha256(data.encode()).hexdigest()[:16]
+    return {"assignment": settings, "device": device, "grader": fingerprint.grader_digest(asg),
+            "time_limit_s": time_limit_s, "only": sorted(only) if only else None}
+
+
+def remember_keys(out: Path, settled: Settled) -> None:
+    """OUT/.grading-keys.json, with this run's keys: the settings and each deciding file's
+    hash, so a later regrade's log names what changed (autograder/classdata/regrades.py)."""
+    o = settled.options
+    files = fingerprint.manifest(settled.asg)
+    for only in {None, tuple(sorted(o.only)) if o.only else None}:
+        parts = key_parts(settled.asg, settled.device, o.time_limit_s, only)
+        settings = {f"course.yml {k}": v for k, v in parts.pop("assignment").items()}
+        settings.update({k: v for k, v in parts.items() if k != "grader"})
+        regrades.remember_key(out, grading_key(settled.asg, settled.device, o.time_limit_s, only),
+                              files, json.loads(json.dumps(settings, default=str)))
 
 
 def keys(settled: Settled) -> tuple[str, str]:
@@ -90,19 +109,29 @@ def todo(st: store.Store, layout: discover.Layout, wanted: set[str], settled: Se
     return chosen
 
 
-def load_overrides(out: Path, layout: discover.Layout, asg) -> dict:
-    """OUT/overrides.csv (its header written when OUT has none), validated against the class:
-    student folder name -> its overrides. UsageError (a line per bad row) before anyone is graded."""
+def load_overrides(out: Path, layout: discover.Layout, asg, stream=None, away=()) -> dict:
+    """OUT/overrides.csv (its header written when OUT has none), validated against the class and
+    the students ``away`` (kept in OUT, not in this download): student folder name -> its
+    overrides. UsageError (a line per bad row) before anyone is graded; a row naming nobody OUT
+    or the download knows is a warning line on ``stream`` and is not applied."""
     from autograder.grading.grade import load_checks
     path = overrides.ensure_template(out)
     names: dict[str, str] = {}
-    for sub in layout.submissions:
+    for sub in (*layout.submissions, *away):
         for m in sub.members:
             for name in (m.lms_id, m.name, m.email, m.sid):
                 if name:
                     names.setdefault(name, sub.student)
-    names.update({sub.student: sub.student for sub in layout.submissions})
+    names.update({sub.student: sub.student for sub in (*layout.submissions, *away)})
     check_ids: dict[str, list[str]] = {}
     for check in load_checks(asg).values():
         check_ids.setdefault(check.task, []).append(check.id)
-    return overrides.load(path, asg, names, check_ids)
+    groups = {sub.student: tuple(m.name or m.sid or m.email for m in sub.members)
+              for sub in (*layout.submissions, *away) if len(sub.members) > 1}
+    names.update({f"{overrides.GROUP}{folder}": folder for folder in groups})
+    unknown: list[str] = []
+    try:
+        return overrides.load(path, asg, names, check_ids, unknown=unknown, groups=groups)
+    finally:
+        for line in unknown:
+            print(f"warning: {line}; the row is not applied", file=stream)

@@ -8,6 +8,7 @@ result all the same), unless the disk or quota is full: then grading stops.
 """
 from __future__ import annotations
 
+import dataclasses
 import errno
 from dataclasses import dataclass
 from typing import TextIO
@@ -15,7 +16,7 @@ from typing import TextIO
 from autograder.batch import submitted
 from autograder.batch.executors.base import Outcome
 from autograder.batch.progress import Progress
-from autograder.classdata import overrides, partial, regrades, store, zero
+from autograder.classdata import dates, overrides, partial, regrades, store, zero
 from autograder.classdata.discover import Submission
 from autograder.core import late
 from autograder.core.course import Assignment
@@ -65,29 +66,44 @@ def record(ctx: Context, sub: Submission, digest: str, results: dict, seconds: f
         rec_key, full = ctx.full_key, True
     if old is not None and old_rec is not None and not zero.is_grader_failure(old):   # a failure had no score
         rows = regrades.changes(ctx.run_at, sub.student, old, results, old_rec, digest, rec_key,
-                                compare_total=full and not partial.is_partial(old))
+                                compare_total=full and not partial.is_partial(old), out=st.out)
         regrades.append(st.out, rows)
         st.regraded += len(rows)
-    results = finish(sub, results, ctx.asg, ctx.extensions, ctx.overrides_of, stored)
+    results = finish(sub, results, ctx.asg, ctx.extensions, ctx.overrides_of, stored,
+                     when=dated(ctx, sub, digest))
     if stored is not None and old_rec is not None:
         logged = overrides.log_rows(ctx.run_at, sub.student, stored, results)
         regrades.append(st.out, logged)
         st.regraded += len(logged)
     st.save(sub.student, digest, results, feedback_html.render(sub.student, results, ctx.asg),
             seconds=seconds, source=str(sub.path), key=rec_key, full=full,
-            checks=() if ctx.only is None else ctx.only, graded_at=ctx.run_at)
+            checks=() if ctx.only is None else ctx.only, graded_at=ctx.run_at,
+            members=[dataclasses.asdict(m) for m in sub.members])
     return results
 
 
-def finish(sub, results: dict, asg, extensions: dict, overrides_of: dict | None, stored: dict | None = None) -> dict:
+def finish(sub, results: dict, asg, extensions: dict, overrides_of: dict | None, stored: dict | None = None,
+           when: submitted.Submitted | None = None) -> dict:
     """``results`` as exported: OUT/overrides.csv's rows for the student applied (``overrides_of``
-    None: the overrides ``stored`` carries, kept), then the late verdict (a grader failure has no
-    score, so neither)."""
+    None: the overrides ``stored`` carries, kept), then the late verdict on the submission time
+    ``when`` (default: read from the submission now) (a grader failure has no score, so neither)."""
     rows = overrides_of.get(sub.student, []) if overrides_of is not None else overrides.decisions(stored)
     results = overrides.apply(results, rows, asg)
     if zero.is_grader_failure(results):
         return results
-    return with_late(sub, results, asg, extensions)
+    return with_late(sub, results, asg, extensions, when)
+
+
+def dated(ctx: Context, sub: Submission, digest: str) -> submitted.Submitted:
+    """When ``sub`` (content hash ``digest``) was handed in: the platform's word, else the date
+    OUT/submitted.csv recorded the first time these files were seen (recorded now when none is),
+    so no rerun, copy of the download or --force re-dates it (autograder/classdata/dates.py)."""
+    found = submitted.submission_time(sub, ctx.asg.handed_in)
+    if submitted.is_platform_word(found) or not digest:
+        return found
+    when, source = dates.first_seen(ctx.store.out, sub.student, digest, found.when, found.source,
+                                    ctx.run_at or partial.now())
+    return submitted.Submitted(when, source)
 
 
 def extension_of(sub: Submission, extensions: dict) -> late.Extension | None:
@@ -98,14 +114,18 @@ def extension_of(sub: Submission, extensions: dict) -> late.Extension | None:
     return None
 
 
-def with_late(sub, results: dict, asg, extensions: dict) -> dict:
-    """``results`` with the late verdict of course.yml's policy (none: unchanged but for a stale
-    verdict removed)."""
+def with_late(sub, results: dict, asg, extensions: dict, when: submitted.Submitted | None = None) -> dict:
+    """``results`` with the late verdict of course.yml's policy on the submission time ``when``
+    (none: unchanged but for a stale verdict removed)."""
     policy = getattr(asg, "late", None)
     if policy is None:
         return late.apply(results, None, None, "") if late.RESULTS_KEY in results else results
-    when = submitted.submission_time(sub)
-    return late.apply(results, policy, when.when, when.source, extension_of(sub, extensions))
+    when = when if when is not None else submitted.submission_time(sub, asg.handed_in)
+    extension = extension_of(sub, extensions)
+    moment = when.when
+    if moment is None and when.source == submitted.CANVAS_LATE:
+        moment = late.just_after_due(policy, extension)
+    return late.apply(results, policy, moment, when.source, extension)
 
 
 class Recorder:
@@ -140,7 +160,8 @@ class Recorder:
                 raise
             print(f"warning: {sub.student}: cannot save in {self.ctx.store.folder(sub.student)} "
                   f"({exc.strerror or exc}); the class files take this run's result", file=self.ctx.stream)
-            results = finish(sub, results, self.ctx.asg, self.ctx.extensions, self.ctx.overrides_of)
+            results = finish(sub, results, self.ctx.asg, self.ctx.extensions, self.ctx.overrides_of,
+                             when=submitted.submission_time(sub, self.ctx.asg.handed_in))
             self.unsaved[sub.student] = results
         self._step(sub, results, graded)
 

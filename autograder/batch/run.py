@@ -24,7 +24,7 @@ from autograder.batch.executors.base import Incomplete, Job, Setup
 from autograder.batch.options import BatchOptions, Settled, settle
 from autograder.batch.progress import Progress
 from autograder.batch.record import Context, Recorder
-from autograder.classdata import discover, overrides, partial, regrades, store, zero
+from autograder.classdata import discover, kept, overrides, partial, regrades, store, zero
 from autograder.core import course
 
 
@@ -42,6 +42,7 @@ def grade_all(src, out, options: BatchOptions | None = None, *, the_course: cour
     wanted = plan.wanted(layout, options.student)
     key, full_key = plan.keys(settled)
     with store.Store(out, key) as st:   # an OUT that cannot be written is refused before any output
+        plan.remember_keys(st.out, settled)
         ctx = open_run(st, layout, settled, full_key, stream)
         todo = plan.todo(st, layout, wanted, settled, full_key, stream)
         progress = Progress(len(todo), stream)
@@ -74,7 +75,7 @@ def open_run(st: store.Store, layout: discover.Layout, settled: Settled, full_ke
     ext = kept_extensions.add(out, given, run_at) if given else kept_extensions.stored(out)
     if ext:
         print(kept_extensions.in_force_line(ext, out), file=stream)
-    ovr = plan.load_overrides(st.out, layout, settled.asg)
+    ovr = plan.load_overrides(st.out, layout, settled.asg, stream, kept.absent(st, layout))
     known = {x for s in layout.submissions
              for x in (s.student, *(y for m in s.members for y in (m.sid, m.email, m.name, m.lms_id)))}
     unknown = sorted(set(ext) - known)
@@ -130,15 +131,15 @@ def _raise_interrupt(signum, frame):
 def conclude(run: Run, status: int, interrupted: bool) -> int:
     """The class files, the similarity report when asked, and the closing lines: the exit status."""
     out, stream = run.out, run.ctx.stream
+    if run.settled.options.similarity and not interrupted:   # first: summary.html links its report
+        from autograder.similarity import run as similar
+        similar.write_report(run.layout, run.ctx.asg, Path(out) / SIMILARITY, stream=stream)
     try:
         entries = class_files.write_class_files(run.ctx, run.layout, run.recorder.unsaved)
     except OSError as exc:
         print(f"error: cannot write the class files in {out}: {exc.strerror or exc}"
               f"{f' ({exc.filename})' if exc.filename else ''}", file=stream)
         return 130 if interrupted else 1
-    if run.settled.options.similarity and not interrupted:
-        from autograder.similarity import run as similar
-        similar.write_report(run.layout, run.ctx.asg, Path(out) / SIMILARITY, stream=stream)
     if interrupted:
         print(f"\ninterrupted: {run.progress.done} of {run.progress.total} graded this run; "
               f"rerun the same command to grade the rest", file=stream)

@@ -1,22 +1,30 @@
 """When a submission was handed in, and how we know: the evidence late work is judged on.
 
-Only the platform dates a submission, never the student: no time inside the submission (a zip's
-member times, file times, a ``submission_metadata.json`` or ``timestamp.txt`` the student put in a
-folder of their own) counts. In order:
+The platform's own word dates a submission where there is one; otherwise the newest time among
+the files handed in. In order:
 
 - ``gradescope``: Gradescope's ``created_at``, from the export's own ``submission_metadata.yml``
   (read by discover into ``Submission.created_at``); on Gradescope itself, ``grade
   --submission-metadata`` reads the file the harness writes, /autograder/submission_metadata.json,
-  outside the submission folder (``from_gradescope_json``, autograder/core/platform_time.py);
+  outside the submission folder (``from_gradescope_json``, with its due dates
+  ``gradescope_policy``: autograder/core/platform_time.py);
 - ``nbgrader``: the ``timestamp.txt`` nbgrader writes into each collected assignment folder
   (``nbgrader submit`` writes it over any file of that name the student had), in the nbgrader
   layout only; UTC when it names no offset, as nbgrader does;
-- ``collected``: the time of the entry itself in SUBMISSIONS_DIR (a .zip's or folder's own
-  modification time: when the LMS download or the collection put it there), never of the files
-  inside it. Copying the class without preserving times moves it: the weakest evidence, and the
-  output says when it was used.
+- ``canvas``: Canvas's download says on time or ``LATE`` (its file names) but not when: the times
+  of its files are when the zip was made (lib/content_zipper.rb writes each entry as it streams
+  the attachment). A file not marked ``LATE`` is on time; one marked ``LATE`` counts from just
+  after the due date and grace (one started day: the least lateness Canvas's word proves;
+  core/late.py ``just_after_due``); an extension moves that due date too;
+- ``files``: the newest modification time among the files handed in (a zip's entries' own
+  times; never the time of the student's folder or zip entry itself, which is when the download
+  was unpacked or copied: autograder/core/handin.py ``newest_time``).
 
-results.json's ``late.time_source`` names the one used.
+A date from the files is the weakest evidence: it is written in OUT/submitted.csv the first time
+the submission is seen and read back from there ever after, so a rerun, ``--force`` or grading a
+copy of the download never re-dates it (autograder/classdata/dates.py). A student's own
+``submission_metadata.*`` or ``timestamp.txt`` dates nothing. results.json's ``late.time_source``
+names the source used.
 """
 from __future__ import annotations
 
@@ -24,12 +32,19 @@ import datetime as dt
 from pathlib import Path
 
 from autograder.classdata.discover import Submission
+from autograder.core import handin
 from autograder.core.errors import UsageError
 from autograder.core.late import parse_time
-from autograder.core.platform_time import GRADESCOPE_JSON, MAX_METADATA_BYTES, Submitted, from_gradescope_json
+from autograder.core.platform_time import (
+    GRADESCOPE_JSON,
+    MAX_METADATA_BYTES,
+    Submitted,
+    from_gradescope_json,
+    gradescope_policy,
+)
 
-__all__ = ["GRADESCOPE_JSON", "MAX_METADATA_BYTES", "NBGRADER_STAMP", "Submitted", "collected",
-           "from_gradescope_json", "submission_time"]
+__all__ = ["GRADESCOPE_JSON", "MAX_METADATA_BYTES", "NBGRADER_STAMP", "Submitted", "from_files",
+           "from_gradescope_json", "gradescope_policy", "is_platform_word", "submission_time"]
 
 NBGRADER_STAMP = "timestamp.txt"
 
@@ -42,8 +57,15 @@ def _utc(text: str, where: str) -> dt.datetime:
         return parse_time(text.strip() + " UTC", where)
 
 
-def submission_time(sub: Submission) -> Submitted:
-    """The platform's evidence of when ``sub`` was handed in (see the module docstring)."""
+#: The words of the weakest source: the files' own times (recorded in OUT on first sight).
+FROM_FILES = "files: the newest time among the files handed in (no platform timestamp)"
+CANVAS_ON_TIME = "Canvas download: not marked LATE, so handed in on time"
+CANVAS_LATE = "Canvas marked it LATE (the download has no time): counted from just after the due date"
+
+
+def submission_time(sub: Submission, names=()) -> Submitted:
+    """The platform's evidence of when ``sub`` was handed in, else its files' (see the module
+    docstring). ``names``: the files the assignment expects (to find a zip one folder deeper)."""
     if sub.created_at:
         try:
             return Submitted(parse_time(sub.created_at, "created_at"), "Gradescope submission_metadata.yml")
@@ -59,17 +81,19 @@ def submission_time(sub: Submission) -> Submitted:
                 return Submitted(_utc(text.strip(), str(stamp)), f"nbgrader {NBGRADER_STAMP}")
             except (OSError, UnicodeDecodeError, UsageError):
                 pass
-    return collected(path)
+    if sub.marked_late is not None:
+        return Submitted(None, CANVAS_LATE if sub.marked_late else CANVAS_ON_TIME)
+    return from_files(path, names)
 
 
-def collected(path: Path | None) -> Submitted:
-    """The time of the entry ``path`` itself (not of anything inside it): when the LMS download or
-    the collection put it in SUBMISSIONS_DIR."""
-    try:
-        mtime = path.lstat().st_mtime if path is not None else None
-    except OSError:
-        mtime = None
-    if mtime is None:
-        return Submitted(None, "no time found (no platform timestamp; the entry is unreadable)")
-    return Submitted(dt.datetime.fromtimestamp(mtime, dt.timezone.utc),
-                     "collected: the entry's own time in SUBMISSIONS_DIR (no platform timestamp)")
+def is_platform_word(found: Submitted) -> bool:
+    """Whether ``found`` is the platform's own (stable wherever the download lies), not the files'."""
+    return found.source != FROM_FILES
+
+
+def from_files(path: Path | None, names=(), source: str = FROM_FILES) -> Submitted:
+    """The newest time among the files handed in at ``path`` (autograder/core/handin.py)."""
+    when = handin.newest_time(path, names) if path is not None else None
+    if when is None:
+        return Submitted(None, "no time found (no platform timestamp; no readable file)")
+    return Submitted(when, source)

@@ -3,8 +3,10 @@
 Five layouts are recognised, in this order:
 
 - ``gradescope``: a Gradescope bulk export: one folder per submission (``submission_<id>/``) and a
-  ``submission_metadata.yml`` naming the submitters, at the top (as Gradescope writes it) or inside
-  each submission folder;
+  ``submission_metadata.yml`` at the top naming the submitters, as Gradescope writes it. Only that
+  file decides the layout and who a submission belongs to: one inside a student's folder is the
+  student's own file and is never read (a student cannot take another's name or SID, or name a
+  group);
 - ``nbgrader``: nbgrader's exchange layout ``submitted/<student>/<assignment>/`` (SUBMISSIONS_DIR
   may be the course folder holding ``submitted/`` or the ``submitted/`` folder itself);
 - ``moodle``: Moodle's "Download all submissions" (mod/assign): one folder per student and
@@ -61,8 +63,7 @@ def discover(root: Path | str, assignment, exclude: Path | None = None,
     except OSError as exc:
         raise UsageError(f"{root}: cannot list the folder ({exc.strerror})") from None
     names = gradable_names(assignment)
-    if (root / GRADESCOPE_METADATA).is_file() or any(
-            e.is_dir() and (e / GRADESCOPE_METADATA).is_file() for e in entries):
+    if (root / GRADESCOPE_METADATA).is_file():   # the export's own file, never one a student placed
         layout = _gradescope(root, entries, names)
     elif (root / "submitted").is_dir() or _looks_nbgrader(root, entries, assignment.folder):
         layout = _nbgrader(root, assignment.folder, names)
@@ -71,6 +72,7 @@ def discover(root: Path | str, assignment, exclude: Path | None = None,
     elif lms.which(entries) == "canvas":
         layout = lms.canvas(root, entries, names, stage)
     else:
+        _refuse_a_class_of_classes(root, entries, assignment.folder, names)
         layout = _folders(root, entries, names)
     if exclude is not None:
         skip = Path(exclude).resolve()
@@ -99,6 +101,35 @@ def _looks_nbgrader(root: Path, entries: list[Path], folder: str) -> bool:
         return True
     return (all((d / folder).is_dir() for d in dirs)
             and any((d / folder / "timestamp.txt").is_file() for d in dirs))
+
+
+def _refuse_a_class_of_classes(root: Path, entries: list[Path], folder: str, names) -> None:
+    """UsageError when most folders of ``root`` are classes themselves (an export, a download,
+    nbgrader's layout, or a folder of two or more gradable entries with none of the expected
+    files at its own top): grade-all was pointed one level too high, and grading would make
+    each class one student."""
+    dirs = [e for e in entries if e.is_dir()]
+    classes = [d for d in dirs if _looks_like_a_class(d, folder, names)]
+    if dirs and len(classes) * 2 > len(dirs):
+        shown = ", ".join(d.name for d in classes[:4]) + (" ..." if len(classes) > 4 else "")
+        raise UsageError(f"{root}: a folder of classes, not of students ({shown} each hold "
+                         f"submissions of their own); point SUBMISSIONS_DIR at one of them")
+
+
+def _looks_like_a_class(entry: Path, folder: str, names) -> bool:
+    from autograder.classdata import lms
+    try:
+        inside = _entries(entry)
+    except OSError:
+        return False
+    if any(p.name in names for p in inside):
+        return False
+    if ((entry / GRADESCOPE_METADATA).is_file() or (entry / "submitted").is_dir()
+            or _looks_nbgrader(entry, inside, folder) or lms.which(inside)):
+        return True
+    gradable = [p for p in inside if (p.is_dir() or p.suffix.lower() == ".zip")
+                and problem_of(p, names) is None]
+    return len(gradable) >= 2
 
 
 def _folders(root: Path, entries: list[Path], names) -> Layout:
@@ -145,12 +176,9 @@ def _gradescope(root: Path, entries: list[Path], names) -> Layout:
             notes.append(f"{entry.name}: skipped (a Gradescope export has a folder per submission)")
             continue
         meta = top.get(entry.name)
-        # Only the export's own metadata dates a submission: a copy inside the folder came with
-        # the student's files and names its submitters at most.
+        # Only the export's own metadata names and dates a submission: a file inside the folder
+        # came with the student's files and is theirs, never read.
         created = meta.get(":created_at", meta.get("created_at")) if isinstance(meta, dict) else None
-        own = entry / GRADESCOPE_METADATA
-        if meta is None and own.is_file():
-            meta = _read_metadata(own)
         members = _members(meta) or (Member(entry.name),)
         first = members[0]
         key = first.sid or first.email or entry.name

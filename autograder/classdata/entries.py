@@ -12,19 +12,20 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.core import ziplimits
+from autograder.core import handin
 
 #: Names ignored wherever they appear: editor, OS and Python droppings.
 JUNK_NAMES = frozenset({"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoints", "Thumbs.db",
                         ".git"})
-#: How deep inside a submission the gradable files are looked for (a zip of a folder is depth 2).
-SEARCH_DEPTH = 3
+#: How deep inside a submission the gradable files are looked for (a zip of a folder is depth 2):
+#: as deep as ``grade`` looks (autograder/core/handin.py).
+SEARCH_DEPTH = handin.MAX_DEPTH
 #: Where an LMS download's loose files are copied, one folder per student (inside grade-all's OUT).
 STAGING = ".lms-staging"
 #: Names grade-all writes at the top of OUT; a student folder never takes one of them.
 RESERVED = frozenset({"gradebook.csv", "canvas.csv", "summary.json", "summary.html", "grade-all.log",
                       "partial.csv", "regrades.csv", "similarity", "checks.csv", "overrides.csv",
-                      "extensions.csv", STAGING})
+                      "extensions.csv", "submitted.csv", STAGING})
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
 
 
@@ -55,6 +56,9 @@ class Submission:
     created_at: str = ""
     #: The layout it was found in ('gradescope', 'nbgrader', 'folders'; '' when not discovered).
     layout: str = ""
+    #: Canvas's own word on lateness: True for a file it named ``LATE``, False for one it did not;
+    #: None where the layout says nothing.
+    marked_late: bool | None = None
 
     @property
     def kind(self) -> str:
@@ -73,44 +77,9 @@ class Layout:
 
 
 def problem_of(path: Path, names, ignore=()) -> str | None:
-    """Why ``path`` (a folder or a zip) has nothing gradable, or None when it has something."""
-    wanted = ", ".join(names)
-    if path.is_file():
-        try:
-            with ziplimits.open_zip(path) as zf:
-                members = [m for m in zf.namelist() if not m.endswith("/")]
-        except ziplimits.ZipRefused as exc:
-            if exc.unreadable:
-                return f"nothing to grade: {path.name} is not a readable zip file"
-            return f"nothing to grade: {exc}"
-        seen = [m for m in members if not any(part in JUNK_NAMES for part in m.split("/"))
-                and m.count("/") < SEARCH_DEPTH]
-        if any(m.rsplit("/", 1)[-1] in names for m in seen):
-            return None
-        if not seen:
-            return f"nothing to grade: {path.name} is empty"
-        return f"nothing to grade: {path.name} holds none of {wanted}"
-    try:
-        seen = list(_walk(path, SEARCH_DEPTH))
-    except OSError as exc:
-        return f"nothing to grade: cannot read {path.name} ({exc.strerror})"
-    seen = [p for p in seen if p.name not in ignore]
-    if any(p.name in names for p in seen):
-        return None
-    if not seen:
-        return "nothing to grade: the folder is empty"
-    return f"nothing to grade: the folder holds none of {wanted}"
-
-
-def _walk(folder: Path, depth: int):
-    for entry in folder.iterdir():
-        if entry.name in JUNK_NAMES:
-            continue
-        if entry.is_dir():
-            if depth > 1:
-                yield from _walk(entry, depth - 1)
-        else:
-            yield entry
+    """Why ``path`` (a folder or a zip) has nothing gradable, or None when it has something: the
+    intake's one answer (autograder/core/handin.py), as ``grade`` reads the same entry."""
+    return handin.problem(path, names, ignore)
 
 
 def safe_name(name: str) -> str:

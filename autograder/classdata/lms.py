@@ -30,6 +30,7 @@ import tempfile
 from pathlib import Path
 
 from autograder.classdata.entries import Layout, Member, Submission, problem_of, unique
+from autograder.core import handin
 from autograder.core.errors import UsageError
 
 MOODLE = re.compile(r"^(?P<name>[^_]+)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<file>.*)$")
@@ -83,15 +84,6 @@ def _gather(files: list[tuple[str, Path]], names, folder: Path) -> Path:
     return folder
 
 
-def _lone_zip(folder: Path, names) -> Path:
-    """``folder``, or the one zip in it when that is all it holds besides nothing gradable."""
-    inside = [p for p in folder.iterdir() if not p.name.startswith(".")]
-    zips = [p for p in inside if p.is_file() and p.suffix.lower() == ".zip"]
-    if len(zips) == 1 and not any(p.name in names for p in inside):
-        return zips[0]
-    return folder
-
-
 def moodle(root: Path, entries: list[Path], names, stage: Path | None):
     people: dict[tuple[str, str], dict] = {}
     notes = []
@@ -113,7 +105,7 @@ def moodle(root: Path, entries: list[Path], names, stage: Path | None):
         key = f"{name}_{pid}"
         member = Member(name=name, lms_id=pid)
         if found["folders"]:
-            path = _lone_zip(found["folders"][0], names)
+            path = handin.source(found["folders"][0], names)
         elif found["files"]:
             root_stage = root_stage or _stage_root(stage)
             path = _gather(found["files"], names, root_stage / "moodle" / key.replace("/", "_"))
@@ -122,7 +114,8 @@ def moodle(root: Path, entries: list[Path], names, stage: Path | None):
             subs.append(Submission(student=key, path=root / found["other"][0], members=(member,),
                                    problem=f"nothing to grade: no file submission, only {what}"))
             continue
-        subs.append(Submission(student=key, path=path, members=(member,), problem=problem_of(path, names)))
+        subs.append(Submission(student=key, path=path, members=(member,), problem=problem_of(path, names),
+                               layout="moodle"))
     return Layout("moodle", f"Moodle download in {root} (<Full Name>_<participant id>_"
                   f"assignsubmission_file_)", unique(subs), tuple(notes))
 
@@ -150,7 +143,8 @@ def canvas(root: Path, entries: list[Path], names, stage: Path | None):
         path = _gather(sorted(files), names, folder / key)
         lms_id = "" if uid.startswith("anon_") else uid
         subs.append(Submission(student=key, path=path, members=(Member(name=login, lms_id=lms_id),),
-                               problem=problem_of(path, names)))
+                               problem=problem_of(path, names), layout="canvas",
+                               marked_late=(login, uid) in late))
     if late:
         notes.append(f"{len(late)} student(s) marked LATE by Canvas: "
                      f"{', '.join(sorted(login for login, _ in late)[:8])} (course.yml's late: block, if "

@@ -37,6 +37,8 @@ KEY = "overrides"
 #: Marks on tests that overrides added (removed by ``strip``).
 MANUAL, ADJUSTMENT, GRADED = "manual", "adjustment", "graded_score"
 TOTAL = "total"
+#: How a row names a whole group submission (``group:<folder name>``): a member's name is refused.
+GROUP = "group:"
 
 
 @dataclass(frozen=True)
@@ -88,10 +90,15 @@ def _number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def load(path: Path, asg, students: dict[str, str], check_ids) -> dict[str, list[Override]]:
+def load(path: Path, asg, students: dict[str, str], check_ids,
+         unknown: list[str] | None = None, groups: dict | None = None) -> dict[str, list[Override]]:
     """The overrides in ``path`` by student folder name ({} when there is no file). ``students``:
     every name a student may be given by (folder name, SID, email, name) -> folder name;
-    ``check_ids``: task id -> its check ids. UsageError with one line per bad row."""
+    ``check_ids``: task id -> its check ids. UsageError with one line per bad row; a row naming
+    no student of ``students`` goes to ``unknown`` (its line) instead, when that list is given
+    (a student absent from the download is not an error in the file). ``groups``: folder name
+    -> its members, of each group submission: a row naming a member is refused (the group has one
+    grade; changing it is asked for by ``group:<folder>``)."""
     path = Path(path)
     if not path.exists():
         return {}
@@ -106,7 +113,10 @@ def load(path: Path, asg, students: dict[str, str], check_ids) -> dict[str, list
             continue
         where = f"{path} row {row_no}"
         try:
-            override = _override(row, row_no, where, asg, students, known)
+            override = _override(row, row_no, where, asg, students, known, groups or {})
+        except _NoStudent as exc:
+            (unknown if unknown is not None else errors).append(str(exc))
+            continue
         except ValueError as exc:
             errors.append(str(exc))
             continue
@@ -119,6 +129,10 @@ def load(path: Path, asg, students: dict[str, str], check_ids) -> dict[str, list
     if errors:
         raise UsageError("\n".join(errors))
     return found
+
+
+class _NoStudent(ValueError):
+    """A row naming no student the class knows."""
 
 
 def _reader(path: Path) -> csv.DictReader:
@@ -136,14 +150,19 @@ def _reader(path: Path) -> csv.DictReader:
     return reader
 
 
-def _override(row: dict, row_no: int, where: str, asg, students: dict[str, str], known: dict) -> Override:
+def _override(row: dict, row_no: int, where: str, asg, students: dict[str, str], known: dict,
+              groups: dict) -> Override:
     """One row as an Override; ValueError with the line naming ``where`` and what is wrong."""
     name, item = row.get("student", ""), row.get("item", "")
     points_text, delta_text = row.get("points", ""), row.get("delta", "")
     student = students.get(name)
     if student is None:
-        raise ValueError(f"{where}: no student {name!r} in the submissions (give the folder name, SID, "
+        raise _NoStudent(f"{where}: no student {name!r} in the submissions (give the folder name, SID, "
                          f"email or name)")
+    if student in groups and not name.startswith(GROUP):
+        raise ValueError(f"{where}: {name!r} handed in with a group ({', '.join(groups[student])}): one "
+                         f"submission, one grade, so this override would change every member's; to "
+                         f"change the group's grade write student {GROUP}{student}")
     if item not in known:
         raise ValueError(f"{where}: {item!r} is not a check, task or manual item of {asg.name}, nor 'total'")
     kind, most = known[item]

@@ -3,8 +3,10 @@
 One row per changed check score and one per changed total (``check`` = ``(total)``): ``run``
 (when the run started, ISO 8601 UTC), ``student``, ``check``, ``old_score``, ``new_score``
 (points) and ``reason``: ``changed submission`` (its content hash differs), ``changed check
-<id> (<module>)`` (the grader's code of that check differs), ``changed grading key`` (course.yml,
-the device, a time limit), else ``regraded (--force or --student), nothing changed``. A first
+<id> (<module>)`` (the grader's code of that check differs), ``changed <files or settings>``
+(the grading key differs: the files that decide a verdict, course.yml's settings, the device, a
+time limit, named as OUT/.grading-keys.json describes each key), else ``regraded (--force or
+--student), nothing changed``. A first
 grading is not a regrade and writes nothing. The file is appended to, never rewritten, so it is
 the semester's record; the class summary lists the students whose totals changed. It is
 spreadsheet-safe (autograder/core/csvsafe.py); ``read`` gives back the values as they were.
@@ -13,9 +15,11 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 from autograder.core import csvsafe
+from autograder.core.atomic import atomic_write
 
 NAME = "regrades.csv"
 FIELDS = ("run", "student", "check", "old_score", "new_score", "reason")
@@ -38,8 +42,10 @@ def fingerprints_of(results: dict) -> dict:
     return info.get("fingerprints") or {}
 
 
-def reason_for(check: str, old_record, digest: str, key: str, before_fps: dict, now_fps: dict) -> str:
-    """Why ``check``'s score changed between the stored grading (``old_record``) and this one."""
+def reason_for(check: str, old_record, digest: str, key: str, before_fps: dict, now_fps: dict,
+               out: Path | None = None) -> str:
+    """Why ``check``'s score changed between the stored grading (``old_record``) and this one;
+    ``out``: where the grading keys' descriptions are kept (``key_change``)."""
     if old_record.hash != digest:
         return "changed submission"
     before = before_fps.get(check)
@@ -47,18 +53,62 @@ def reason_for(check: str, old_record, digest: str, key: str, before_fps: dict, 
     if before and now and before != now:
         return f"changed check {check} ({now.split(':', 1)[0]})"
     if old_record.key != key:
-        return "changed grading key (course.yml, device, time limit or the grader's checks)"
+        return key_change(out, old_record.key, key)
     return "regraded (--force or --student), nothing changed"
 
 
+#: Where OUT keeps what each grading key was made of (``remember_key``): a file, so OUT's folders
+#: stay the students'.
+KEYS = ".grading-keys.json"
+#: Files named in one reason at most.
+SHOWN = 4
+
+
+def remember_key(out: Path, key: str, files: dict[str, str], settings: dict) -> None:
+    """Keep in OUT/.grading-keys.json what grading key ``key`` was made of: ``files`` (each
+    deciding file's hash) and ``settings`` (course.yml's keys, device, time limit, --checks)."""
+    path = Path(out) / KEYS
+    known = _keys(out)
+    if key not in known:
+        known[key] = {"files": files, "settings": settings}
+        atomic_write(path, json.dumps(known, sort_keys=True) + "\n")
+
+
+def key_change(out: Path | None, old: str, new: str) -> str:
+    """What differs between grading keys ``old`` and ``new`` in words: the files that decide a
+    verdict (``changed shared/simgpu/judging.py``) and the settings (``changed course.yml
+    tasks``); the general words when OUT does not describe both."""
+    known = _keys(out) if out is not None else {}
+    a, b = known.get(old), known.get(new)
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return "changed grading key (course.yml, device, time limit or a file that decides verdicts)"
+    parts = []
+    for what in ("files", "settings"):
+        x, y = a.get(what) or {}, b.get(what) or {}
+        names = sorted(n for n in set(x) | set(y) if x.get(n) != y.get(n))
+        if names:
+            parts.append("changed " + ", ".join(names[:SHOWN])
+                         + (f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""))
+    return "; ".join(parts) or "changed grading key"
+
+
+def _keys(out: Path) -> dict:
+    try:
+        data = json.loads((Path(out) / KEYS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def changes(run: str, student: str, old: dict, new: dict, old_record, digest: str, key: str,
-            compare_total: bool = True) -> list[dict]:
+            compare_total: bool = True, out: Path | None = None) -> list[dict]:
     """The log rows for one student whose stored result ``old`` becomes ``new``. Only checks
-    ``new`` graded are compared (a partial run does not remove the others)."""
+    ``new`` graded are compared (a partial run does not remove the others). ``out``: OUT, whose
+    grading keys' descriptions name what changed."""
     if old_record is None:
         return []
     before, after = check_scores(old), check_scores(new)
-    fps = (fingerprints_of(old), fingerprints_of(new))
+    fps = (fingerprints_of(old), fingerprints_of(new), out)
     rows = []
     for check, score in after.items():
         was = before.get(check)

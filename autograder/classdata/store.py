@@ -91,6 +91,8 @@ class Record:
     full: bool = True
     checks: tuple[str, ...] = ()
     graded_at: str = ""
+    #: Who the submission counts for, as the download named them (name, sid, email, lms_id each).
+    members: tuple[dict, ...] = ()
 
 
 class Store:
@@ -141,7 +143,8 @@ class Store:
             return Record(hash=data["hash"], key=data["key"], seconds=float(data["seconds"]),
                           source=str(data.get("source", "")), full=bool(data.get("full", True)),
                           checks=tuple(data.get("checks") or ()),
-                          graded_at=str(data.get("graded_at", "")))
+                          graded_at=str(data.get("graded_at", "")),
+                          members=tuple(m for m in data.get("members") or () if isinstance(m, dict)))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -210,15 +213,23 @@ class Store:
 
     def save(self, student: str, digest: str, results: dict, feedback_html: str, *,
              seconds: float, source: str, key: str | None = None, full: bool = True,
-             checks=(), graded_at: str = "") -> None:
+             checks=(), graded_at: str = "", members=()) -> None:
         """Write one student's results, feedback page and marker, each atomically, marker last.
         ``key``: the grading key to record (default: this run's); ``full``, ``checks``,
-        ``graded_at``: see Record."""
+        ``graded_at``, ``members`` (dicts of name, sid, email, lms_id): see Record."""
         folder = self.folder(student)
         self.write_pages(student, results, feedback_html)
         atomic_write(folder / MARKER, json.dumps({
             "hash": digest, "key": key or self.key, "seconds": round(seconds, 3), "source": source,
-            "full": full, "checks": sorted(checks), "graded_at": graded_at}) + "\n")
+            "full": full, "checks": sorted(checks), "graded_at": graded_at,
+            "members": [dict(m) for m in members]}) + "\n")
+
+    def students(self) -> list[str]:
+        """Every student OUT holds a grading of (a folder with a marker), sorted."""
+        try:
+            return sorted(p.name for p in self.out.iterdir() if (p / MARKER).is_file())
+        except OSError:
+            return []
 
     def write_pages(self, student: str, results: dict, feedback_html: str) -> None:
         """Rewrite results.json and feedback.html only (the marker stays: nothing was regraded)."""

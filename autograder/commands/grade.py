@@ -27,22 +27,25 @@ def add_arguments(p) -> None:
     p.add_argument("--out", default="results.json", help="results file to write (default ./results.json)")
     p.add_argument("--submission-metadata", default=None, metavar="FILE",
                    help="Gradescope's submission_metadata.json as its harness writes it (outside the "
-                        "submission): its created_at dates the submission for course.yml's late policy")
+                        "submission): its created_at dates the submission for course.yml's late policy, "
+                        "and its due date and a student's extension there replace course.yml's due")
 
 
 def run(args) -> int:
     asg = args.course.assignment(args.assignment)
     # intake: read before grading (a bad metadata file is one line, not a grading thrown away), and
     # only when a late policy needs it: without one, Gradescope's file is not this grader's business.
-    when = (platform_time.from_gradescope_json(args.submission_metadata)
-            if args.submission_metadata and asg.late is not None else None)
+    # Gradescope's own due date and a submitter's extension there replace course.yml's.
+    dated = (platform_time.gradescope_policy(args.submission_metadata, asg.late)
+             if args.submission_metadata and asg.late is not None else None)
     try:
         res = _graded(args, asg)
     except GraderError as exc:   # no results.json: a grader failure must never read as a score
         print(f"error: the grader failed, not the submission: {exc}; no results written", file=sys.stderr)
         return 1
-    if when is not None:
-        res = late.apply(res, asg.late, when.when, when.source)
+    if dated is not None:
+        policy, extension, when = dated
+        res = late.apply(res, policy, when.when, when.source, extension)
     path = results.write(res, args.out)
     print(results.summary(res, {t.id: t.title for t in asg.tasks}))
     print(f"wrote {path}")

@@ -1,6 +1,10 @@
 """``gradescope --out autograder.zip``: build the package to upload to Gradescope."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+from autograder.core.errors import UsageError
 from autograder.exports import gradescope
 
 NAME = "gradescope"
@@ -9,9 +13,23 @@ HELP = "build Gradescope's autograder zip (setup.sh, run_autograder, the grader 
 
 def add_arguments(p) -> None:
     p.add_argument("--out", default="autograder.zip", help="zip to write (default ./autograder.zip)")
+    p.add_argument("--check", default=None, metavar="ZIP",
+                   help="build nothing: say whether ZIP was built from this course.yml (exit 1 when not)")
 
 
 def run(args) -> int:
+    if args.check:
+        problem = gradescope.stale(args.check)
+        print(f"error: {problem}" if problem else f"{args.check}: built from this course.yml",
+              file=sys.stderr if problem else sys.stdout)
+        return 1 if problem else 0
+    if Path(args.out).is_file():
+        try:
+            was = gradescope.stale(args.out)
+        except UsageError:
+            was = None
+        if was:
+            print(f"note: replacing {args.out}, which was built from another course.yml; upload the new one")
     path = gradescope.build(args.out)
     print(f"wrote {path} ({len(gradescope.files())} files + setup.sh, run_autograder, "
           f"{gradescope.GRADING_REQUIREMENTS}); "

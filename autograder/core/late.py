@@ -24,6 +24,7 @@ the due date and the cutoff alike. grade-all keeps the extensions given in OUT/e
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as dt
 import math
 import re
@@ -202,6 +203,19 @@ def penalty(policy: LatePolicy, submitted: dt.datetime, extension: Extension | N
     else:
         percent = 0.0
     return Penalty(late_s=late_s, days=days, percent=percent, due=due, cutoff=cutoff)
+
+
+def just_after_due(policy: LatePolicy, extension: Extension | None = None) -> dt.datetime:
+    """The first second past the due date (moved by ``extension``) and the grace period: the time
+    of a submission the platform calls late without saying when (Canvas's ``LATE``)."""
+    shift = extension.shift(policy) if extension else dt.timedelta(0)
+    return policy.due + shift + dt.timedelta(minutes=policy.grace_minutes, seconds=1)
+
+
+def with_due(policy: LatePolicy, due: dt.datetime) -> LatePolicy:
+    """``policy`` with the platform's due date ``due`` (Gradescope's own), its cutoff moved alike."""
+    shift = due - policy.due
+    return dataclasses.replace(policy, due=due, cutoff=policy.cutoff + shift if policy.cutoff else None)
 
 
 #: Where results.json keeps the late-work verdict (Gradescope ignores unknown keys).

@@ -7,7 +7,8 @@ than 255 bytes, control characters, not UTF-8, empty), a name that is both a fil
 or appears twice. Harmless clutter (__MACOSX, .DS_Store, caches such as __pycache__, .hypothesis
 and .ipynb_checkpoints, *.pyc) is dropped.
 Students hand in their files one or more folders deep (the whole bundle zipped, a folder named
-like the assignment): the submission is graded from the shallowest folder that holds the most of
+like the assignment, a folder holding only their zip: autograder/core/handin.py, the one answer
+grade-all and the Gradescope package share): the submission is graded from the shallowest folder that holds the most of
 the files the assignment expects, and ``found_in`` says which.
 """
 from __future__ import annotations
@@ -21,7 +22,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from autograder.core import ziplimits
+from autograder.core import handin, ziplimits
 from autograder.core.errors import UsageError
 
 #: Most files a submission may hold.
@@ -31,14 +32,13 @@ MAX_FILE_BYTES = 20 * 2**20
 #: Largest submission in total, in bytes.
 MAX_TOTAL_BYTES = 50 * 2**20
 #: Deepest folder nesting accepted.
-MAX_DEPTH = 8
+MAX_DEPTH = handin.MAX_DEPTH
 #: Longest part of a path, in bytes of UTF-8 (Linux's NAME_MAX).
 MAX_NAME_BYTES = 255
 #: Longest whole path inside a submission, in characters.
 MAX_PATH_CHARS = 1024
 #: Names that carry nothing of the student's work and are dropped silently.
-CLUTTER = {"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".git",
-           ".hypothesis", ".mypy_cache", ".ruff_cache"}
+CLUTTER = handin.CLUTTER
 
 
 class SubmissionError(UsageError):
@@ -81,6 +81,8 @@ def load(path: Path | str, expected: tuple[str, ...] | list[str] = ()) -> Submis
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         raise SubmissionError(f"{path}: no such file or folder")
+    if not path.is_symlink():   # the work zipped one folder deeper: grade that zip, as grade-all does
+        path = handin.source(path, expected)
     tmp = Path(tempfile.mkdtemp(prefix="grader-sub-"))
     dest = tmp / "submission"
     dest.mkdir()
@@ -104,7 +106,7 @@ def load(path: Path | str, expected: tuple[str, ...] | list[str] = ()) -> Submis
 
 
 def _is_clutter(parts) -> bool:
-    return any(part in CLUTTER for part in parts) or (parts and parts[-1].endswith((".pyc", ".pyo")))
+    return handin.is_clutter(parts)
 
 
 def _copy_folder(src: Path, dest: Path) -> None:

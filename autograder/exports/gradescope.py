@@ -18,12 +18,17 @@ Gradescope unpacks the zip into ``$ROOT/source`` (``ROOT`` is ``/autograder`` th
   (exit status 2: a symlink, an unreadable zip ...) gets the grader's one-line reason in that
   output, where the student sees it (stderr reaches only the instructor).
 
+The zip's ``package.json`` records course.yml's sha256; ``gradescope --check ZIP`` says when
+course.yml changed since the zip was built (``stale``): Gradescope would grade under the old one.
+
 Visibility of every test is course.yml's (hidden, after_due_date, after_published, visible), as
 the grader writes it; the package carries course.yml, so an instructor changes it in one place.
 """
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import re
 import stat
 import zipfile
@@ -199,19 +204,49 @@ def _add(zf: zipfile.ZipFile, name: str, data: bytes, executable: bool) -> None:
     zf.writestr(info, data)
 
 
+#: The package's record of what it was built from (at the zip's top): course.yml's sha256.
+STAMP = "package.json"
+
+
+def stamp(root: Path = ROOT) -> dict:
+    """What a package built now from ``root`` records: course.yml's sha256 (the policy, points,
+    visibility and late work it grades under)."""
+    return {"course.yml sha256": hashlib.sha256((root / "course.yml").read_bytes()).hexdigest()}
+
+
+def stale(package: Path | str, root: Path = ROOT) -> str | None:
+    """Why the package zip at ``package`` no longer matches ``root``'s course.yml (one line), or
+    None when it does. UsageError when it is not a package this command built."""
+    package = Path(package)
+    try:
+        with zipfile.ZipFile(package) as zf:
+            built = json.loads(zf.read(STAMP).decode("utf-8"))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        raise UsageError(f"{package}: not a package built by `python -m autograder gradescope` "
+                         f"(no readable {STAMP}); rebuild it") from None
+    if built != stamp(root):
+        return (f"{package} was built from another course.yml than {root / 'course.yml'}: on Gradescope it "
+                f"grades under the old points, visibility and late policy; rebuild it "
+                f"(python -m autograder gradescope --out {package}) and upload it again")
+    return None
+
+
 def build(out: Path | str, root: Path = ROOT) -> Path:
     """Write the autograder zip to ``out``; the same project tree gives the same bytes."""
     out = Path(out)
     if out.exists() and out.is_dir():
         raise UsageError(f"--out {out}: is a folder; give a file name such as autograder.zip")
-    if not out.parent.is_dir():
-        raise UsageError(f"--out {out}: the folder {out.parent} does not exist")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot create the folder {out.parent} ({exc.strerror})") from None
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
         for name, text in scripts(root).items():
             _add(zf, name, text.encode(), executable=True)
         _add(zf, GRADING_REQUIREMENTS, grading_requirements(root / "requirements.txt").encode(),
              executable=False)
+        _add(zf, STAMP, (json.dumps(stamp(root), sort_keys=True) + "\n").encode(), executable=False)
         for rel in files(root):
             _add(zf, rel.as_posix(), (root / rel).read_bytes(), executable=False)
     out.write_bytes(buffer.getvalue())

@@ -4,6 +4,9 @@
   cells (a notebook not made from the released one, or with its nbgrader metadata stripped) stops
   that student with one line naming the student and the file, where nbgrader alone would record
   no score and say nothing.
+- ``RestoreHiddenTests`` (nbgrader's OverwriteCells): a test cell handed in as released gets its
+  hidden tests back before nbgrader compares checksums, so nbgrader's "checksum has changed"
+  warning is left for a locked cell a student really edited.
 - ``TestCellsOnly`` (nbgrader's Execute, narrowed): only the locked "autograder tests" cells run.
   The lab's cells (the bandwidth sweep, the decode benchmark, the Break It experiments) and the
   student's answer cells are not re-run on the grading machine, and nothing the student wrote runs
@@ -41,7 +44,14 @@ from nbgrader.preprocessors import (
 )
 
 from autograder.core import settings
-from autograder.exports.nbgrader_cells import ROOT_ENV, is_test_cell
+from autograder.exports.nbgrader_cells import (
+    BEGIN_HIDDEN,
+    END_HIDDEN,
+    ROOT_ENV,
+    CellError,
+    clear_region,
+    is_test_cell,
+)
 from autograder.exports.nbgrader_course import PREGRADED_DIR, PYTHON_ENV
 
 
@@ -74,6 +84,34 @@ class RequireTestCells(NbGraderPreprocessor):
         return nb, resources
 
 
+class RestoreHiddenTests(OverwriteCells):
+    """nbgrader's OverwriteCells, which first puts back the hidden tests of a test cell handed in
+    as released. nbgrader keeps a test cell's source with its hidden tests, releases it without
+    them, and compares checksums: every released test cell would read as an edited locked cell
+    ("Attribute 'checksum' ... has changed!", one warning per cell and student), the warning that
+    in nbgrader means a student changed a locked cell. A cell that differs in more than the hidden
+    tests still warns."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id is not None and is_test_cell(cell):
+            try:
+                source = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
+            except MissingEntry:
+                source = None
+            if source is not None and source.locked and _released(source.source) == _released(cell.source):
+                cell.source = source.source
+        return super().preprocess_cell(cell, resources, cell_index)
+
+
+def _released(source: str) -> str | None:
+    """A test cell's source as nbgrader releases it (hidden tests dropped); None when malformed."""
+    try:
+        return clear_region(source, BEGIN_HIDDEN, END_HIDDEN, None, "cell").rstrip()
+    except CellError:
+        return None
+
+
 class TestCellsOnly(Execute):
     """nbgrader's Execute that runs the autograder test cells and skips every other cell."""
 
@@ -83,8 +121,10 @@ class TestCellsOnly(Execute):
         return super().preprocess_cell(cell, resources, index)
 
 
-#: Autograde.sanitize_preprocessors: nbgrader 0.9.6's, after RequireTestCells.
-SANITIZE = [RequireTestCells, ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
+#: Autograde.sanitize_preprocessors: nbgrader 0.9.6's, after RequireTestCells, with RestoreHiddenTests
+#: for OverwriteCells.
+SANITIZE = [RequireTestCells, ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreHiddenTests,
+            CheckCellMetadata]
 #: Autograde.autograde_preprocessors: nbgrader 0.9.6's, with TestCellsOnly for Execute.
 AUTOGRADE = [TestCellsOnly, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
              AssignLatePenalties, CheckCellMetadata]

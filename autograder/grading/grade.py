@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.core import course, lesson, points, results, submission
+from autograder.core import course, handin, lesson, points, results, submission
 from autograder.core.errors import GraderError, StudentError, StudentRaised, UsageError
 from autograder.core.lesson import Lesson
 from autograder.core.registry import REGISTRY, Check, CheckFailed
@@ -366,6 +366,9 @@ def _overview(p: GradingPlan, student: Sandbox, notes: list[str]) -> str:
              f"Files graded: {', '.join(sub.files) or '(none)'}."]
     if sub.found_in:
         lines.insert(1, f"Your files were found in {sub.found_in}/ inside the submission and graded from there.")
+    notebook = handin.notebook_only(sub.files, handed_in(p.assignment))
+    if notebook:
+        lines.insert(1, f"Nothing graded: {notebook}.")
     lines.append(isolation.describe(student.limits))   # the protection in force, as probed
     if student.starts > 1:
         lines.append(f"Your code was restarted {student.starts - 1} time(s) after a crash or a time limit.")

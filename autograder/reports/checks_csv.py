@@ -7,7 +7,8 @@ the results list them), one per manual item, then ``total`` (the gradebook's tot
 The first row after the header, ``Points Possible``, holds each column's maximum in points. A check
 a student's result did not grade, a manual item nobody scored yet, and every score of a student the
 grader failed on (autograder/classdata/zero.py) are empty cells, never 0. Check scores include
-OUT/overrides.csv's changes of checks; task and total overrides show in the total only.
+OUT/overrides.csv's changes of checks and manual items; task and total overrides show in the
+total, and every override with its reason in the ``overrides`` column (as in gradebook.csv).
 Spreadsheet-safe (autograder/core/csvsafe.py).
 """
 from __future__ import annotations
@@ -52,10 +53,10 @@ def checks_csv(entries: list[tuple[Submission, dict]], assignment) -> str:
     by_person = {(r["student"], r["name"], r["sid"], r["email"]): r for r in gradebook.rows(entries, assignment)}
     buf = io.StringIO()
     writer = csvsafe.Writer(buf)
-    writer.writerow([*IDENTITY, *cols, "total", "note"])
+    writer.writerow([*IDENTITY, *cols, "total", "overrides", "note"])
     writer.writerow(["Points Possible", "", "", "", "",
                      *(csvsafe.number(m, PLACES) for m in cols.values()),
-                     csvsafe.number(assignment.max_score, PLACES), ""])
+                     csvsafe.number(assignment.max_score, PLACES), "", ""])
     for sub, results in entries:
         failed = zero.is_grader_failure(results)
         points: dict[str, float] = {}
@@ -67,5 +68,5 @@ def checks_csv(entries: list[tuple[Submission, dict]], assignment) -> str:
             row = by_person[(sub.student, member.name, member.sid, member.email)]
             cells = ["" if failed or c not in points else csvsafe.number(points[c], PLACES) for c in cols]
             writer.writerow([sub.student, member.name, member.sid, member.email, member.lms_id, *cells,
-                             row["total"], row["note"]])
+                             row["total"], row["overrides"], row["note"]])
     return buf.getvalue()

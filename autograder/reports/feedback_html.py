@@ -86,11 +86,16 @@ def _overrides(results: dict) -> str:
 def _what_went_wrong(results: dict, assignment) -> str:
     """The top box: one row per failure (failures.ranked), most points lost first."""
     rows = failures.ranked(results, assignment)
+    if results.get(overrides.KEY):   # a check the course staff gave its points back costs nothing
+        rows = [r for r in rows if r.points > 1e-9]
+    given = sum(float(t.get("score") or 0.0) for t in results.get("tests", []) if t.get(overrides.ADJUSTMENT))
     if not rows:
         if not results.get("tests"):
             return ""
         return "<div class=\"card allgood\" id=\"what-went-wrong\"><h2>Every check passed</h2></div>"
     lost = sum(r.points for r in rows)
+    staff = (f"<p>The course staff changed your score by {given:+.3g} points (see \"Scores changed by the "
+             f"course staff\" below): the score above counts it.</p>" if abs(given) > 1e-9 else "")
     body = []
     for r in rows:
         kind = "" if r.ran else " <span class=\"error\">(did not run)</span>"
@@ -102,7 +107,7 @@ def _what_went_wrong(results: dict, assignment) -> str:
                     f"<td class=\"muted\">reread: {escape(r.lesson)}</td></tr>")
     return (f"<div class=\"card wrong\" id=\"what-went-wrong\"><h2>What went wrong: "
             f"{len(rows)} {'thing' if len(rows) == 1 else 'things'}, {lost:.3g} points</h2>"
-            "<table><tr><th>cost</th><th>check</th><th>fix</th><th>lesson</th></tr>"
+            + staff + "<table><tr><th>cost</th><th>check</th><th>fix</th><th>lesson</th></tr>"
             + "".join(body) + "</table></div>")
 
 

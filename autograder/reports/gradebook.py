@@ -10,14 +10,17 @@ penalty) and one per manual item (course.yml ``manual:``; empty until OUT/overri
 empty without a late policy), ``checks`` (what the row covers: ``all``, or ``partial: ID ...``,
 which only partial.csv holds), ``graded_at`` (when, ISO 8601 UTC), ``overrides`` (what
 OUT/overrides.csv changed, with the reasons), ``note`` (why a submission got a zero without
-grading). A Gradescope group submission gives each member a row with the group's scores.
+grading; for a student graded before but not in this download, that they are kept: the record
+only grows, autograder/classdata/kept.py). A Gradescope group submission gives each member a
+row with the group's scores.
 
 A submission the grader itself failed on (autograder/classdata/zero.py: ``grader_failure``) is never
 a number: its score cells are empty here, in canvas.csv and in checks.csv, and its note starts
 "GRADER FAILED, not a grade".
 
 canvas.csv has the columns Canvas's gradebook import expects (Student, ID, SIS User ID, SIS Login ID,
-Section) and one assignment column, ``<assignment> (<points>)``, holding the total (``ID`` is the
+Section) and one assignment column named after the assignment (no points: Canvas reads
+``(...)`` after the name as its assignment id, and a new name makes a new assignment), holding the total (``ID`` is the
 Canvas user id when the submissions came from a Canvas download); README's
 "Grading a class" says how to import it.
 
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import io
 
-from autograder.classdata import overrides, partial, zero
+from autograder.classdata import kept, overrides, partial, zero
 from autograder.classdata.discover import Submission
 from autograder.core import csvsafe, late
 
@@ -91,6 +94,8 @@ def rows(entries: list[tuple[Submission, dict]], assignment) -> list[dict]:
                 row["checks"] = "none (grader failed)"
             row["overrides"] = overrides.describe(results)
             row["note"] = note_of(results)
+            if sub.layout == kept.ABSENT:   # kept from an earlier run: the record only grows
+                row["note"] = kept.NOTE + (f"; {row['note']}" if row["note"] else "")
             out.append(row)
     return out
 
@@ -110,7 +115,9 @@ def gradebook_csv(entries: list[tuple[Submission, dict]], assignment) -> str:
 def canvas_csv(entries: list[tuple[Submission, dict]], assignment) -> str:
     """The text of canvas.csv: Canvas's identity columns and one column with the total (empty
     where the grader failed: Canvas leaves an empty cell's grade as it was)."""
-    column = f"{assignment.name} ({_fmt(assignment.max_score)})"
+    # the assignment's name alone: Canvas reads "(...)" after a column's name as its own
+    # assignment id, so points there would make a new assignment whenever they change
+    column = assignment.name
     buf = io.StringIO()
     writer = csvsafe.Writer(buf)
     writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", column])

@@ -5,7 +5,9 @@ made each classic mistake (what to reteach, most common first; every mistake of 
 also those nobody made), whose code did not run and why, who got a zero without grading and why,
 partial results, regrades that changed a total, the students the grader itself failed on (no
 score), links to the class files (gradebook.csv, canvas.csv, checks.csv, overrides.csv,
-extensions.csv, regrades.csv) and a link to every feedback page. Built from summary.json's dict
+extensions.csv, regrades.csv, submitted.csv, the similarity report when there is one) and every
+student with their total, late penalty and submission time, a mark where the course staff
+changed a score, and a link to their feedback page. Built from summary.json's dict
 and the gradebook rows.
 """
 from __future__ import annotations
@@ -18,7 +20,7 @@ from autograder.reports.feedback_html import page
 
 #: The class files linked from the top of the report (in OUT beside summary.html).
 CLASS_FILES = ("gradebook.csv", "canvas.csv", "checks.csv", "overrides.csv", "extensions.csv",
-               "regrades.csv")
+               "regrades.csv", "submitted.csv", "similarity/report.html")
 
 
 def render(summary: dict, rows: list[dict], files=()) -> str:
@@ -149,10 +151,42 @@ def _not_graded(summary: dict) -> str:
 
 
 def _students(rows: list[dict]) -> str:
+    """Every person: the total, the late penalty and when they handed in (under a late policy),
+    a mark where the course staff changed a score (overrides.csv), and the note."""
     student_rows = "".join(
         f"<tr><td><a href=\"{quote(r['student'])}/feedback.html\">{escape(r['student'])}</a></td>"
         f"<td>{escape(r['name'])}</td><td>{escape(r['total'])} / {escape(r['max_score'])}</td>"
-        f"<td class=\"muted\">{escape(r['note'])}</td></tr>" for r in rows)
+        f"<td>{_late_cell(r)}</td>"
+        f"<td>{_override_mark(r)}</td><td class=\"muted\">{escape(r['note'])}</td></tr>" for r in rows)
+    late = [r for r in rows if _penalty(r) > 0]
+    late_box = (f"<p>Late: <b>{len(late)}</b> of {len(rows)}, "
+                f"{sum(_penalty(r) for r in late):.4g} points taken in all "
+                f"(the late column says when each handed in and how we know).</p>"
+                if any(r.get("submitted_at") or r.get("time_source") for r in rows) else "")
     return ("<h2>Students</h2>"
-            f"<div class=\"card\"><table><tr><th>student</th><th>name</th><th>total</th><th>note</th></tr>"
+            f"<div class=\"card\" id=\"students\">{late_box}<table><tr><th>student</th><th>name</th>"
+            "<th>total</th><th>late</th><th>overrides</th><th>note</th></tr>"
             f"{student_rows}</table></div>")
+
+
+def _override_mark(row: dict) -> str:
+    """A mark where the course staff changed a score, the changes and reasons on hover."""
+    changes = row.get("overrides") or ""
+    return f"<b title=\"{escape(changes)}\">changed by staff</b>" if changes else ""
+
+
+def _penalty(row: dict) -> float:
+    try:
+        return float(row.get("late_penalty") or 0.0)
+    except ValueError:
+        return 0.0
+
+
+def _late_cell(row: dict) -> str:
+    """The late column: the penalty (or 'on time') and the submission time with its source."""
+    if not (row.get("submitted_at") or row.get("time_source")):
+        return ""
+    penalty = _penalty(row)
+    verdict = f"<b>&minus;{penalty:.4g}</b>" if penalty > 0 else "on time"
+    return (f"{verdict}<div class=\"muted\" title=\"{escape(str(row.get('time_source') or ''))}\">"
+            f"{escape(str(row.get('submitted_at') or 'no time'))}</div>")

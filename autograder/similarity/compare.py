@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.classdata.discover import JUNK_NAMES, SEARCH_DEPTH, Submission, gradable_names
-from autograder.core import ziplimits
+from autograder.core import handin, ziplimits
 from autograder.similarity import dictated
 
 #: copydetect's noise threshold: matches shorter than this many filtered characters are ignored.
@@ -79,7 +79,7 @@ def code_files(sub: Submission, names) -> dict[str, str]:
             return
         found[parts[-1]] = (len(parts), data.decode("utf-8", "replace"))
 
-    path = sub.path
+    path = handin.source(sub.path, names)   # a zip one folder deeper, as grading finds it
     try:
         if path.is_file():
             with ziplimits.open_zip(path) as zf:

@@ -13,23 +13,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.batch import lms_layouts
-from tests.helpers.tiny_course import TINY, cli
+from tests.batch.record_classes import by_student as _by_student
+from tests.batch.record_classes import course as _course
+from tests.batch.record_classes import grade as _grade
+from tests.batch.record_classes import rows as _rows
+from tests.helpers.tiny_course import TINY
 
 GOOD = TINY / "submissions" / "good_adds"
 WRONG = TINY / "submissions" / "wrong_squares"
-
-
-def _course(tmp_path: Path, **extra) -> Path:
-    """A copy of the tiny course, its assignment given ``extra`` keys (late:, manual:)."""
-    folder = tmp_path / "course"
-    shutil.copytree(TINY, folder, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
-    data = yaml.safe_load((folder / "course.yml").read_text())
-    data["assignments"]["tiny"].update(extra)
-    (folder / "course.yml").write_text(yaml.safe_dump(data, sort_keys=False))
-    return folder
 
 
 def _class(tmp_path: Path, **students: Path) -> Path:
@@ -37,19 +30,6 @@ def _class(tmp_path: Path, **students: Path) -> Path:
     for name, src in students.items():
         shutil.copytree(src, root / name)
     return root
-
-
-def _grade(src: Path, out: Path, course: Path, *extra):
-    return cli("grade-all", src, "--out", out, "--course", course, "--jobs", "1", *extra)
-
-
-def _rows(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
-
-
-def _by_student(path: Path) -> dict[str, dict]:
-    return {r["student"]: r for r in _rows(path)}
 
 
 # --- the preflight and grader failures --------------------------------------------------------
@@ -163,8 +143,9 @@ def test_bad_override_rows_are_a_line_each_and_nothing_is_graded(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     path = out / "overrides.csv"
+    assert (f"warning: {path} row 2: no student 'zed' in the submissions (give the folder name, SID, email "
+            f"or name); the row is not applied") in proc.stderr   # a student absent from the download
     assert errors == [
-        f"error: {path} row 2: no student 'zed' in the submissions (give the folder name, SID, email or name)",
         f"error: {path} row 3: 'nope' is not a check, task or manual item of tiny, nor 'total'",
         f"error: {path} row 4: points must be a number from 0 to 10 (task double), got '20'",
         f"error: {path} row 5: give points (the task's new score) or delta (points added), one of them",

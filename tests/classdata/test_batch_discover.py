@@ -92,12 +92,40 @@ def test_gradescope_export_with_top_level_metadata_and_a_group(tmp_path, asg):
     assert by["1815"].path == tmp_path / "submission_111"
 
 
-def test_gradescope_metadata_inside_each_folder(tmp_path, asg):
-    folder = _student(tmp_path / "submission_9", "bw.py")
-    (folder / "submission_metadata.yml").write_text(":submitters:\n- :name: Alan\n  :sid: '42'\n")
+METADATA = (":submitters:\n- :name: Bea Victim\n  :sid: '777'\n  :email: bea@x.edu\n"
+            "- :name: Friend\n  :sid: '888'\n")
+
+
+@pytest.mark.parametrize("download", ["folders", "moodle"])
+def test_a_students_own_metadata_decides_neither_the_layout_nor_who_they_are(tmp_path, asg, download):
+    """Gradescope's export has its submission_metadata.yml at the top: one inside a student's own
+    entry is that student's file and names nobody (nor the layout, nor a group)."""
+    names = {"folders": ("eve", "ann", "bob"),
+             "moodle": tuple(f"{n}_{i}_assignsubmission_file_" for i, n in
+                             enumerate(("Eve Attacker", "Ann Lee", "Bob Ray"), start=100))}[download]
+    for name in names:
+        _student(tmp_path / name, "bw.py")
+    (tmp_path / names[0] / "submission_metadata.yml").write_text(METADATA)
     layout = discover.discover(tmp_path, asg)
-    assert layout.kind == "gradescope"
-    assert [(s.student, s.problem) for s in layout.submissions] == [("42", None)]
+    assert layout.kind == download
+    eve = next(s for s in layout.submissions if s.student.lower().startswith("eve"))
+    assert [(m.name, m.sid, m.email) for m in eve.members] == [
+        ("Eve Attacker" if download == "moodle" else "eve", "", "")]
+    assert eve.problem is None
+    if download == "moodle":
+        assert sorted(m.lms_id for s in layout.submissions for m in s.members) == ["100", "101", "102"]
+
+
+def test_in_an_export_only_the_top_metadata_names_the_submitters(tmp_path, asg):
+    _student(tmp_path / "submission_1", "bw.py")
+    _student(tmp_path / "submission_2", "bw.py")
+    (tmp_path / "submission_metadata.yml").write_text(
+        "submission_1:\n  :submitters:\n  - :name: Eve\n    :sid: '1'\n"
+        "submission_2:\n  :submitters:\n  - :name: Bea\n    :sid: '777'\n")
+    (tmp_path / "submission_1" / "submission_metadata.yml").write_text(METADATA)
+    by = {s.student: s for s in discover.discover(tmp_path, asg).submissions}
+    assert set(by) == {"1", "777"}
+    assert [(m.name, m.sid) for m in by["1"].members] == [("Eve", "1")]
 
 
 def test_unsafe_and_clashing_names_become_distinct_safe_folders(tmp_path, asg):

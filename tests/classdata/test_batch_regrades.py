@@ -104,26 +104,66 @@ def test_a_changed_submission_is_logged_and_appended(graded):
     assert changed[regrades.TOTAL]["student"] == "carol"
 
 
-def test_editing_a_check_file_changes_the_grading_fingerprint(tmp_path, monkeypatch):
+def test_editing_a_check_file_a_module_it_imports_or_the_reference_changes_the_fingerprint(tmp_path, monkeypatch):
     package = tmp_path / "tmpgrader15"
     (package / "checks").mkdir(parents=True)
     (package / "__init__.py").write_text("from autograder.api import Lesson\n"
                                          "LESSON = Lesson(package=__name__, checks=__name__ + '.checks')\n")
     (package / "checks" / "__init__.py").write_text("")
-    (package / "checks" / "one.py").write_text("LIMIT = 1\n")
-    (tmp_path / "solutions" / "tmp").mkdir(parents=True)
+    (package / "checks" / "one.py").write_text("from tmpgrader15 import helper\nLIMIT = 1\n")
+    (package / "helper.py").write_text("from .deep import rule\n")
+    (package / "deep").mkdir()
+    (package / "deep" / "__init__.py").write_text("")
+    (package / "deep" / "rule.py").write_text("RULE = 1\n")
     (package / "fixtures").mkdir()
     (package / "fixtures" / "x.py").write_text("a = 1\n")
+    solutions = tmp_path / "solutions" / "tmp15"
+    solutions.mkdir(parents=True)
+    (solutions / "double.py").write_text("def double(x):\n    return 2 * x\n")
     monkeypatch.syspath_prepend(str(tmp_path))
 
     class Asg:
         grader = "tmpgrader15"
-        solutions_dir = tmp_path / "solutions" / "tmp"
-    first = fingerprint.grader_digest(Asg)
+        solutions_dir = solutions
+
+    def digest():
+        fingerprint._manifest.cache_clear()
+        return fingerprint.grader_digest(Asg)
+
+    first = digest()
     (package / "fixtures" / "x.py").write_text("a = 2\n")        # fixtures do not grade
-    assert fingerprint.grader_digest(Asg) == first
-    (package / "checks" / "one.py").write_text("LIMIT = 2\n")
-    second = fingerprint.grader_digest(Asg)
-    assert second != first
-    (package / "cases.json").write_text("[1]\n")                   # data a check reads grades too
-    assert fingerprint.grader_digest(Asg) != second
+    assert digest() == first
+    seen = {first}
+    for path, text in ((package / "checks" / "one.py", "from tmpgrader15 import helper\nLIMIT = 2\n"),
+                       (package / "cases.json", "[1]\n"),                 # data a check reads
+                       (package / "deep" / "rule.py", "RULE = 2\n"),     # reached through imports
+                       (solutions / "double.py", "def double(x):\n    return x + x\n")):   # the reference
+        path.write_text(text)
+        now = digest()
+        assert now not in seen, path
+        seen.add(now)
+    fingerprint._manifest.cache_clear()
+
+
+def test_every_file_that_decides_a_verdict_is_fingerprinted():
+    """The engine's GPU checks, the simulated GPU, the lesson's GPU rubric, the reference and the
+    grader package; not its fixtures nor what only records or reports a grading."""
+    from autograder.core import course
+    asg = course.load().assignment("why17")
+    names = {p.relative_to(ROOT).as_posix() for p in fingerprint.deciding_files(asg)}
+    for needed in ("autograder/gpu/checks.py", "autograder/grading/grade.py", "autograder/runtime/child.py",
+                   "shared/simgpu/judging.py", "shared/simgpu/device.py", "shared/data/simgpu.yml",
+                   "shared/lessons/why17/gpu/rubric.py", "shared/validate.py", "solutions/why17/bw.py",
+                   "autograder/lessons/why17/checks/bw_cpu.py", "autograder/lessons/why17/mistakes.yml"):
+        assert needed in names, needed
+    assert not [n for n in names if "/fixtures/" in n or n.startswith(("autograder/reports/", "autograder/batch/"))]
+
+
+def test_the_log_names_the_files_and_settings_a_new_grading_key_changed(tmp_path):
+    regrades.remember_key(tmp_path, "old", {"shared/simgpu/judging.py": "a", "solutions/why17/bw.py": "b"},
+                          {"device": "sim", "course.yml tasks": [1]})
+    regrades.remember_key(tmp_path, "new", {"shared/simgpu/judging.py": "c", "solutions/why17/bw.py": "b"},
+                          {"device": "sim", "course.yml tasks": [2]})
+    assert regrades.key_change(tmp_path, "old", "new") == (
+        "changed shared/simgpu/judging.py; changed course.yml tasks")
+    assert regrades.key_change(tmp_path, "old", "unknown").startswith("changed grading key (")

@@ -178,9 +178,9 @@ def test_every_csv_grade_all_writes_has_no_live_formula(graded):
             "partial/canvas.csv", "partial/gradebook.csv", "partial/checks.csv",
             "partial/similarity/pairs.csv"} <= set(written)
     assert set(written) <= {"out/canvas.csv", "out/gradebook.csv", "out/regrades.csv", "out/checks.csv",
-                            "out/overrides.csv", "partial/canvas.csv", "partial/gradebook.csv",
+                            "out/overrides.csv", "out/submitted.csv", "partial/canvas.csv", "partial/gradebook.csv",
                             "partial/partial.csv", "partial/checks.csv", "partial/overrides.csv",
-                            "partial/similarity/pairs.csv"}
+                            "partial/submitted.csv", "partial/similarity/pairs.csv"}
     for name in written:
         assert live_formulas(out.parent / name) == [], name
 

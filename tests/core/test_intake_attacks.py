@@ -126,7 +126,8 @@ def test_the_grader_parses_student_source_only_through_the_bounded_reader():
                ("autograder/sandbox/forkserver/child.py", "compile"),   # python -c CODE: the caller's
                ("autograder/sandbox/jail.py", "compile"),         # confine.py, rootfs.py: grader code
                ("autograder/grading/preflight.py", "compile"),      # the reference solution: the course's
-               ("autograder/similarity/dictated.py", "parse")}    # the released stubs: the course's
+               ("autograder/similarity/dictated.py", "parse"),    # the released stubs: the course's
+               ("autograder/batch/fingerprint.py", "parse")}      # the grader's and reference's imports
     found = set()
     for path in sorted((ROOT / "autograder").rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()

@@ -11,6 +11,8 @@ import csv
 import datetime as dt
 import json
 import os
+import shutil
+import struct
 import subprocess
 import sys
 import zipfile
@@ -157,16 +159,18 @@ def _nbgrader_class(root: Path, times: dict[str, dt.datetime]) -> None:
 def _folders_class(root: Path, times: dict[str, dt.datetime]) -> None:
     for name, when in times.items():
         entry = write_student(root, name, "reference_measured")
-        for path in entry.rglob("*"):   # the student's own file times date nothing
-            os.utime(path, (STUDENT_CLOCK.timestamp(), STUDENT_CLOCK.timestamp()))
-        os.utime(entry, (when.timestamp(), when.timestamp()))   # the entry's: the collection's
+        files = sorted(p for p in entry.rglob("*") if p.is_file())
+        for path in files:   # the newest file time dates it
+            os.utime(path, (when.timestamp() - 3600, when.timestamp() - 3600))
+        os.utime(files[-1], (when.timestamp(), when.timestamp()))
+        os.utime(entry, (COPIED.timestamp(), COPIED.timestamp()))   # the entry's: when it was copied
 
 
 SOURCES = {"gradescope": (_gradescope_class, "Gradescope submission_metadata.yml"),
            "nbgrader": (_nbgrader_class, "nbgrader timestamp.txt"),
-           "folders": (_folders_class, "collected: the entry's own time")}
-#: A time the student's machine gave their files (long before the due date).
-STUDENT_CLOCK = dt.datetime(2019, 1, 1, tzinfo=dt.timezone.utc)
+           "folders": (_folders_class, "files: the newest time among the files handed in")}
+#: When a download was unpacked or copied (long after the due date): it dates nothing.
+COPIED = dt.datetime(2027, 3, 1, tzinfo=dt.timezone.utc)
 
 
 @pytest.mark.parametrize("source", sorted(SOURCES))
@@ -181,25 +185,36 @@ def test_submission_time_from_each_source(tmp_path, source):
     assert all(f.source.startswith(words) for f in found.values())
 
 
-def test_times_the_student_wrote_date_nothing(tmp_path):
-    """A student's own submission_metadata.json, timestamp.txt or submission_metadata.yml in the
-    folder, and a zip's member times, are ignored: the entry's own time dates it."""
+def test_a_submission_without_a_platform_time_is_dated_by_its_newest_file(tmp_path):
+    """A folder by its newest file, a zip by its entries' own times (the zip's and the folder's own
+    times are when the download was unpacked or copied); a student's own
+    submission_metadata.json or timestamp.txt dates nothing."""
     asg = course.load().assignment("why17")
     root = tmp_path / "class"
     folder = write_student(root, "one", "reference_measured")
     (folder / "submission_metadata.json").write_text(json.dumps({"created_at": "2019-01-01T00:00:00Z"}))
     (folder / "timestamp.txt").write_text("2019-01-01 00:00:00.000000 UTC\n")
+    for path in folder.rglob("*"):
+        os.utime(path, (LATE.timestamp(), LATE.timestamp()))
     archive = root / "two.zip"
     with zipfile.ZipFile(archive, "w") as zf:
-        for name in ("bw.py", "predict.py"):
-            zf.writestr(zipfile.ZipInfo(name, (2019, 1, 1, 0, 0, 0)), "x = 1\n")
-    for entry in (folder, archive):
-        os.utime(entry, (LATE.timestamp(), LATE.timestamp()))
+        for name, when in (("bw.py", (2026, 12, 1, 9, 0, 0)), ("predict.py", (2026, 12, 4, 10, 0, 0))):
+            info = zipfile.ZipInfo(name, when)
+            # Info-ZIP's extended timestamp: the entry's time in UTC, as zip -r writes it
+            stamp = int(dt.datetime(*when, tzinfo=dt.timezone.utc).timestamp())
+            info.extra = struct.pack("<HHBI", 0x5455, 5, 1, stamp)
+            zf.writestr(info, "x = 1\n")
+    deeper = root / "three"
+    deeper.mkdir()
+    archive.rename(deeper / "three.zip")   # the work zipped one folder deeper
+    shutil.copy2(deeper / "three.zip", archive)
+    for entry in (folder, archive, deeper):
+        os.utime(entry, (COPIED.timestamp(), COPIED.timestamp()))
     layout = discover.discover(root, asg)
     assert layout.kind == "folders"
     for sub in layout.submissions:
-        when = submitted.submission_time(sub)
-        assert when.when == LATE and when.source.startswith("collected"), (sub.student, when)
+        when = submitted.submission_time(sub, asg.handed_in)
+        assert when.when == LATE and when.source == submitted.FROM_FILES, (sub.student, when)
 
 
 def test_a_gradescope_export_is_dated_by_its_own_metadata_only(tmp_path):
@@ -208,11 +223,12 @@ def test_a_gradescope_export_is_dated_by_its_own_metadata_only(tmp_path):
     (other / "submission_metadata.yml").write_text(
         "submission_9:\n  :created_at: 2019-01-01 00:00:00.000000000 -08:00\n"
         "  :submitters:\n  - :name: eve\n    :sid: eve\n")
-    os.utime(other, (LATE.timestamp(), LATE.timestamp()))
+    for path in other.rglob("*"):
+        os.utime(path, (LATE.timestamp(), LATE.timestamp()))
     layout = discover.discover(tmp_path, course.load().assignment("why17"))
     found = {s.student: submitted.submission_time(s) for s in layout.submissions}
     assert found["ann"] == submitted.Submitted(ON_TIME, "Gradescope submission_metadata.yml")
-    assert found["submission_9"].when == LATE and found["submission_9"].source.startswith("collected")
+    assert found["submission_9"] == submitted.Submitted(LATE, submitted.FROM_FILES)
 
 
 def test_gradescope_harness_metadata_is_read_from_its_own_path(tmp_path):

@@ -146,14 +146,17 @@ def test_the_grading_key_changes_with_the_reference_and_the_declared_files(tmp_p
 
     tiny = copy_of_tiny(tmp_path)
     asg = course.load(tiny / "course.yml").assignment("tinygpu")
-    assert (tiny / "solutions" / "tinygpu").resolve() in fingerprint.deciding_roots(asg)
+    reference = (tiny / "solutions" / "tinygpu" / "fill.py").resolve()
+    assert reference in fingerprint.deciding_files(asg)
     before = fingerprint.grader_digest(asg)
-    with open(tiny / "solutions" / "tinygpu" / "fill.py", "a") as fh:
+    with open(reference, "a") as fh:
         fh.write("\n# the reference changed\n")
+    fingerprint._manifest.cache_clear()
     assert fingerprint.grader_digest(asg) != before
     why17 = course.load().assignment("why17")
-    roots = fingerprint.deciding_roots(why17)
-    assert (ROOT / "shared" / "lessons" / "why17") in roots and lesson.of(why17).folder in roots
+    files = fingerprint.deciding_files(why17)
+    assert ROOT / "shared" / "lessons" / "why17" / "gpu" / "rubric.py" in files
+    assert lesson.of(why17).folder / "__init__.py" in files
     prints = fingerprint.of_checks(why17, ["sync_present", "law_bandwidth_doubles", "nope"])
     assert prints["sync_present"].startswith("checks/gpu.py:") and "nope" not in prints
     assert prints["law_bandwidth_doubles"].startswith("checks/predict_laws.py:")

@@ -81,6 +81,15 @@ def graded(tmp_path_factory):
     return course_dir, done
 
 
+@pytest.mark.slow
+def test_test_cells_handed_in_as_released_are_not_reported_as_edited(graded):
+    """nbgrader releases a test cell without its hidden tests and would report its checksum changed
+    (its word for an edited locked cell) for every test cell of every student."""
+    _, done = graded
+    log = done.stdout + done.stderr
+    assert "'checksum'" not in log and "Inconsistent checksums" not in log, log[-3000:]
+
+
 def full_marks() -> dict:
     return {t.id: t.points for t in course.load().assignment(ASSIGNMENT).tasks}
 

@@ -61,7 +61,7 @@ def test_gradebook_has_a_row_per_person_and_a_column_per_task(asg):
 def test_canvas_csv_has_canvas_columns_points_possible_and_totals(asg):
     entries = [(sub("1815", Member("Ada", "1815", "ada@x.edu")), results_of(test("task1", "a", 7.5, 25)))]
     rows = list(csv.reader(io.StringIO(gradebook.canvas_csv(entries, asg))))
-    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "why17 (100)"]
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "why17"]
     assert rows[1][0] == "Points Possible" and rows[1][-1] == "100"
     assert rows[2] == ["Ada", "", "1815", "ada@x.edu", "", "7.5"]
 
