@@ -25,6 +25,7 @@ from autograder.batch.options import BatchOptions, Settled, settle
 from autograder.batch.progress import Progress
 from autograder.batch.record import Context, Recorder
 from autograder.classdata import discover, overrides, partial, regrades, store, zero
+from autograder.core import terminal
 
 
 def grade_all(src, out, options: BatchOptions | None = None, *, stream=None) -> int:
@@ -32,7 +33,8 @@ def grade_all(src, out, options: BatchOptions | None = None, *, stream=None) -> 
     on a student, a file could not be written or the executor left some ungraded, 130
     interrupted). Before anyone is graded, the options, the course, the extensions given and
     OUT/overrides.csv are checked: any problem is a UsageError (exit 2)."""
-    stream = stream if stream is not None else sys.stderr
+    raw = stream if stream is not None else sys.stderr
+    stream = terminal.CleanStream(raw)   # names from the download are printed, never obeyed
     options = options if options is not None else BatchOptions()
     settled = settle(options)
     layout = discover.discover(src, settled.asg, exclude=Path(out), stage=Path(out) / discover.STAGING)
@@ -41,7 +43,7 @@ def grade_all(src, out, options: BatchOptions | None = None, *, stream=None) -> 
     with store.Store(out, key) as st:   # an OUT that cannot be written is refused before any output
         ctx = open_run(st, layout, settled, full_key, stream)
         todo = plan.todo(st, layout, wanted, settled, full_key, stream)
-        progress = Progress(len(todo), stream)
+        progress = Progress(len(todo), raw)   # draws its own bar; cleans what it shows
         run = Run(out, settled, layout, ctx, Recorder(ctx, todo, progress), progress)
         status, interrupted = execute(run, todo)
         return conclude(run, status, interrupted)

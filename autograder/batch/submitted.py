@@ -21,11 +21,11 @@ results.json's ``late.time_source`` names the one used.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.classdata.discover import Submission
+from autograder.core import bounded
 from autograder.core.errors import UsageError
 from autograder.core.late import parse_time
 
@@ -96,8 +96,8 @@ def from_gradescope_json(path: Path | str) -> Submitted:
     if len(raw) > MAX_METADATA_BYTES:
         raise UsageError(f"{path}: larger than {MAX_METADATA_BYTES // 2**20} MiB; not Gradescope's metadata")
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = bounded.load_json(raw, bounded.Limits(max_bytes=MAX_METADATA_BYTES))
         created = data["created_at"]
-    except (UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError):
+    except (bounded.Refused, KeyError, TypeError):
         raise UsageError(f"{path}: not Gradescope's submission metadata (JSON with created_at)") from None
     return Submitted(parse_time(created, str(path)), f"Gradescope {GRADESCOPE_JSON}")

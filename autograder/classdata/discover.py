@@ -28,11 +28,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 
-from autograder.core import ziplimits
+from autograder.core import bounded, ziplimits
 from autograder.core.errors import UsageError
-from shared import yamlfile
 
 #: Names ignored wherever they appear: editor, OS and Python droppings.
 JUNK_NAMES = frozenset({"__MACOSX", ".DS_Store", "__pycache__", ".ipynb_checkpoints", "Thumbs.db",
@@ -219,9 +217,10 @@ def _gradescope(root: Path, entries: list[Path], names) -> Layout:
 def _read_metadata(path: Path) -> dict:
     """A Gradescope metadata file as a dict; UsageError (one line) when it is not YAML."""
     try:
-        data = yamlfile.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        raise UsageError(f"{path}: not a readable Gradescope {GRADESCOPE_METADATA}") from None
+        data = bounded.load_yaml(bounded.head(path))
+    except (OSError, bounded.Refused) as exc:
+        why = exc.reason if isinstance(exc, bounded.Refused) else exc.strerror
+        raise UsageError(f"{path}: not a readable Gradescope {GRADESCOPE_METADATA} ({why})") from None
     return data if isinstance(data, dict) else {}
 
 

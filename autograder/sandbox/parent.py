@@ -18,7 +18,7 @@ from pathlib import Path
 from autograder.core.errors import StudentCrashed, StudentError, StudentMissing, StudentRaised, StudentTimeout
 from autograder.gpu import host
 from autograder.runtime import runner
-from autograder.sandbox import isolation
+from autograder.sandbox import isolation, replies
 from autograder.sandbox.channel import ChildGone, receive, send
 from autograder.sandbox.launch import ChildHandle, Limits, kill, launch_child, stop
 from autograder.sandbox.policy import JailLimits
@@ -271,10 +271,16 @@ class Sandbox:
             error = StudentMissing(f"{module}.py does not import: {reason}")
             self.modules[module] = self.poisoned[module] = error
             raise error from None
-        if reply.get("ok"):
-            self.modules[module] = list(reply.get("value") or [])
-            return self.modules[module]
-        error = StudentMissing(str(reply.get("message", f"{module}.py does not import")))
+        try:
+            outcome = replies.has_outcome(reply)
+        except replies.BadReply as exc:
+            self._discard()   # a child that forges replies serves nothing more
+            outcome = replies.Outcome(False, message=f"{module}.py does not import: the process running "
+                                                     f"{self.label} {exc.reason}")
+        if isinstance(outcome, list):
+            self.modules[module] = outcome
+            return outcome
+        error = StudentMissing(outcome.message or f"{module}.py does not import")
         self.modules[module] = self.poisoned[module] = error
         raise error
 
@@ -299,17 +305,20 @@ class Sandbox:
                               timed=None if timeout_s else {"op": "call", "module": module, "function": function,
                                                             "args": args, "kwargs": kwargs, "sim": sim,
                                                             "trace": trace, "watch": watch})
-        if reply.get("ok"):
-            try:
-                value = runner.decode(reply.get("value"))
-                return value, (device.trace() if device is not None and trace else
-                               {} if device is not None else runner.decode(reply.get("trace")) or {})
-            except (RecursionError, ValueError, TypeError):
-                raise StudentCrashed(f"{function}: the value returned could not be read as plain data") from None
-        kind = reply.get("kind")
-        text = str(reply.get("message", ""))
+        try:
+            outcome = replies.call_outcome(reply)
+        except replies.BadReply as exc:
+            # Charged to this function, once: its child is replaced and it is not called again.
+            self._discard()
+            error = StudentCrashed(f"{function}: the process running {self.label} {exc.reason}")
+            self.poisoned[poison_key(module, function, sim)] = error
+            raise error from None
+        if outcome.ok:
+            return outcome.value, (device.trace() if device is not None and trace else
+                                   {} if device is not None else outcome.trace)
+        kind, text = outcome.kind, outcome.message
         if kind == "raised":
-            error = StudentRaised(str(reply.get("exc_type", "Exception")), text + quota_hint(text, self.limits))
+            error = StudentRaised(outcome.exc_type, text + quota_hint(text, self.limits))
             error.function = function
             raise error
         if kind in ("missing", "import"):
