@@ -108,7 +108,7 @@ def call_outcome(reply: dict, budget: Budget | None = None) -> Outcome:
             raise BadReply("sent a trace of its call that is not a mapping")
         return Outcome(True, value, trace or {})
     kind, message, exc_type = reply.get("kind"), reply.get("message", ""), reply.get("exc_type", "Exception")
-    if reply.get("ok") is not False or kind not in KINDS:
+    if reply.get("ok") is not False or not isinstance(kind, str) or kind not in KINDS:
         raise BadReply("sent a reply that is neither a value nor a failure the grader knows")
     if not isinstance(message, str) or not isinstance(exc_type, str):
         raise BadReply("sent a failure whose message or exception name is not text")
