@@ -28,7 +28,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from autograder.core import bounded, ziplimits
 from autograder.core.errors import UsageError
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -95,7 +95,8 @@ FORGER = textwrap.dedent('''
 ''')
 
 tags = st.sampled_from(["__float__", "__tuple__", "__dict__", "__dtype__", "__array__", "__figure__", "__opaque__"])
-plain = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=6)
+plain = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+         | st.text(max_size=6))
 wire = st.recursive(plain, lambda inner: st.lists(inner, max_size=4)
                     | st.dictionaries(st.text(max_size=6) | tags, inner, max_size=3)
                     | st.builds(lambda t, v: {t: v}, tags, inner), max_leaves=12)
