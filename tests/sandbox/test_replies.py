@@ -97,9 +97,15 @@ FORGER = textwrap.dedent('''
 tags = st.sampled_from(["__float__", "__tuple__", "__dict__", "__dtype__", "__array__", "__figure__", "__opaque__"])
 plain = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
          | st.text(max_size=6))
-wire = st.recursive(plain, lambda inner: st.lists(inner, max_size=4)
-                    | st.dictionaries(st.text(max_size=6) | tags, inner, max_size=3)
-                    | st.builds(lambda t, v: {t: v}, tags, inner), max_leaves=12)
+
+
+def _nested(inner):
+    """Lists, objects (their keys may be codec tags) and tagged objects of ``inner``."""
+    return (st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6) | tags, inner, max_size=3)
+            | st.builds(lambda t, v: {t: v}, tags, inner))
+
+
+wire = st.recursive(plain, _nested, max_leaves=12)
 reply = st.fixed_dictionaries({}, optional={"ok": st.sampled_from([True, False, None, 1, "yes"]) | wire,
                                             "value": wire, "trace": wire, "message": wire, "exc_type": wire,
                                             "kind": st.sampled_from(sorted(replies.KINDS)) | wire})
