@@ -35,7 +35,8 @@ HOSTILE = {"output_flood": ("hostile", "output_flood"), "huge_allocation": ("hos
            "reply_hash_keys": ("attacks", "reply_hash_keys"), "reply_many_lists": ("attacks", "reply_many_lists")}
 
 
-def folder(name: str, where: Path) -> Path:
+def folder(name: str, where: Path) -> Path | None:
+    """The submission ``name`` built under ``where`` (None: an attack this checkout lacks)."""
     kind, fixture = HOSTILE.get(name, ("", ""))
     if kind == "hostile":
         return build.overlay(kind, fixture, where / name)
@@ -76,7 +77,7 @@ def main() -> int:
         for _ in range(args.rounds):
             for name, path in subs.items():
                 runs[name].append(grade(path))
-    print(f"load average before/after: {os.getloadavg()[0]:.2f} (1 min), rounds: {args.rounds}")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f} (1 min); rounds: {args.rounds}")
     print(f"{'submission':<18} {'wall s':>7} {'cpu grader':>11} {'cpu children':>13} {'extra wall':>11} "
           f"{'extra cpu':>10}")
     med = {n: tuple(statistics.median(r[i] for r in rs) for i in range(3)) for n, rs in runs.items()}
