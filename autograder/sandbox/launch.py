@@ -54,7 +54,6 @@ class ChildHandle:
     who: str = "your code"   # in messages: "the process running <who> ..."
     device: object = None    # the simulated GPU (shared.simgpu.device.SimDevice) its requests reach
     device_calls: int = 0    # calls made on a simulated GPU so far
-    paused: bool = False     # stopped between calls (``pause``)
 
     @property
     def workdir(self) -> Path:
@@ -193,30 +192,6 @@ def _environment(workdir: Path) -> dict:
     return env
 
 
-def pause(child: ChildHandle) -> None:
-    """Stop every process and thread of the child's group between calls (SIGSTOP): threads the
-    code started at import or in a call do not run, nor burn a CPU the next submission needs,
-    while the grader is not waiting for it. ``resume`` before the next request."""
-    if child.paused or child.proc.poll() is not None:
-        return
-    try:
-        os.killpg(child.proc.pid, signal.SIGSTOP)
-        child.paused = True
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def resume(child: ChildHandle) -> None:
-    """Let a paused child run again (SIGCONT); nothing when it is not paused."""
-    if not child.paused:
-        return
-    child.paused = False
-    try:
-        os.killpg(child.proc.pid, signal.SIGCONT)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def kill(child: ChildHandle) -> None:
     """Kill the child's whole process group and release its pipes and folder."""
     try:
@@ -233,7 +208,6 @@ def kill(child: ChildHandle) -> None:
 
 def stop(child: ChildHandle) -> None:
     """Ask the child to end (EOF on its request pipe); kill it if it does not."""
-    resume(child)
     try:
         os.close(child.request_fd)
         child.request_fd = -1

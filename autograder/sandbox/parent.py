@@ -20,7 +20,7 @@ from autograder.gpu import host
 from autograder.runtime import runner
 from autograder.sandbox import isolation, replies
 from autograder.sandbox.channel import ChildGone, receive, send
-from autograder.sandbox.launch import ChildHandle, Limits, kill, launch_child, pause, stop
+from autograder.sandbox.launch import ChildHandle, Limits, kill, launch_child, stop
 from autograder.sandbox.policy import JailLimits
 
 #: Seconds the first call on a child's simulated GPU may take at least (one-time imports: torch's
@@ -132,12 +132,6 @@ class Sandbox:
             stop(self.child)
             self._keep_output(self.child)
             self.child = None
-
-    def _pause(self) -> None:
-        """Between calls the child is stopped, threads and all (launch.pause): what it started
-        runs only while the grader waits for a reply."""
-        if self.child is not None:
-            pause(self.child)
 
     def _discard(self) -> None:
         if self.child is not None:
@@ -267,7 +261,6 @@ class Sandbox:
             reply = self._request({"op": "has", "module": module}, self.limits.time_limit_s,
                                   f"{module}.py", module, timed={"op": "has", "module": module})
             self.import_s[module] = time.monotonic() - started
-            self._pause()
         except StudentTimeout as exc:
             limit = getattr(exc, "limit_s", self.limits.time_limit_s)
             error = StudentMissing(f"{module}.py did not finish importing within {round(limit, 1):g} s")
@@ -312,7 +305,6 @@ class Sandbox:
                               timed=None if timeout_s else {"op": "call", "module": module, "function": function,
                                                             "args": args, "kwargs": kwargs, "sim": sim,
                                                             "trace": trace, "watch": watch})
-        self._pause()
         try:
             outcome = replies.call_outcome(reply)
         except replies.BadReply as exc:
