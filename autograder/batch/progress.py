@@ -6,6 +6,8 @@ import sys
 import time
 from typing import TextIO
 
+from autograder.core import terminal
+
 
 class Progress:
     """done/total, rate, time left and the last result, on one line (a line each when not a tty)."""
@@ -35,7 +37,7 @@ class Progress:
         not count in the rate)."""
         self.done += 1
         self.timed += bool(graded)
-        text = self.line(last)
+        text = self.line(terminal.clean(last))
         if self.tty:
             self.stream.write("\r\x1b[K" + text)
             if self.done == self.total:
@@ -46,6 +48,7 @@ class Progress:
 
     def print_over(self, line: str) -> None:
         """``line`` on a line of its own, above the bar when it redraws itself in place (a tty)."""
+        line = terminal.clean(line)
         if self.tty:
             self.stream.write("\r\x1b[K" + line + "\n" + self.line())
         else:

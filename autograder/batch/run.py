@@ -25,7 +25,7 @@ from autograder.batch.options import BatchOptions, Settled, settle
 from autograder.batch.progress import Progress
 from autograder.batch.record import Context, Recorder
 from autograder.classdata import discover, kept, overrides, partial, regrades, store, zero
-from autograder.core import course
+from autograder.core import course, terminal
 
 
 def grade_all(src, out, options: BatchOptions | None = None, *, the_course: course.Course | None = None,
@@ -35,7 +35,8 @@ def grade_all(src, out, options: BatchOptions | None = None, *, the_course: cour
     interrupted). Before anyone is graded, the options, the course, the extensions given and
     OUT/overrides.csv are checked: any problem is a UsageError (exit 2). ``the_course``: as the
     command line loaded it (None: ``course.load()``'s, for the Python API)."""
-    stream = stream if stream is not None else sys.stderr
+    raw = stream if stream is not None else sys.stderr
+    stream = terminal.CleanStream(raw)   # names from the download are printed, never obeyed
     options = options if options is not None else BatchOptions()
     settled = settle(options, the_course if the_course is not None else course.load())
     layout = discover.discover(src, settled.asg, exclude=Path(out), stage=Path(out) / discover.STAGING)
@@ -45,7 +46,7 @@ def grade_all(src, out, options: BatchOptions | None = None, *, the_course: cour
         plan.remember_keys(st.out, settled)
         ctx = open_run(st, layout, settled, full_key, stream)
         todo = plan.todo(st, layout, wanted, settled, full_key, stream)
-        progress = Progress(len(todo), stream)
+        progress = Progress(len(todo), raw)   # draws its own bar; cleans what it shows
         run = Run(out, settled, layout, ctx, Recorder(ctx, todo, progress), progress)
         status, interrupted = execute(run, todo)
         return conclude(run, status, interrupted)

@@ -27,16 +27,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from autograder.classdata import lms
 from autograder.classdata.entries import JUNK_NAMES, Layout, Member, Submission, problem_of, unique
 from autograder.classdata.entries import RESERVED as RESERVED
 from autograder.classdata.entries import SEARCH_DEPTH as SEARCH_DEPTH
 from autograder.classdata.entries import STAGING as STAGING
 from autograder.classdata.entries import safe_name as safe_name
+from autograder.core import bounded
 from autograder.core.errors import UsageError
-from shared import yamlfile
 
 GRADESCOPE_METADATA = "submission_metadata.yml"
 
@@ -192,9 +190,10 @@ def _gradescope(root: Path, entries: list[Path], names) -> Layout:
 def _read_metadata(path: Path) -> dict:
     """A Gradescope metadata file as a dict; UsageError (one line) when it is not YAML."""
     try:
-        data = yamlfile.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        raise UsageError(f"{path}: not a readable Gradescope {GRADESCOPE_METADATA}") from None
+        data = bounded.load_yaml(bounded.head(path))
+    except (OSError, bounded.Refused) as exc:
+        why = exc.reason if isinstance(exc, bounded.Refused) else exc.strerror
+        raise UsageError(f"{path}: not a readable Gradescope {GRADESCOPE_METADATA} ({why})") from None
     return data if isinstance(data, dict) else {}
 
 

@@ -10,11 +10,10 @@ time among the files handed in) is autograder/batch/submitted.py's.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.core import late
+from autograder.core import bounded, late
 from autograder.core.errors import UsageError
 from autograder.core.late import parse_time
 
@@ -44,8 +43,8 @@ def _gradescope_json(path: Path | str) -> dict:
     if len(raw) > MAX_METADATA_BYTES:
         raise UsageError(f"{path}: larger than {MAX_METADATA_BYTES // 2**20} MiB; not Gradescope's metadata")
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        data = bounded.load_json(raw, bounded.Limits(max_bytes=MAX_METADATA_BYTES))
+    except bounded.Refused:
         data = None
     if not isinstance(data, dict):
         raise UsageError(f"{path}: not Gradescope's submission metadata (JSON with created_at)")

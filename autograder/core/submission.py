@@ -17,8 +17,6 @@ import hashlib
 import shutil
 import stat
 import tempfile
-import zipfile
-import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -183,8 +181,7 @@ def _extract_zip(src: Path, dest: Path) -> None:
                         raise SubmissionError(f"{src}: entry {_show(info.filename)} is larger than "
                                               f"{MAX_FILE_BYTES // 2**20} MiB")
                     fout.write(data)
-            except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, ValueError,
-                    zlib.error) as exc:
+            except ziplimits.READ_ERRORS as exc:
                 raise SubmissionError(f"{src}: unreadable zip entry {_show(info.filename)} "
                                       f"({ziplimits.one_line(exc)})") from None
 

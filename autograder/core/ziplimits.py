@@ -16,8 +16,10 @@ and the similarity report (autograder/similarity/compare.py).
 """
 from __future__ import annotations
 
+import lzma
 import os
 import zipfile
+import zlib
 from pathlib import Path
 
 #: Largest zip opened, in bytes (a submission holds at most 50 MiB: autograder/core/submission.py).
@@ -26,6 +28,13 @@ MAX_ZIP_BYTES = 64 * 2**20
 MAX_ENTRIES = 2000
 #: Largest central directory read, in bytes (2,000 entries with 300-byte names fit in 0.7 MiB).
 MAX_DIRECTORY_BYTES = 2 * 2**20
+#: Everything reading an entry of an opened zip may raise on damaged or unusual data: a bad CRC
+#: or header (BadZipFile), a truncated stream (EOFError), an unsupported compression method
+#: (NotImplementedError), an encrypted entry (RuntimeError), damaged deflate (zlib.error), bzip2
+#: (OSError) or LZMA (LZMAError) data, a bad field (ValueError). Every reader of a student's zip
+#: catches exactly these, so a damaged entry is one line, never a traceback.
+READ_ERRORS = (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, ValueError,
+               zlib.error, lzma.LZMAError)
 
 
 class ZipRefused(ValueError):
@@ -70,7 +79,7 @@ def open_zip(path: Path | str) -> zipfile.ZipFile:
     check(path)
     try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError) as exc:
+    except READ_ERRORS as exc:
         raise ZipRefused(path, f"unreadable zip ({one_line(exc)})", unreadable=True) from None
     if len(archive.filelist) > MAX_ENTRIES:
         archive.close()

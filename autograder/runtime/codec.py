@@ -102,10 +102,14 @@ def _encode_foreign(value, depth):
     return {"__opaque__": [f"{module}.{type(value).__qualname__}".lstrip("."), text[:200]]}
 
 
-def decode(data):
-    """The inverse of ``encode``: tagged objects back to Python values (never code)."""
+def decode(data, spend=None):
+    """The inverse of ``encode``: tagged objects back to Python values (never code). ``spend``,
+    when given, is called once per value before it is built and may raise to stop the decoding
+    (the grader's budget for a child's reply: autograder/sandbox/replies.py)."""
+    if spend is not None:
+        spend()
     if isinstance(data, list):
-        return [decode(v) for v in data]
+        return [decode(v, spend) for v in data]
     if not isinstance(data, dict):
         return data
     if len(data) == 1:
@@ -113,19 +117,19 @@ def decode(data):
         if tag == "__float__":
             return float(body)  # 'inf', '-inf' or 'nan' only: float() of any other text raises
         if tag == "__tuple__":
-            return tuple(decode(v) for v in body)
+            return tuple(decode(v, spend) for v in body)
         if tag == "__dict__":
-            return {_key(decode(k)): decode(v) for k, v in body}
+            return {_key(decode(k, spend)): decode(v, spend) for k, v in body}
         if tag == "__dtype__":
             return Dtype(str(body))
         if tag == "__array__":
             kind, dtype, values = body
-            return Array(str(kind), str(dtype), decode(values))
+            return Array(str(kind), str(dtype), decode(values, spend))
         if tag == "__figure__":
-            return decode(body)
+            return decode(body, spend)
         if tag == "__opaque__":
             return Opaque(str(body[0]), str(body[1]))
-    return {k: decode(v) for k, v in data.items()}
+    return {k: decode(v, spend) for k, v in data.items()}
 
 
 def _key(k):

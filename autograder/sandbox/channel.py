@@ -15,6 +15,7 @@ import subprocess
 import time
 
 from autograder.runtime import runner
+from autograder.sandbox import replies
 from autograder.sandbox.launch import ChildHandle
 
 
@@ -44,6 +45,10 @@ def receive(child: ChildHandle, deadline: float) -> dict | None:
         if newline >= 0:
             line = bytes(child.buffer[:newline])
             del child.buffer[: newline + 1]
+            try:
+                replies.count_values(line)
+            except replies.BadReply as exc:
+                raise ChildGone(f"the process running {child.who} {exc.reason}") from None
             try:
                 message = json.loads(line)
             except (ValueError, RecursionError):

@@ -41,6 +41,7 @@ JAIL_FAILED = 125   # exit status when the sandbox could not be set up (nothing 
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+CLONE_NEWCGROUP = 0x02000000
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
 
 #: pid 1's program once the child runs: reap everything; when the child ends, report its wait
@@ -265,7 +266,9 @@ def run(policy: dict, argv: list[str]) -> None:
         os.chdir(policy["workdir"])
         _exec(policy, argv)
     # The mount namespace is pid 1's alone (below), so the launcher can remove the mount point.
-    flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    # A cgroup namespace rooted at the group just joined: /proc/self/cgroup shows '/', no path of
+    # the grader's or of another child's group.
+    flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP
     if uid != 0:
         flags |= CLONE_NEWUSER
     gid = os.getgid()

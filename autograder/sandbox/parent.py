@@ -18,7 +18,7 @@ from pathlib import Path
 from autograder.core.errors import StudentCrashed, StudentError, StudentMissing, StudentRaised, StudentTimeout
 from autograder.gpu import host
 from autograder.runtime import runner
-from autograder.sandbox import isolation
+from autograder.sandbox import cgroup, isolation, policy, replies
 from autograder.sandbox.calltime import Deadline
 from autograder.sandbox.channel import ChildGone, receive, send
 from autograder.sandbox.launch import ChildHandle, Limits, kill, launch_child, stop
@@ -28,6 +28,14 @@ from autograder.sandbox.policy import JailLimits
 #: FlopCounterMode loads torch._dynamo at its first use; docs/performance.md).
 FIRST_DEVICE_CALL = Deadline(15.0, "the least a first call on a simulated GPU gets, for one-time imports")
 
+
+#: Seconds a call must take before the grader looks at how much memory its child reached: filling
+#: gigabytes takes seconds, an honest call milliseconds (so the look costs nothing for those).
+HOG_LOOK_S = 1.0
+#: Share of the child's memory (its cgroup's limit) at or past which a call is a memory hog: it is
+#: failed and its function not called again in any child of the file, so that filling the memory
+#: (seconds of the machine's time per child) is paid once, not once per child.
+HOG_SHARE = 0.75
 
 #: How an exception's message says a file system is full (ENOSPC; EDQUOT: a disk quota).
 _FULL = ("No space left on device", "Disk quota exceeded")
@@ -133,6 +141,20 @@ class Sandbox:
             stop(self.child)
             self._keep_output(self.child)
             self.child = None
+
+    def _charge_memory(self, module: str, function: str) -> None:
+        """Fail ``function`` (here and in every child of its file, on any device) when its child's
+        memory reached HOG_SHARE of its limit; nothing where no memory cgroup reports a peak."""
+        limit = JailLimits.from_sandbox(self.limits).memory_bytes
+        peak = cgroup.peak_bytes(policy.group_name(self.child.host_dir)) if self.child is not None else None
+        if peak is None or peak < HOG_SHARE * limit:
+            return
+        self._discard()    # its memory is given back at once
+        error = StudentCrashed(f"{function} took {peak / 2**20:.0f} MiB, {HOG_SHARE:.0%} or more of the "
+                               f"{limit // 2**20} MiB of memory it is given; it is not called again")
+        for sim in (None, {}):
+            self.poisoned[poison_key(module, function, sim)] = error
+        raise error
 
     def _discard(self) -> None:
         if self.child is not None:
@@ -279,10 +301,16 @@ class Sandbox:
             error = StudentMissing(f"{module}.py does not import: {reason}")
             self.modules[module] = self.poisoned[module] = error
             raise error from None
-        if reply.get("ok"):
-            self.modules[module] = list(reply.get("value") or [])
-            return self.modules[module]
-        error = StudentMissing(str(reply.get("message", f"{module}.py does not import")))
+        try:
+            outcome = replies.has_outcome(reply)
+        except replies.BadReply as exc:
+            self._discard()   # a child that forges replies serves nothing more
+            outcome = replies.Outcome(False, message=f"{module}.py does not import: the process running "
+                                                     f"{self.label} {exc.reason}")
+        if isinstance(outcome, list):
+            self.modules[module] = outcome
+            return outcome
+        error = StudentMissing(outcome.message or f"{module}.py does not import")
         self.modules[module] = self.poisoned[module] = error
         raise error
 
@@ -302,22 +330,28 @@ class Sandbox:
         message = {"op": "call", "module": module, "function": function,
                    "args": runner.encode(list(args)), "kwargs": runner.encode(dict(kwargs or {})),
                    "sim": public, "session": token, "trace": bool(trace), "watch": bool(watch)}
+        began = time.monotonic()
         reply = self._request(message, self.deadline_for(timeout_s), function,
                               poison_key(module, function, sim), device=device,
                               timed=None if timeout_s else {"op": "call", "module": module, "function": function,
                                                             "args": args, "kwargs": kwargs, "sim": sim,
                                                             "trace": trace, "watch": watch})
-        if reply.get("ok"):
-            try:
-                value = runner.decode(reply.get("value"))
-                return value, (device.trace() if device is not None and trace else
-                               {} if device is not None else runner.decode(reply.get("trace")) or {})
-            except (RecursionError, ValueError, TypeError):
-                raise StudentCrashed(f"{function}: the value returned could not be read as plain data") from None
-        kind = reply.get("kind")
-        text = str(reply.get("message", ""))
+        if time.monotonic() - began > HOG_LOOK_S:
+            self._charge_memory(module, function)
+        try:
+            outcome = replies.call_outcome(reply)
+        except replies.BadReply as exc:
+            # Charged to this function, once: its child is replaced and it is not called again.
+            self._discard()
+            error = StudentCrashed(f"{function}: the process running {self.label} {exc.reason}")
+            self.poisoned[poison_key(module, function, sim)] = error
+            raise error from None
+        if outcome.ok:
+            return outcome.value, (device.trace() if device is not None and trace else
+                                   {} if device is not None else outcome.trace)
+        kind, text = outcome.kind, outcome.message
         if kind == "raised":
-            error = StudentRaised(str(reply.get("exc_type", "Exception")), text + quota_hint(text, self.limits))
+            error = StudentRaised(outcome.exc_type, text + quota_hint(text, self.limits))
             error.function = function
             raise error
         if kind in ("missing", "import"):

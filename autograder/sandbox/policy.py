@@ -29,6 +29,9 @@ RUNTIME = "runtime"
 #: The grader package's marker (a one-line docstring): with Landlock (plain mode) the child reads
 #: it to import ``autograder.runtime``; with namespaces the private root does not show it.
 MARKER = "__init__.py"
+#: Where the host's cgroup hierarchies are mounted: covered in the child's view, which would
+#: otherwise list every other child's memory group and what it holds.
+CGROUP_VIEWS = ("/sys/fs/cgroup",)
 #: Paths of the system every Python program needs (read-only in the child's view).
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys")
 #: Device nodes passed through when present (the GPU: NVIDIA's driver nodes).
@@ -145,7 +148,7 @@ def build(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *, proce
         "workdir": workdir,
         "jail_root": workdir.rstrip("/") + ".root",
         "view": view_paths(limits.hide),
-        "hide": secret_paths(limits.hide),
+        "hide": [*secret_paths(limits.hide), *CGROUP_VIEWS],
         "devices": [d for d in GPU_DEVICES if os.path.exists(f"/dev/{d}")],
         "keep_fds": [int(fd) for fd in keep_fds],
         "uid": "auto" if os.getuid() == 0 else None,

@@ -50,7 +50,7 @@ class Protection:
                else "the grader's own (unprivileged) user")
         parts = [f"student code ran as {who}"]
         if self.mode == "namespaces":
-            parts.append("in its own pid, mount, network, IPC and UTS namespaces with every capability"
+            parts.append("in its own pid, mount, network, IPC, UTS and cgroup namespaces with every capability"
                          " dropped")
         else:
             parts.append(f"WITHOUT namespaces ({self.reason or 'not available'})")
@@ -140,6 +140,9 @@ def _probe(namespaces: bool) -> tuple[dict | None, str]:
         argv = [sys.executable, "-I", "-S", "-B", str(policy.JAIL), json.dumps(spec), "--",
                 sys.executable, "-I", "-S", "-c", _PROBE, json.dumps(policy.secret_paths())]
         done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=workdir)
+        # Its memory was charged to the group: the proof it ran there (in its own cgroup namespace
+        # the probe sees its group as '/').
+        peak = cgroup.peak_bytes(policy.group_name(workdir)) if procs else None
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, str(exc)
     finally:
@@ -153,7 +156,7 @@ def _probe(namespaces: bool) -> tuple[dict | None, str]:
     if done.returncode != 0:
         lines = (done.stderr.strip() or f"exit status {done.returncode}").splitlines()
         return None, lines[-1].removeprefix("sandbox: could not start the sandboxed process: ")
-    return json.loads(done.stdout.strip().splitlines()[-1]), ""
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "group_peak_bytes": peak or 0}, ""
 
 
 @functools.cache
@@ -180,7 +183,7 @@ def _found(mode: str, root: bool, seen: dict, reason: str = "") -> Protection:
 
     limits = JailLimits()
     group = cgroup.available()
-    in_group = not isinstance(group, str) and cgroup.PREFIX in seen["cgroup"]
+    in_group = not isinstance(group, str) and (cgroup.PREFIX in seen["cgroup"] or seen.get("group_peak_bytes", 0) > 0)
     quota = seen["workdir_bytes"] == limits.disk_bytes and seen["workdir_inodes"] == limits.disk_inodes
     abi = confine.landlock_abi() if mode == "plain" else 0
     why_not = []

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_REC = 32, 1024, 2048, 4096, 16384
@@ -69,6 +70,23 @@ def bind(root: str, path: str, *, writable: bool = False) -> None:
     mount(real, target, None, MS_BIND | MS_REC)
     flags = MS_REMOUNT | MS_BIND | MS_NOSUID | _mount_flags(target) | (0 if writable else MS_RDONLY)
     mount(None, target, None, flags)
+    if not writable:
+        # A remount changes one mount, not the ones below it (/sys/fs/cgroup/* on cgroup v1):
+        # each submount the recursive bind brought is made read-only too.
+        for point in submounts(target):
+            mount(None, point, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_RDONLY | _mount_flags(point))
+
+
+def submounts(target: str) -> list[str]:
+    """The mount points strictly below ``target``, from /proc/self/mountinfo, outermost first."""
+    points = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            point = line.split()[4]
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), point)   # \040 is a space
+            if point.startswith(target.rstrip("/") + "/"):
+                points.append(point)
+    return sorted(dict.fromkeys(points), key=lambda p: p.count("/"))
 
 
 def hide(root: str, path: str) -> None:

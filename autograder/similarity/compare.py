@@ -16,8 +16,6 @@ import functools
 import io
 import itertools
 import logging
-import zipfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,7 +73,7 @@ def code_files(sub: Submission, names) -> dict[str, str]:
         try:
             with read() as fh:   # at most MAX_FILE_BYTES of it, whatever the file or entry claims
                 data = fh.read(MAX_FILE_BYTES)
-        except (OSError, zipfile.BadZipFile, EOFError, NotImplementedError, RuntimeError, ValueError, zlib.error):
+        except ziplimits.READ_ERRORS:
             return
         found[parts[-1]] = (len(parts), data.decode("utf-8", "replace"))
 
@@ -90,7 +88,7 @@ def code_files(sub: Submission, names) -> dict[str, str]:
             for p in path.rglob("*.py"):
                 if p.is_file() and not p.is_symlink():
                     keep(p.relative_to(path).as_posix(), lambda p=p: open(p, "rb"))
-    except (OSError, zipfile.BadZipFile, ValueError):
+    except ziplimits.READ_ERRORS:
         pass
     return {name: text for name, (_depth, text) in found.items()}
 

@@ -56,7 +56,8 @@ def test_the_end_record_refuses_before_the_central_directory_is_read(tmp_path):
         ziplimits.check(path)
 
 
-@pytest.mark.parametrize("build", [intake.name_clash, intake.long_folder_name], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("build", [intake.name_clash, intake.long_folder_name, intake.lzma_damaged, intake.bad_crc],
+                         ids=lambda f: f.__name__)
 def test_grade_answers_a_hostile_zip_with_one_line_and_exit_2(build, tmp_path):
     path = build(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--out", str(tmp_path / "r.json")],

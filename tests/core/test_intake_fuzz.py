@@ -17,7 +17,7 @@ from autograder.core import course, submission
 from autograder.grading.context import GradingContext
 from autograder.grading.grade import handed_in, load_checks, run_check
 from autograder.lessons.why17 import measurements, plotdata
-from autograder.lessons.why17.fixtures import classes
+from autograder.lessons.why17.fixtures import classes, intake
 from autograder.similarity import compare
 
 ASG = course.load().assignment("why17")
@@ -34,11 +34,15 @@ part = st.one_of(
 )
 name = st.lists(part, min_size=1, max_size=4).map("/".join).filter(lambda n: "\x00" not in n)
 entry = st.tuples(name, st.sampled_from(["file", "dir", "link"]), st.integers(0, 3000))
-damage = st.sampled_from(["none", "truncate", "garbage_tail", "flip"])
+damage = st.sampled_from(["none", "truncate", "garbage_tail", "flip", "flip_head"])
+#: Every compression method zipfile reads; damage then meets each decompressor's own errors.
+method = st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA])
+#: Where a flipped byte lands, as a fraction of the zip's length.
+where = st.floats(0.0, 0.999)
 
 
-def write_zip(path, entries, how) -> None:
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+def write_zip(path, entries, how, compression=zipfile.ZIP_DEFLATED, at=0.5) -> None:
+    with zipfile.ZipFile(path, "w", compression=compression) as zf:
         for n, kind, size in entries:
             info = zipfile.ZipInfo(n.rstrip("/") + "/" if kind == "dir" else n)
             if kind == "link":
@@ -50,7 +54,12 @@ def write_zip(path, entries, how) -> None:
     elif how == "garbage_tail":
         data += b"PK\x05\x06" + b"\xff" * 30
     elif how == "flip" and len(data) > 40:
-        data[len(data) // 2] ^= 0xFF
+        data[int(len(data) * at)] ^= 0xFF
+    elif how == "flip_head" and entries:   # the first bytes of the first entry's data: a stream's header
+        name_len, extra_len = int.from_bytes(data[26:28], "little"), int.from_bytes(data[28:30], "little")
+        start = 30 + name_len + extra_len
+        if start + 9 < len(data):
+            data[start + int(9 * at)] ^= 0xFF
     path.write_bytes(bytes(data))
 
 
@@ -61,11 +70,11 @@ def one_line(text: str, path) -> None:
 
 @pytest.mark.slow
 @FUZZ
-@given(entries=st.lists(entry, min_size=0, max_size=6), how=damage)
-def test_any_zip_is_graded_or_refused_in_one_line(tmp_path_factory, entries, how):
+@given(entries=st.lists(entry, min_size=0, max_size=6), how=damage, compression=method, at=where)
+def test_any_zip_is_graded_or_refused_in_one_line(tmp_path_factory, entries, how, compression, at):
     folder = tmp_path_factory.mktemp("zip")
     path = folder / "sub.zip"
-    with_warnings_off(write_zip, path, entries, how)
+    with_warnings_off(write_zip, path, entries, how, compression, at)
     try:
         with submission.load(path, EXPECTED) as sub:
             assert all((sub.folder / f).is_file() for f in sub.files)
@@ -76,6 +85,28 @@ def test_any_zip_is_graded_or_refused_in_one_line(tmp_path_factory, entries, how
     assert problem is None or problem.startswith("nothing to grade: "), problem
     if problem:
         one_line(problem, path)
+    plotdata.read_measurements(path, measurements.MAX_BYTES)
+    compare.code_files(discover.Submission(student="s", path=path, members=()), compare.python_names(ASG))
+
+
+@FUZZ
+@given(compression=method, in_directory=st.booleans(), offset=st.integers(0, 45), xor=st.integers(1, 255))
+def test_any_damage_to_one_entry_is_graded_or_one_line(tmp_path_factory, compression, in_directory, offset, xor):
+    """The work in a zip whose bw.py (compressed with each method) has one byte changed: in its
+    data (a stream's header, its first block) or in its central directory record (method, flags,
+    CRC, sizes, name length, offset)."""
+    def damage(raw, data_at, central_at):
+        raw[(central_at if in_directory else data_at) + offset] ^= xor
+
+    path = intake._damaged(tmp_path_factory.mktemp("entry"), "sub", compression, damage)
+    try:
+        with submission.load(path, EXPECTED) as sub:
+            assert all((sub.folder / f).is_file() for f in sub.files)
+    except submission.SubmissionError as exc:
+        one_line(str(exc), path)
+        assert str(exc).startswith(f"{path}: "), exc
+    problem = discover.problem_of(path, discover.gradable_names(ASG))
+    assert problem is None or (problem.startswith("nothing to grade: ") and "\n" not in problem), problem
     plotdata.read_measurements(path, measurements.MAX_BYTES)
     compare.code_files(discover.Submission(student="s", path=path, members=()), compare.python_names(ASG))
 

@@ -94,6 +94,33 @@ def test_child_sees_its_own_folder_and_none_of_the_grader():
 
 
 @needs_namespaces
+def test_child_sees_no_cgroup_but_its_own_and_every_mount_it_did_not_get_writable_is_read_only():
+    """No other child's memory group (nor the grader's) is listed or named; every mount of the
+    private root is read-only but the working folder, /tmp, /dev/shm and the device nodes (the
+    read-only remount of /sys reaches its submounts, /sys/fs/cgroup/* on cgroup v1)."""
+    info = seen("""
+        import json, os
+        writable = []
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                fields = line.split()
+                if "rw" in fields[5].split(","):
+                    writable.append(fields[4])
+        try:
+            listed = os.listdir("/sys/fs/cgroup")
+        except OSError:      # covered: an empty folder nobody may list
+            listed = []
+        with open("/proc/self/cgroup") as f:
+            groups = [line.rstrip("\\n").split(":", 2)[2] for line in f]
+        print(json.dumps({"writable": writable, "listed": listed, "groups": groups, "cwd": os.getcwd()}))
+    """)
+    assert info["listed"] == []
+    assert set(info["groups"]) == {"/"}
+    allowed = {info["cwd"], "/tmp", "/dev/shm", "/dev", "/", "/proc"}   # /proc: its own pid namespace's
+    assert [p for p in info["writable"] if p not in allowed and not p.startswith("/dev/")] == []
+
+
+@needs_namespaces
 def test_child_has_no_network_not_even_the_graders_loopback():
     with loopback.listener() as (port, accepted):
         got = seen("""

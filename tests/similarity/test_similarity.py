@@ -140,6 +140,20 @@ def test_code_is_read_from_zips_and_folders_one_level_deep(tmp_path):
     assert compare.code_files(sub, compare.python_names(asg)) == {"predict.py": "x = 1\n"}
 
 
+def test_a_damaged_zip_entry_is_skipped_not_a_crash(tmp_path):
+    """Every damage zipfile can meet (LZMA, bzip2, deflate, an unknown method, encryption, a bad
+    CRC) leaves that file out of the comparison; the other files of the zip are still read."""
+    asg = course.load().assignment("why17")
+    from autograder.classdata.discover import Member, Submission
+    from autograder.lessons.why17.fixtures import intake
+    for build in (intake.lzma_damaged, intake.bzip2_damaged, intake.deflate_damaged, intake.unknown_method,
+                  intake.encrypted_entry, intake.bad_crc):
+        path = build(tmp_path)
+        sub = Submission(student="zoe", path=path, members=(Member("zoe"),))
+        files = compare.code_files(sub, compare.python_names(asg))
+        assert "bw.py" not in files and "predict.py" in files, build.__name__
+
+
 # --------------------------------------------------------------------------- baseline and clusters
 
 @pytest.fixture(scope="module")

@@ -37,11 +37,11 @@ them or their median), so one measurement is quoted as one figure.
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.core import bounded
 from shared import simulated_run
 
 FILENAME = "measurements.json"
@@ -52,6 +52,8 @@ OLD_SCHEMAS = ("why17-measurements/1",)
 MAX_RUNS = 64
 #: Largest measurements.json read, in bytes; a Measure table is a few KiB.
 MAX_BYTES = 256 * 1024
+#: How the file is parsed: MAX_BYTES of text, nested at most 32 deep (the table nests 4).
+LIMITS = bounded.Limits(max_bytes=MAX_BYTES, max_depth=32)
 #: Most rows in the Measure table.
 MAX_ROWS = 64
 #: Most buffer sizes in the sweep.
@@ -150,23 +152,17 @@ def parse(data: bytes | str) -> Measurements:
 
 
 def _json(data: bytes | str):
-    """The JSON value in ``data`` (at most MAX_BYTES bytes of UTF-8, no NaN or Infinity)."""
+    """The JSON value in ``data`` (at most MAX_BYTES bytes of UTF-8, no NaN or Infinity), read by
+    the bounded loader every file a student places goes through."""
     if isinstance(data, str):
-        data = data.encode("utf-8")
+        data = data.encode("utf-8", "surrogatepass")
     if len(data) > MAX_BYTES:
         raise MeasurementsError(f"{FILENAME} is larger than {MAX_BYTES // 1024} KiB; "
                                 f"the Measure table is a few KiB")
     try:
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
-    except UnicodeDecodeError:
-        raise MeasurementsError(f"{FILENAME} is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise MeasurementsError(f"{FILENAME} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
-                                f"{exc.msg})") from None
-    except RecursionError:
-        raise MeasurementsError(f"{FILENAME} is nested too deeply to be a Measure table") from None
-    except ValueError as exc:   # a constant such as NaN; an integer of more digits than Python reads
-        raise MeasurementsError(f"{FILENAME}: {_clip(str(exc))}") from None
+        return bounded.load_json(data, LIMITS, constant=_no_constant)
+    except bounded.Refused as exc:
+        raise MeasurementsError(f"{FILENAME} {_clip(exc.reason)}") from None
 
 
 def _schema(raw) -> bool:
@@ -247,7 +243,7 @@ def _sweep_runs(raw: dict, sweep_gbs: dict) -> dict:
 
 
 def _no_constant(name: str):
-    raise ValueError(f"{name} is not a measurement; write a positive finite number")
+    raise MeasurementsError(f"{FILENAME}: {name} is not a measurement; write a positive finite number")
 
 
 def _keys(raw, names: tuple, where: str, optional: tuple = ()) -> None:

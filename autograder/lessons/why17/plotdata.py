@@ -27,8 +27,6 @@ efficiency of the memory kind times the spec bandwidth.
 from __future__ import annotations
 
 import math
-import zipfile
-import zlib
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
@@ -63,8 +61,7 @@ def read_measurements(path: Path, max_bytes: int) -> bytes | None:
                     return None
                 with zf.open(best) as fh:
                     return fh.read(max_bytes + 1)
-        except (ziplimits.ZipRefused, zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError,
-                ValueError, zlib.error):
+        except ziplimits.READ_ERRORS:   # ZipRefused is a ValueError
             return None
     for depth in range(SEARCH_DEPTH):
         for candidate in sorted(path.glob("/".join(["*"] * depth + [FILENAME]))):

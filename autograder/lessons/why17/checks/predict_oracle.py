@@ -56,7 +56,8 @@ def prefill(params: float, prompt_tokens: float, peak_tflops: float) -> float:
 # ------------------------------------------------------------------ reading results
 
 def number(value, what: str, unit: str) -> float:
-    """``value`` as a float, or CheckFailed: '<what> returned <type>; return a float in <unit>'."""
+    """``value`` as a finite float, or CheckFailed: '<what> returned <type>; return a float in
+    <unit>' (nan and inf included: no value check passes a non-finite number)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         kind = type(value).__name__ if not hasattr(value, "type_name") else value.type_name
         if hasattr(value, "kind"):  # an Array from the child: a tensor or a numpy array
@@ -64,7 +65,12 @@ def number(value, what: str, unit: str) -> float:
         hint = " (a tensor's .item() gives one)" if "Tensor" in str(kind) or kind == "numpy" else ""
         raise CheckFailed(f"{what} returned a {kind}, not a number; return a plain float in {unit}{hint}. "
                           f"Reread: the Returns section of its docstring.")
-    return float(value)
+    number = float(value)
+    if not math.isfinite(number):
+        # nan compares False with everything: a law asking "did it rise?" would pass it
+        raise CheckFailed(f"{what} returned {number}, not a finite number in {unit}; every ceiling and rate "
+                          f"of the lesson is finite for these arguments. Reread: the Returns section of its docstring.")
+    return number
 
 
 def pair(value, what: str, unit: str) -> tuple[float, float]:
