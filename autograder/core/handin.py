@@ -97,8 +97,18 @@ def problem(path: Path, names, ignore=()) -> str | None:
     if not files:
         return f"nothing to grade: {where} is empty" + (" (or holds only clutter such as __MACOSX)"
                                                        if src.is_file() else "")
-    return f"nothing to grade: {where} holds none of {wanted} (it holds {', '.join(files[:4])}" \
+    shown = ", ".join(_short(name) for name in files[:4])
+    return f"nothing to grade: {where} holds none of {wanted} (it holds {shown}" \
            f"{' ...' if len(files) > 4 else ''})"
+
+
+#: Characters of one handed-in name a message shows (a zip may name a file with 64 KiB).
+SHOWN_NAME = 60
+
+
+def _short(name: str) -> str:
+    """``name`` as a message shows it: its last ``SHOWN_NAME`` characters, '...' before them when cut."""
+    return name if len(name) <= SHOWN_NAME else "..." + name[-SHOWN_NAME:]
 
 
 def notebook_only(files, names) -> str | None:
