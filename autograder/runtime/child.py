@@ -154,6 +154,15 @@ class Child:
             kind = "missing" if str(exc).startswith("the submission has no") else "import"
             return {"id": rid, "ok": False, "kind": kind, "message": str(exc)}
 
+    def cpu_time(self):
+        """A real-CPU call's clocks read the process's CPU time (shared/simgpu/hostclock.py): a
+        preemption on a busy grading machine never enters a timing. Needs the simulated GPU's
+        clock dispatchers; without them the clocks stay real."""
+        if self.simgpu is None:
+            return _no_context()
+        from shared.simgpu import hostclock
+        return hostclock.cpu_time()
+
     def call(self, rid, request: dict) -> dict:
         try:
             return self._call(rid, request)
@@ -177,7 +186,7 @@ class Child:
         trace = None
         try:
             if request.get("watch") and sim is None:
-                with TorchWatch() as watch:
+                with self.cpu_time(), TorchWatch() as watch:
                     value = fn(*args, **kwargs)
                 encoded = encode(value)
                 trace = {"torch_ops": watch.summary()}
@@ -190,7 +199,8 @@ class Child:
                 value = fn(*args, **kwargs)
                 encoded = encode(value)
             else:
-                value = fn(*args, **kwargs)
+                with self.cpu_time():
+                    value = fn(*args, **kwargs)
                 encoded = encode(value)
         except SystemExit as exc:
             return {"id": rid, "ok": False, "kind": "exit",

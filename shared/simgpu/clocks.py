@@ -5,10 +5,11 @@ function and clock id, with their ``_ns`` variants, CPU-time clocks included), `
 (``now``, ``utcnow``, ``today``), ``timeit`` (its default timer, which ``Timer``, ``timeit`` and
 ``repeat`` bind as a default argument when timeit is imported) and what is built on those
 (``torch.utils.benchmark``, which reads ``timeit.default_timer`` at each call). Each answers from
-the virtual clock while a simulation is active and as before otherwise. ``time.sleep`` passes
-virtual time instead of real time. ``CLOCKS`` names every function replaced;
-tests/shared/test_simgpu_clocks.py enumerates the standard library's clock functions so that one added
-by a later Python cannot slip through.
+the virtual clock while a simulation is active, from the process's CPU time during a real-CPU
+call (hostclock.py), and as before otherwise. ``time.sleep`` passes virtual time instead of real
+time (on the CPU clock it sleeps, and counts as at least its length). ``CLOCKS`` names every
+function replaced; tests/shared/test_simgpu_clocks.py enumerates the standard library's clock
+functions so that one added by a later Python cannot slip through.
 
 Two clocks: the host's monotonic time (``PERF_BASE_S`` plus seconds since the simulation started)
 for perf_counter, monotonic, process and thread time and every non-realtime clock id; Unix time
@@ -21,7 +22,7 @@ import math
 import time
 import timeit
 
-from shared.simgpu import state
+from shared.simgpu import hostclock, state
 from shared.simgpu.device import MAX_SLEEP_S
 
 #: perf_counter() and monotonic() of the virtual clock when a simulation starts, in seconds.
@@ -40,6 +41,13 @@ TIME_CLOCKS = {
 }
 #: datetime's class methods that read the clock.
 DATETIME_CLOCKS = ("now", "utcnow", "today")
+
+
+def source():
+    """What the clocks answer from now: the active simulated device, else the CPU clock of a
+    real-CPU call (hostclock.cpu_time), else None (the real clocks)."""
+    device = state.current()
+    return hostclock.current() if device is None else device
 
 
 def mono(dev) -> float:
@@ -111,19 +119,19 @@ class _SameAs(type):
 def _datetime_class(original):
     """A subclass of datetime.datetime (or date) whose now/utcnow/today read the virtual clock."""
     def now(cls, tz=None):
-        dev = state.current()
+        dev = source()
         if dev is None:
             return original.now(tz)
         return original.fromtimestamp(wall(dev), tz)
 
     def utcnow(cls):
-        dev = state.current()
+        dev = source()
         if dev is None:
             return original.utcnow()
         return original.fromtimestamp(wall(dev), datetime.timezone.utc).replace(tzinfo=None)
 
     def today(cls):
-        dev = state.current()
+        dev = source()
         if dev is None:
             return original.today()
         return original.fromtimestamp(wall(dev))
@@ -146,8 +154,8 @@ def install(patch) -> None:
         if not hasattr(time, name):
             continue
         sim = _struct(name, getattr(time, name)) if kind == "struct" else ANSWERS[kind]
-        patch(time, name, sim)
-    patch(time, "sleep", _sleep)
+        patch(time, name, sim, current=source)
+    patch(time, "sleep", _sleep, current=source)
     timeit.default_timer = time.perf_counter
     _rebind_defaults(timeit)
     for name in ("date", "datetime"):

@@ -22,15 +22,16 @@ _ORIGINALS: dict[tuple[object, str], object] = {}
 _MISSING = object()
 
 
-def _patch(owner, attr: str, sim) -> None:
-    """Replace ``owner.attr`` with a dispatcher: ``sim(device, *args)`` while active, else the original."""
+def _patch(owner, attr: str, sim, current=state.current) -> None:
+    """Replace ``owner.attr`` with a dispatcher: ``sim(device, *args)`` while ``current()`` gives a
+    device, else the original (clocks.py passes its own ``current``: the CPU clock answers too)."""
     original = getattr(owner, attr, _MISSING)
     if getattr(original, "_simgpu", False):
         return
     _ORIGINALS[(owner, attr)] = original
 
     def dispatch(*args, **kwargs):
-        device = state.current()
+        device = current()
         if device is not None:
             return sim(device, *args, **kwargs)
         if original is _MISSING:
