@@ -71,6 +71,7 @@ def attach(info: dict, link):
 
     ``info``: the device's public description (profile.public); ValueError names a bad field.
     """
+    from shared.simgpu.dispatch import SimDispatch
     from shared.simgpu.frontend import Frontend
     from shared.simgpu.mode import SimMode
     from shared.simgpu.patches import install
@@ -81,7 +82,7 @@ def attach(info: dict, link):
     previous = state.current()
     state.set_current(frontend)
     try:
-        with SimMode(frontend):
+        with SimMode(), SimDispatch():
             yield frontend
     finally:
         frontend.close()

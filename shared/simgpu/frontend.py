@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 
 from shared.simgpu.clock import DEFAULT_STREAM
 from shared.simgpu.costs import Op, byte_range, nbytes
@@ -90,20 +91,24 @@ class Frontend:
         self._streams = itertools.count(DEFAULT_STREAM + 1)
         self._events = itertools.count(1)
         self.open = True
+        self._lock = threading.RLock()        # every thread of the process talks to this device
 
     # ------------------------------------------------------------- plumbing
     def post(self, message: dict) -> None:
-        if self.open:
-            self.link.post(message)
+        with self._lock:
+            if self.open:
+                self.link.post(message)
 
     def ask(self, message: dict):
-        return self.link.ask(message)
+        with self._lock:
+            return self.link.ask(message)
 
     def close(self) -> None:
         """The period ends: queued requests go out; later frees (garbage collection) are dropped."""
-        if self.open:
-            self.link.flush()
-            self.open = False
+        with self._lock:
+            if self.open:
+                self.link.flush()
+                self.open = False
 
     def _allocated(self, aid: int, n_bytes: int) -> None:
         self.post({"op": "alloc", "aid": aid, "bytes": n_bytes})

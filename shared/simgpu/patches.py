@@ -14,7 +14,7 @@ import timeit
 
 import torch
 
-from shared.simgpu import clocks, state
+from shared.simgpu import clocks, state, threads
 from shared.simgpu.events import SimEvent, SimStream
 from shared.simgpu.properties import SimDeviceProperties
 
@@ -172,6 +172,7 @@ def install() -> None:
     if installed():
         return
     clocks.install(_patch)
+    threads.install()
     for attr, sim in CUDA.items():
         _patch(torch.cuda, attr, sim)
     for attr, sim in ACCELERATOR.items():
@@ -191,5 +192,6 @@ def uninstall() -> None:
         else:
             setattr(owner, attr, original)
     clocks.uninstall()
+    threads.uninstall()
     _ORIGINALS.clear()
     timeit.default_timer = time.perf_counter

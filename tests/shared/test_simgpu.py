@@ -80,18 +80,32 @@ def test_outside_active_everything_behaves_as_the_originals():
     assert timeit.default_timer is time.perf_counter
 
 
-def test_other_threads_keep_the_real_clock():
+def test_every_thread_of_the_process_shares_the_one_device():
+    """A worker thread (or a pool's) reads the device's clock and runs its work on the device,
+    as every thread of a CUDA process sees the one GPU."""
     import threading
+    from concurrent.futures import ThreadPoolExecutor
     seen = {}
-    real = patches._ORIGINALS[(time, "perf_counter")]
+
+    def timed():
+        a = torch.empty(2**26, device="cuda")
+        b = torch.empty_like(a)
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        b.copy_(a)
+        torch.cuda.synchronize()
+        return time.perf_counter() - start, b.device
+
     with simgpu.active(H100) as dev:
-        before = real()
-        worker = threading.Thread(target=lambda: seen.update(t=time.perf_counter(), cuda=torch.cuda.is_available()))
+        worker = threading.Thread(target=lambda: seen.update(thread=timed(), cuda=torch.cuda.is_available()))
         worker.start()
         worker.join()
-        after = real()
-        assert dev.clock.reads == 0                       # the worker did not read the virtual clock
-    assert before <= seen["t"] <= after and seen["cuda"] is False
+        with ThreadPoolExecutor(2) as pool:
+            pooled = pool.submit(timed).result()
+        assert dev.clock.reads >= 4
+    assert seen["cuda"] is True and seen["thread"][1] == torch.device("cuda", 0)
+    for seconds, _ in (seen["thread"], pooled):
+        assert 2 * 2**28 / seconds / 1e9 < H100["bw_gbs"]   # a 256 MiB copy's device time
 
 
 def test_install_is_idempotent():
