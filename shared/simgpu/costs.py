@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+
 @dataclass
 class Op:
     """One kernel: ``kind`` (copy, matmul, fill, random, elementwise, reduction), tensors, FLOPs."""
