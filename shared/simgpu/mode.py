@@ -71,6 +71,16 @@ def host_zeros(shape, dtype):
     return t
 
 
+def _repr(t: torch.Tensor) -> str:
+    """torch's own printing of a CUDA tensor of zeros (its values on the host; summarized when
+    large, as torch does, from an expanded scalar: no memory)."""
+    text = repr(torch.zeros((), dtype=t.dtype).expand(t.shape))
+    head, sep, tail = text.rpartition(", dtype=")
+    if not sep:
+        return text[:-1] + ", device='cuda:0')"
+    return f"{head}, device='cuda:0', dtype={tail}"
+
+
 class SimMode(TorchFunctionMode):
     """Routes CUDA work of every torch call to the process's simulated device (state.current());
     without one, calls run as they would."""
@@ -103,6 +113,8 @@ class SimMode(TorchFunctionMode):
             if is_sim(self_t) and not is_sim(args[1]) and args[1].numel() > 1:   # host-to-device
                 self.device.transfer("h2d", costs.nbytes(args[1]))
                 return self_t
+        if name == "data_ptr" and self_t is not None and is_sim(self_t):
+            return self.device.memory.address(self_t)
         if name == "pin_memory" and self_t is not None:
             return self_t                      # page-locking needs a real CUDA driver
         if kwargs.get("pin_memory"):
@@ -151,8 +163,7 @@ class SimMode(TorchFunctionMode):
         if name == "__format__" and t is not None and t.numel() == 1:
             return format(torch.zeros((), dtype=t.dtype).item(), args[1] if len(args) > 1 else "")
         if name in ("__repr__", "__str__", "__format__"):
-            return (f"tensor(<simulated, no values>, size={tuple(t.shape)}, device='cuda:0', "
-                    f"dtype={t.dtype})") if t is not None else "<simulated>"
+            return _repr(t) if t is not None else "tensor([], device='cuda:0')"
         zeros = torch.zeros(t.shape, dtype=t.dtype) if t is not None else torch.zeros(())
         if name == "tolist":
             return zeros.tolist()

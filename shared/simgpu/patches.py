@@ -14,9 +14,9 @@ import timeit
 
 import torch
 
-from shared.simgpu import clocks, state, threads
+from shared.simgpu import clocks, events, state, threads
 from shared.simgpu.events import SimEvent, SimStream
-from shared.simgpu.properties import SimDeviceProperties
+from shared.simgpu.properties import _CudaDeviceProperties
 
 _ORIGINALS: dict[tuple[object, str], object] = {}
 _MISSING = object()
@@ -94,34 +94,43 @@ def _nothing(dev, *_args, **_kwargs):
     return None
 
 
+def _stream(dev, stream_id=None):
+    """A stream object of torch's own class where CUDA is not built (events.install_bases)."""
+    return events.make_stream(dev, stream_id) if events.placeholders() else SimStream(dev, stream_id)
+
+
 def _new_stream(dev, *_args, **_kwargs):
-    return SimStream(dev)
+    return _stream(dev)
 
 
 def _current_stream(dev, *_args, **_kwargs):
-    return SimStream(dev, dev.stream)
+    return _stream(dev, dev.stream)
 
 
 def _default_stream(dev, *_args, **_kwargs):
-    return SimStream(dev, 0)
+    return _stream(dev, 0)
 
 
 def _stream_context(dev, stream=None, *_args, **_kwargs):
-    return stream if isinstance(stream, SimStream) else contextlib.nullcontext()
+    sim = getattr(stream, "_sim", stream)
+    return sim if isinstance(sim, SimStream) else contextlib.nullcontext()
 
 
 def _set_stream(dev, stream=None, *_args, **_kwargs):
-    if isinstance(stream, SimStream):
-        dev.stream = stream.stream_id
+    sim = getattr(stream, "_sim", stream)
+    if isinstance(sim, SimStream):
+        dev.stream = sim.stream_id
 
 
 def _event(dev, *args, **kwargs):
     kwargs.pop("device", None)
+    if events.placeholders():
+        return torch.cuda.Event(*args, **kwargs)
     return SimEvent(dev, *args, **kwargs)
 
 
 def _properties(dev, *_args, **_kwargs):
-    return SimDeviceProperties(dev.cfg)
+    return _CudaDeviceProperties(dev.cfg)
 
 
 def _null_context(dev, *_args, **_kwargs):
@@ -178,8 +187,10 @@ def install() -> None:
     for attr, sim in ACCELERATOR.items():
         _patch(torch.accelerator, attr, sim)
     _patch_class(torch, "Event", _event)
-    _patch_class(torch.cuda, "Event", _event)
-    _patch_class(torch.cuda, "Stream", _new_stream)
+    _patch(torch.backends.cuda, "is_built", lambda dev: True)
+    if not events.install_bases():                  # a build with CUDA: subclasses stand in
+        _patch_class(torch.cuda, "Event", _event)
+        _patch_class(torch.cuda, "Stream", _new_stream)
     _patch_class(torch.cuda, "device", _null_context)
     torch.cuda.OutOfMemoryError = torch.OutOfMemoryError
 
