@@ -91,6 +91,7 @@ class Frontend:
         self._streams = itertools.count(DEFAULT_STREAM + 1)
         self._events = itertools.count(1)
         self.open = True
+        self.capture: list | None = None      # kernels a CUDA graph records instead of running
         self._lock = threading.RLock()        # every thread of the process talks to this device
 
     # ------------------------------------------------------------- plumbing
@@ -150,8 +151,9 @@ class Frontend:
         return out
 
     def launch(self, op: Op) -> None:
-        """Queue one kernel on the current stream: the byte ranges it reads and writes, its FLOPs."""
-        self.post({"op": "launch", "kind": op.kind, "reads": self._ranges(op.reads),
+        """Queue one kernel on the current stream: the byte ranges it reads and writes, its FLOPs
+        (or record it into the CUDA graph being captured)."""
+        (self.post if self.capture is None else self.capture.append)({"op": "launch", "kind": op.kind, "reads": self._ranges(op.reads),
                    "writes": self._ranges(op.writes),
                    "read_bytes": sum(nbytes(t) for t in op.reads),
                    "write_bytes": sum(nbytes(t) for t in op.writes),

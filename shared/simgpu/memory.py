@@ -13,7 +13,6 @@ import weakref
 
 import torch
 
-
 #: Where device addresses start (a CUDA allocator's are in this range) and their alignment.
 BASE_ADDRESS = 0x7F3A_2000_0000
 ALIGN = 512

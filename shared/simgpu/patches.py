@@ -14,7 +14,7 @@ import timeit
 
 import torch
 
-from shared.simgpu import clocks, events, state, threads
+from shared.simgpu import clocks, events, graphs, state, threads
 from shared.simgpu.events import SimEvent, SimStream
 from shared.simgpu.properties import _CudaDeviceProperties
 
@@ -160,6 +160,7 @@ CUDA = {
     "reset_peak_memory_stats": _reset_peak,
     "reset_max_memory_allocated": _reset_peak,
     "empty_cache": _nothing,
+    "graph_pool_handle": lambda dev, *_a, **_k: (0, 0),
 }
 
 ACCELERATOR = {
@@ -188,6 +189,10 @@ def install() -> None:
         _patch(torch.accelerator, attr, sim)
     _patch_class(torch, "Event", _event)
     _patch(torch.backends.cuda, "is_built", lambda dev: True)
+    graphs.install()
+    _patch(torch._C, "_host_emptyCache", _nothing)          # torch.cuda.graph's entry calls it
+    _patch(torch.cuda, "is_current_stream_capturing", graphs.capturing)
+    _patch(torch.cuda.graphs, "is_current_stream_capturing", graphs.capturing)
     if not events.install_bases():                  # a build with CUDA: subclasses stand in
         _patch_class(torch.cuda, "Event", _event)
         _patch_class(torch.cuda, "Stream", _new_stream)
