@@ -153,7 +153,8 @@ class Frontend:
     def launch(self, op: Op) -> None:
         """Queue one kernel on the current stream: the byte ranges it reads and writes, its FLOPs
         (or record it into the CUDA graph being captured)."""
-        (self.post if self.capture is None else self.capture.append)({"op": "launch", "kind": op.kind, "reads": self._ranges(op.reads),
+        send = self.post if self.capture is None else self.capture.append
+        send({"op": "launch", "kind": op.kind, "reads": self._ranges(op.reads),
                    "writes": self._ranges(op.writes),
                    "read_bytes": sum(nbytes(t) for t in op.reads),
                    "write_bytes": sum(nbytes(t) for t in op.writes),
