@@ -29,6 +29,7 @@ META = torch.device("meta")
 #: aten ops that only allocate (their memory holds whatever was there): no kernel runs.
 ALLOCATE = frozenset({"empty", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted",
                       "empty_like", "resize_", "set_", "lift_fresh", "detach_", "record_stream"})
+_COMPOSITE = torch._C.DispatchKey.CompositeImplicitAutograd
 _TAG_INPLACE, _TAG_SEEDED = torch.Tag.inplace, torch.Tag.nondeterministic_seeded
 
 
@@ -189,6 +190,13 @@ class SimDispatch(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), _COMPOSITE):
+            # an op made of others (matmul, einsum) reaches a mode whole where autograd is off
+            # (inference_mode): its parts are the kernels, costed one by one
+            with self:
+                out = func.decompose(*args, **kwargs)
+            if out is not NotImplemented:
+                return out
         out = _run(func, args, kwargs)
         device = state.current()
         if device is None:

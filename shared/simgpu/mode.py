@@ -206,7 +206,7 @@ class SimMode(TorchFunctionMode):
             if is_sim(src):
                 if dtype == src.dtype and not kwargs.get("copy", False):
                     return src
-                return src.to(dtype=dtype)      # a kernel, costed at the dispatcher
+                return src.to(dtype=dtype, copy=True)      # a kernel, costed at the dispatcher
             out = torch.empty(src.shape, dtype=dtype, device=META)
             self.device.transfer("h2d", costs.nbytes(src))
             return out
