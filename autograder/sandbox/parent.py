@@ -18,7 +18,7 @@ from pathlib import Path
 from autograder.core.errors import StudentCrashed, StudentError, StudentMissing, StudentRaised, StudentTimeout
 from autograder.gpu import host
 from autograder.runtime import runner
-from autograder.sandbox import isolation
+from autograder.sandbox import cputime, isolation
 from autograder.sandbox.channel import ChildGone, receive, send
 from autograder.sandbox.launch import ChildHandle, Limits, kill, launch_child, stop
 from autograder.sandbox.policy import JailLimits
@@ -181,6 +181,7 @@ class Sandbox:
         message = {"id": secrets.randbits(62), **message}
         timer = self.timer if timed is not None else None
         try:
+            cpu_at_start = cputime.tree_seconds(child.proc.pid)
             started = time.monotonic()
             send(child, message)
             limit = timeout_s if timer is None else timer.floor_s
@@ -202,6 +203,12 @@ class Sandbox:
                 limit = max(timer.limit_s(timed), grace)
                 paused = time.monotonic() - asked   # timing the reference (a simulated GPU waits meanwhile)
                 reply = self._reply_to(child, message["id"], started + limit + paused, busy)
+            while reply is None:     # past the limit in wall time: charged only once it is CPU time too
+                more = cputime.starved_for(child.proc.pid, cpu_at_start, started, limit,
+                                           started + self.limits.time_limit_s)
+                if more <= 0:
+                    break
+                reply = self._reply_to(child, message["id"], time.monotonic() + more, busy)
             if reply is None:
                 self._discard()
                 how = f" ({timer.describe()})" if timer is not None else ""
