@@ -14,7 +14,7 @@ import timeit
 
 import torch
 
-from shared.simgpu import clocks, events, graphs, state, threads
+from shared.simgpu import clocks, events, graphs, mode, state, threads
 from shared.simgpu.events import SimEvent, SimStream
 from shared.simgpu.properties import _CudaDeviceProperties
 
@@ -68,6 +68,42 @@ def _patch_class(owner, attr: str, sim) -> None:
                                         "__module__": original.__module__,
                                         "__doc__": original.__doc__})
     setattr(owner, attr, dispatch)
+
+
+def _patch_generator() -> None:
+    """torch.Generator(device='cuda') on the simulated device: a host generator that says it is on
+    cuda:0 (tensors there hold no values, so nothing is drawn from it on the device)."""
+    original = torch.Generator
+    if getattr(original, "_simgpu", False):
+        return
+    _ORIGINALS[(torch, "Generator")] = original
+
+    def __new__(cls, device="cpu"):
+        simulated = state.current() is not None and mode.is_cuda_like(device)
+        obj = original.__new__(cls, device="cpu" if simulated else device)
+        obj._on_device = simulated
+        return obj
+
+    def device(self):
+        return torch.device("cuda", 0) if getattr(self, "_on_device", False) else original.device.__get__(self)
+
+    torch.Generator = type("Generator", (original,), {
+        "__new__": __new__, "device": property(device), "_simgpu": True,
+        "__module__": original.__module__, "__doc__": original.__doc__})
+
+
+def _patch_storage_device() -> None:
+    """A simulated tensor's storage reports cuda:0, as its tensor does (it lives on meta)."""
+    original = torch._C.StorageBase.device
+    if (torch.UntypedStorage, "device") in _ORIGINALS:
+        return
+    _ORIGINALS[(torch.UntypedStorage, "device")] = _MISSING
+
+    def device(self):
+        found = original.__get__(self)
+        return torch.device("cuda", 0) if found.type == "meta" and state.current() is not None else found
+
+    torch.UntypedStorage.device = property(device)
 
 
 def installed() -> bool:
@@ -190,6 +226,8 @@ def install() -> None:
     _patch_class(torch, "Event", _event)
     _patch(torch.backends.cuda, "is_built", lambda dev: True)
     graphs.install()
+    _patch_generator()
+    _patch_storage_device()
     _patch(torch._C, "_host_emptyCache", _nothing)          # torch.cuda.graph's entry calls it
     _patch(torch.cuda, "is_current_stream_capturing", graphs.capturing)
     _patch(torch.cuda.graphs, "is_current_stream_capturing", graphs.capturing)

@@ -157,7 +157,8 @@ def validate_public(info) -> dict:
 
 
 def _randomize(cfg: dict, seed: int) -> None:
-    """Scale bandwidth, peak, L2 size and L2 speed by seeded factors (rounded, so JSON-stable)."""
+    """Scale bandwidth, peak, L2 size, L2 speed and the launch costs (overhead, floor) by seeded factors (rounded,
+    so JSON-stable): no constant of the model is a round number a program could recognise."""
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an int or None, got {seed!r}")
     ranges = constants()["randomize"]
@@ -167,6 +168,9 @@ def _randomize(cfg: dict, seed: int) -> None:
     cfg["peak_tflops"] = round(cfg["peak_tflops"] * factor["peak"], 1)
     cfg["l2_bytes"] = max(2**20, round(cfg["l2_bytes"] * factor["l2"] / 2**20) * 2**20)
     cfg["l2_speedup"] = round(factor["l2_speedup"], 2)
+    launch = rng.uniform(*ranges["launch"])
+    cfg["launch_overhead_s"] = round(cfg["launch_overhead_s"] * launch, 12)
+    cfg["min_kernel_s"] = round(cfg["min_kernel_s"] * launch, 12)
 
 
 def validate(cfg) -> dict:
