@@ -525,7 +525,8 @@ def test_nothing_a_program_reads_says_the_device_is_simulated():
     with simgpu.active(H100):
         a, b = torch.empty(1024, device="cuda"), torch.empty(1024, device="cuda")
         props = torch.cuda.get_device_properties(0)
-        start, end, stream = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True), torch.cuda.Stream()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        stream = torch.cuda.Stream()
         patched = torch.cuda.Event.elapsed_time
         try:
             torch.cuda.Event.elapsed_time = lambda self, other: -1.0
