@@ -181,8 +181,7 @@ class Sandbox:
         message = {"id": secrets.randbits(62), **message}
         timer = self.timer if timed is not None else None
         try:
-            cpu_at_start = cputime.tree_seconds(child.proc.pid)
-            started = time.monotonic()
+            since = (cputime.tree_seconds(child.proc.pid), time.monotonic())
             send(child, message)
             limit = timeout_s if timer is None else timer.floor_s
             # The first call on a child's simulated GPU may pay one-time imports (torch's own
@@ -196,19 +195,15 @@ class Sandbox:
             # A call on the simulated GPU that keeps asking the device for work is running, not
             # hung: each request served moves its deadline to ``limit`` after it, up to the
             # sandbox's ceiling (a time-based benchmark loop of tiny kernels sends thousands).
-            busy = (limit, started + self.limits.time_limit_s) if device is not None else None
-            reply = self._reply_to(child, message["id"], started + limit, busy)
+            busy = (limit, since[1] + self.limits.time_limit_s) if device is not None else None
+            reply = self._reply_to(child, message["id"], since[1] + limit, busy)
             if reply is None and timer is not None and timer.floor_s < timer.ceiling_s:   # past the floor
                 asked = time.monotonic()
                 limit = max(timer.limit_s(timed), grace)
                 paused = time.monotonic() - asked   # timing the reference (a simulated GPU waits meanwhile)
-                reply = self._reply_to(child, message["id"], started + limit + paused, busy)
-            while reply is None:     # past the limit in wall time: charged only once it is CPU time too
-                more = cputime.starved_for(child.proc.pid, cpu_at_start, started, limit,
-                                           started + self.limits.time_limit_s)
-                if more <= 0:
-                    break
-                reply = self._reply_to(child, message["id"], time.monotonic() + more, busy)
+                reply = self._reply_to(child, message["id"], since[1] + limit + paused, busy)
+            if reply is None:        # past the limit in wall time: charged only once it is CPU time too
+                reply = self._while_starved(child, message["id"], since, limit, busy)
             if reply is None:
                 self._discard()
                 how = f" ({timer.describe()})" if timer is not None else ""
@@ -222,6 +217,20 @@ class Sandbox:
             error = StudentCrashed(f"{what}: {exc.reason}")
             self.poisoned[poison_key] = error
             raise error from None
+
+    def _while_starved(self, child: ChildHandle, request_id: int, since: tuple[float, float], limit: float,
+                       busy) -> dict | None:
+        """The reply, waited for while the child keeps running short of ``limit`` CPU seconds
+        since ``since`` = (its CPU seconds, monotonic time) at the call's start (cputime.py)."""
+        cpu_at_start, started = since
+        while True:
+            more = cputime.starved_for(child.proc.pid, cpu_at_start, started, limit,
+                                       started + self.limits.time_limit_s)
+            if more <= 0:
+                return None
+            reply = self._reply_to(child, request_id, time.monotonic() + more, busy)
+            if reply is not None:
+                return reply
 
     @staticmethod
     def _reply_to(child: ChildHandle, request_id: int, deadline: float,

@@ -168,9 +168,8 @@ def _randomize(cfg: dict, seed: int) -> None:
     cfg["peak_tflops"] = round(cfg["peak_tflops"] * factor["peak"], 1)
     cfg["l2_bytes"] = max(2**20, round(cfg["l2_bytes"] * factor["l2"] / 2**20) * 2**20)
     cfg["l2_speedup"] = round(factor["l2_speedup"], 2)
-    launch = rng.uniform(*ranges["launch"])
-    cfg["launch_overhead_s"] = round(cfg["launch_overhead_s"] * launch, 12)
-    cfg["min_kernel_s"] = round(cfg["min_kernel_s"] * launch, 12)
+    cfg["launch_overhead_s"] = round(cfg["launch_overhead_s"] * rng.uniform(*ranges["launch"]), 12)
+    cfg["min_kernel_s"] = round(cfg["min_kernel_s"] * rng.uniform(*ranges["floor"]), 12)
 
 
 def validate(cfg) -> dict:
