@@ -53,6 +53,11 @@ def _warm_up_timed(s: Session, function: str) -> bool:
 
 def diagnose(s: Session, function: str) -> Diagnosis | None:
     """A diagnosis that fails every check of ``function`` when its number is no measurement."""
+    base = BASE.get(function)
+    if base is not None:
+        other = s.diagnosis(base)
+        if other is None or other.kind != "not_measured":
+            return None             # the caller's own sizes or dtype: its checks judge them
     try:
         found = _ratio(s, function)
     except Exception:  # the call's (or the reference's) own failure is the checks' to report
@@ -62,11 +67,7 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
     ratio, ref = found
     if not BAND[0] <= ratio <= BAND[1] or _explained(ratio, function):
         return None
-    base = BASE.get(function)
     if base is not None:
-        other = s.diagnosis(base)
-        if other is None or other.kind != "not_measured":
-            return None             # the caller's own sizes or dtype: its checks judge them
         base_ratio = _ratio(s, base)
         if base_ratio is None or abs(math.log(ratio / base_ratio[0])) > math.log(RATIO_TOLERANCE):
             return None
