@@ -190,6 +190,8 @@ class SimDispatch(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if kwargs.get("device") != META and not any(_is_sim(t) for t in _tensors([args, list(kwargs.values())], [])):
+            return func(*args, **kwargs)        # host work (a CPU check's tensors): as it is
         if torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), _COMPOSITE):
             # an op made of others (matmul, einsum) reaches a mode whole where autograd is off
             # (inference_mode): its parts are the kernels, costed one by one
