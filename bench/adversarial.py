@@ -54,7 +54,8 @@ def main(argv=None) -> int:
                     ok, what = adversarial.judge(entry, results)
                     right += ok
                     under = "" if secret is None else f" [{secret}]"
-                    print(f"{'ok ' if ok else 'BAD'} {entry.kind}/{entry.name:34} {what}{under}", flush=True)
+                    known = f" [open: {entry.open}]" if entry.open and not ok else ""
+                    print(f"{'ok ' if ok else 'BAD'} {entry.kind}/{entry.name:34} {what}{under}{known}", flush=True)
     finally:
         forkserver.stop()
     total = len(entries) * len(secrets)

@@ -18,7 +18,7 @@ from pathlib import Path
 from autograder.core.errors import StudentCrashed, StudentError, StudentMissing, StudentRaised, StudentTimeout
 from autograder.gpu import host
 from autograder.runtime import runner
-from autograder.sandbox import cgroup, isolation, policy, replies
+from autograder.sandbox import cgroup, cputime, isolation, policy, replies
 from autograder.sandbox.calltime import Deadline
 from autograder.sandbox.channel import ChildGone, receive, send
 from autograder.sandbox.launch import ChildHandle, Limits, kill, launch_child, stop
@@ -211,19 +211,21 @@ class Sandbox:
         if grace is not None:
             deadline = deadline.at_least(grace)
         try:
-            started = time.monotonic()
+            since = (cputime.tree_seconds(child.proc.pid), time.monotonic())
             send(child, message)
             # A call on the simulated GPU that keeps asking the device for work is running, not
             # hung: each request served moves its deadline to ``deadline`` after it, up to the
             # sandbox's ceiling (a time-based benchmark loop of tiny kernels sends thousands).
-            busy = (deadline.seconds, started + self.limits.time_limit_s) if device is not None else None
-            reply = self._reply_to(child, message["id"], started + deadline.seconds, busy)
+            busy = (deadline.seconds, since[1] + self.limits.time_limit_s) if device is not None else None
+            reply = self._reply_to(child, message["id"], since[1] + deadline.seconds, busy)
             if reply is None and timer is not None and timer.floor_s < timer.ceiling_s:   # past the floor
                 asked = time.monotonic()
                 deadline = timer.deadline(timed)
                 deadline = deadline.at_least(grace) if grace is not None else deadline
                 paused = time.monotonic() - asked   # timing the reference (a simulated GPU waits meanwhile)
-                reply = self._reply_to(child, message["id"], started + deadline.seconds + paused, busy)
+                reply = self._reply_to(child, message["id"], since[1] + deadline.seconds + paused, busy)
+            if reply is None:        # past the limit in wall time: charged only once it is CPU time too
+                reply = self._while_starved(child, message["id"], since, deadline.seconds, busy)
             if reply is None:
                 self._discard()
                 error = StudentTimeout(deadline.message(what))
@@ -245,6 +247,20 @@ class Sandbox:
         if self.timer is not None:
             return self.timer.floor()
         return Deadline(self.limits.time_limit_s, "the time limit of a call")
+
+    def _while_starved(self, child: ChildHandle, request_id: int, since: tuple[float, float], limit: float,
+                       busy) -> dict | None:
+        """The reply, waited for while the child keeps running short of ``limit`` CPU seconds
+        since ``since`` = (its CPU seconds, monotonic time) at the call's start (cputime.py)."""
+        cpu_at_start, started = since
+        while True:
+            more = cputime.starved_for(child.proc.pid, cpu_at_start, started, limit,
+                                       started + self.limits.time_limit_s)
+            if more <= 0:
+                return None
+            reply = self._reply_to(child, request_id, time.monotonic() + more, busy)
+            if reply is not None:
+                return reply
 
     @staticmethod
     def _reply_to(child: ChildHandle, request_id: int, deadline: float,

@@ -31,6 +31,8 @@ from shared.simgpu.profile import config, gpu_keys, validate
 
 #: Names that need torch, imported on first use: the grader imports shared.simgpu.judging (pure
 #: arithmetic) without paying torch's import, which its sandboxed children pay once instead.
+#: What torch.version.cuda reads while a device is active (PyTorch's current CUDA 12 wheels).
+CUDA_VERSION = "12.8"
 _LAZY = {"install": "patches", "installed": "patches", "uninstall": "patches",
          "SimDevice": "device", "SimMode": "mode"}
 
@@ -71,6 +73,9 @@ def attach(info: dict, link):
 
     ``info``: the device's public description (profile.public); ValueError names a bad field.
     """
+    import torch
+
+    from shared.simgpu.dispatch import SimDispatch
     from shared.simgpu.frontend import Frontend
     from shared.simgpu.mode import SimMode
     from shared.simgpu.patches import install
@@ -78,14 +83,16 @@ def attach(info: dict, link):
 
     frontend = Frontend(validate_public(info), link)
     install()
-    previous = state.current()
+    previous, version = state.current(), torch.version.cuda
     state.set_current(frontend)
+    torch.version.cuda = CUDA_VERSION          # a CUDA build, as on the GPU of the profile
     try:
-        with SimMode(frontend):
+        with SimMode(), SimDispatch():
             yield frontend
     finally:
         frontend.close()
         state.set_current(previous)
+        torch.version.cuda = version
 
 
 def trace() -> dict:

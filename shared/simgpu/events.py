@@ -8,6 +8,11 @@ incomplete event raises, as PyTorch does on a real GPU.
 """
 from __future__ import annotations
 
+import itertools
+
+import torch
+
+from shared.simgpu import state
 from shared.simgpu.device import NOT_COMPLETED, NOT_RECORDED  # noqa: F401 (PyTorch's words, re-exported)
 
 NO_TIMING = "Both events must be created with argument 'enable_timing=True'."
@@ -54,7 +59,7 @@ class SimEvent:
         return self._device.elapsed_ms(self.event_id, end_event.event_id)
 
     def __repr__(self) -> str:
-        return f"<simulated torch.cuda.Event recorded={self.event_id is not None}>"
+        return "<torch.cuda.Event uninitialized>" if self.event_id is None else "<torch.cuda.Event>"
 
 
 class SimStream:
@@ -108,4 +113,84 @@ class SimStream:
         return hash(("SimStream", self.stream_id))
 
     def __repr__(self) -> str:
-        return f"<simulated torch.cuda.Stream device=cuda:0 id={self.stream_id}>"
+        return f"<torch.cuda.Stream device=cuda:0 cuda_stream={self.stream_id:#x}>"
+
+
+# ------------------------------------------------ torch's own classes, where CUDA is not built
+#: torch.cuda.Event and torch.cuda.Stream derive from these; on a build without CUDA they are
+#: placeholders (torch._utils._dummy_type) that refuse to be made. ``install_bases`` gives them the
+#: simulated device's behaviour, so events and streams are of torch's own classes (isinstance,
+#: type names, repr) and torch's own methods run above them: a patch a program makes to
+#: ``torch.cuda.Event.elapsed_time`` runs as it would on a GPU.
+EVENT_BASE, STREAM_BASE = torch.cuda.Event.__bases__[0], torch.cuda.Stream.__bases__[0]
+_HANDLES = itertools.count(1)
+
+
+def placeholders() -> bool:
+    """Whether torch.cuda's event and stream bases are placeholders (a build without CUDA)."""
+    return EVENT_BASE.__module__ == "torch._utils" and STREAM_BASE.__module__ == "torch._utils"
+
+
+def _refuse(cls):
+    raise RuntimeError(f"Tried to instantiate dummy base class {cls.__name__}")
+
+
+def _event_new(cls, enable_timing=False, blocking=False, interprocess=False, external=False, **_kw):
+    device = state.current()
+    if device is None:
+        _refuse(cls)
+    obj = object.__new__(cls)
+    obj._sim = SimEvent(device, enable_timing=enable_timing)
+    obj.cuda_event = 0x5A1C_0000_0000 + 0x40 * next(_HANDLES)
+    obj.device = torch.device("cuda", 0)
+    return obj
+
+
+def make_stream(device, stream_id: int | None = None, cls=None):
+    """A torch.cuda.Stream on the simulated device (a new stream when ``stream_id`` is None)."""
+    obj = object.__new__(cls or torch.cuda.Stream)
+    obj._sim = SimStream(device, stream_id)
+    obj.stream_id = obj._sim.stream_id
+    obj.device_index, obj.device_type, obj.priority = 0, 1, 0
+    obj.device = torch.device("cuda", 0)
+    obj.cuda_stream = 0 if obj.stream_id == 0 else 0x5A1D_0000_0000 + 0x40 * obj.stream_id
+    return obj
+
+
+def _stream_new(cls, priority=0, **_kw):
+    device = state.current()
+    if device is None:
+        _refuse(cls)
+    return make_stream(device, cls=cls)
+
+
+def _sim_of(x):
+    return getattr(x, "_sim", x)
+
+
+EVENT_METHODS = {
+    "__new__": _event_new, "__init__": lambda self, *a, **k: None,
+    "record": lambda self, stream=None: self._sim.record(stream),
+    "wait": lambda self, stream=None: self._sim.wait(stream),
+    "query": lambda self: self._sim.query(),
+    "synchronize": lambda self: self._sim.synchronize(),
+    "elapsed_time": lambda self, end_event: self._sim.elapsed_time(_sim_of(end_event)),
+}
+STREAM_METHODS = {
+    "__new__": _stream_new, "__init__": lambda self, *a, **k: None,
+    "query": lambda self: self._sim.query(),
+    "synchronize": lambda self: self._sim.synchronize(),
+    "__eq__": lambda self, o: getattr(o, "stream_id", None) == self.stream_id,
+    "__enter__": lambda self: (self._sim.__enter__(), self)[1],
+    "__exit__": lambda self, *exc: self._sim.__exit__(*exc),
+}
+
+
+def install_bases() -> bool:
+    """Give torch.cuda's placeholder bases the simulated behaviour; False where CUDA is built."""
+    if not placeholders():
+        return False
+    for base, methods in ((EVENT_BASE, EVENT_METHODS), (STREAM_BASE, STREAM_METHODS)):
+        for name, method in methods.items():
+            setattr(base, name, staticmethod(method) if name == "__new__" else method)
+    return True

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 
 from shared.simgpu.clock import DEFAULT_STREAM
 from shared.simgpu.costs import Op, byte_range, nbytes
@@ -90,20 +91,25 @@ class Frontend:
         self._streams = itertools.count(DEFAULT_STREAM + 1)
         self._events = itertools.count(1)
         self.open = True
+        self.capture: list | None = None      # kernels a CUDA graph records instead of running
+        self._lock = threading.RLock()        # every thread of the process talks to this device
 
     # ------------------------------------------------------------- plumbing
     def post(self, message: dict) -> None:
-        if self.open:
-            self.link.post(message)
+        with self._lock:
+            if self.open:
+                self.link.post(message)
 
     def ask(self, message: dict):
-        return self.link.ask(message)
+        with self._lock:
+            return self.link.ask(message)
 
     def close(self) -> None:
         """The period ends: queued requests go out; later frees (garbage collection) are dropped."""
-        if self.open:
-            self.link.flush()
-            self.open = False
+        with self._lock:
+            if self.open:
+                self.link.flush()
+                self.open = False
 
     def _allocated(self, aid: int, n_bytes: int) -> None:
         self.post({"op": "alloc", "aid": aid, "bytes": n_bytes})
@@ -145,8 +151,10 @@ class Frontend:
         return out
 
     def launch(self, op: Op) -> None:
-        """Queue one kernel on the current stream: the byte ranges it reads and writes, its FLOPs."""
-        self.post({"op": "launch", "kind": op.kind, "reads": self._ranges(op.reads),
+        """Queue one kernel on the current stream: the byte ranges it reads and writes, its FLOPs
+        (or record it into the CUDA graph being captured)."""
+        send = self.post if self.capture is None else self.capture.append
+        send({"op": "launch", "kind": op.kind, "reads": self._ranges(op.reads),
                    "writes": self._ranges(op.writes),
                    "read_bytes": sum(nbytes(t) for t in op.reads),
                    "write_bytes": sum(nbytes(t) for t in op.writes),

@@ -13,6 +13,10 @@ import weakref
 
 import torch
 
+#: Where device addresses start (a CUDA allocator's are in this range) and their alignment.
+BASE_ADDRESS = 0x7F3A_2000_0000
+ALIGN = 512
+
 
 def _storage(tensor: torch.Tensor):
     storage = tensor.untyped_storage()
@@ -30,6 +34,7 @@ class Memory:
         self.count = 0
         self._live: dict[int, list] = {}   # storage key -> [allocation id, bytes, references]
         self._ids = itertools.count(1)
+        self._next_address = BASE_ADDRESS
         self._on_free = on_free
         self._on_alloc = on_alloc
 
@@ -48,7 +53,8 @@ class Memory:
         entry = self._live.get(key)
         if entry is None:
             self.check(nbytes)
-            entry = self._live[key] = [next(self._ids), nbytes, 0]
+            entry = self._live[key] = [next(self._ids), nbytes, 0, self._next_address]
+            self._next_address += -(-max(nbytes, 1) // ALIGN) * ALIGN
             self.allocated += nbytes
             self.count += 1
             self.peak = max(self.peak, self.allocated)
@@ -59,6 +65,12 @@ class Memory:
         weakref.finalize(tensor, self._release, key, entry[0])
         return entry[0]
 
+    def address(self, tensor: torch.Tensor) -> int:
+        """``tensor.data_ptr()``: its allocation's device address plus its offset, as CUDA's
+        allocator hands them out (non-zero, distinct, 512-byte aligned)."""
+        self.alloc_id(tensor)
+        return self._live[_storage(tensor)[0]][3] + tensor.storage_offset() * tensor.element_size()
+
     def check(self, nbytes: int) -> None:
         """Raise torch.OutOfMemoryError, worded like CUDA's, unless ``nbytes`` more fit."""
         if self.allocated + nbytes > self.capacity:
@@ -66,7 +78,7 @@ class Memory:
             raise torch.OutOfMemoryError(
                 f"CUDA out of memory. Tried to allocate {nbytes / gib:.2f} GiB. GPU 0 has a total "
                 f"capacity of {self.capacity / gib:.2f} GiB of which {(self.capacity - self.allocated) / gib:.2f} "
-                f"GiB is free. (simulated GPU)")
+                f"GiB is free.")
 
     def _release(self, key: int, aid: int) -> None:
         entry = self._live.get(key)

@@ -1,16 +1,17 @@
 """The TorchFunctionMode that puts 'cuda' tensors on the simulated device.
 
 Every torch call passes through ``SimMode.__torch_function__``: 'cuda' devices become 'meta'
-(shape and dtype, no data, no real allocation), the result is accounted on the SimDevice
-(allocation, kernel time), and calls that need a value on the host wait for the device and
-return zeros, since simulated tensors hold no values. ``tensor.device`` reports 'cuda:0'.
+(shape and dtype, no data, no real allocation), copies between host and device cross the host
+link, and calls that need a value on the host wait for the device and return zeros, since
+simulated tensors hold no values. ``tensor.device`` reports 'cuda:0'. What each call costs the
+device is decided beneath, at torch's dispatcher (dispatch.py), op by op.
 """
 from __future__ import annotations
 
 import torch
 from torch.overrides import TorchFunctionMode
 
-from shared.simgpu import costs
+from shared.simgpu import costs, state
 
 CUDA0 = torch.device("cuda", 0)
 META = torch.device("meta")
@@ -56,31 +57,6 @@ def _name(func) -> str:
     return getattr(func, "__name__", "") or ""
 
 
-def _matmul_result(name, args, kwargs):
-    """The (empty) result of a matmul of simulated tensors, shaped without torch's Python meta
-    kernel (whose first call imports sympy, about half a second); None to let torch do it."""
-    if kwargs or len(args) < 2 or not all(is_sim(t) for t in args[:3] if isinstance(t, torch.Tensor)):
-        return None
-    a, b = (args[1], args[2]) if name == "addmm" and len(args) >= 3 else (args[0], args[1])
-    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or a.dtype != b.dtype:
-        return None
-    if name == "linear":
-        if len(args) > 2 or b.dim() != 2 or a.dim() < 1 or a.shape[-1] != b.shape[1]:
-            return None
-        shape = (*a.shape[:-1], b.shape[0])
-    elif name in ("mm", "addmm", "matmul", "__matmul__", "bmm"):
-        if a.dim() < 2 or a.dim() != b.dim() or a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
-            return None
-        if (name in ("mm", "addmm") and a.dim() != 2) or (name == "bmm" and a.dim() != 3):
-            return None
-        if name == "addmm" and (len(args) > 3 or args[0].shape != (a.shape[0], b.shape[1])):
-            return None
-        shape = (*a.shape[:-1], b.shape[-1])
-    else:
-        return None
-    return torch.empty(shape, dtype=a.dtype, device=META)
-
-
 #: Host copies of simulated tensors up to this many bytes are filled with zeros; larger ones are
 #: left as the allocator hands them out (fresh pages, which read as zeros): writing hundreds of
 #: MiB of zeros per copy would cost the student's call real seconds a real GPU never spends.
@@ -95,21 +71,28 @@ def host_zeros(shape, dtype):
     return t
 
 
-def dispatch_watched() -> bool:
-    """Whether a TorchDispatchMode is active or the profiler records: operations must then reach
-    the dispatcher (the shortcuts below skip it)."""
-    return torch._C._len_torch_dispatch_stack() > 0 or torch.autograd._profiler_enabled()
+def _repr(t: torch.Tensor) -> str:
+    """torch's own printing of a CUDA tensor of zeros (its values on the host; summarized when
+    large, as torch does, from an expanded scalar: no memory)."""
+    text = repr(torch.zeros((), dtype=t.dtype).expand(t.shape))
+    head, sep, tail = text.rpartition(", dtype=")
+    if not sep:
+        return text[:-1] + ", device='cuda:0')"
+    return f"{head}, device='cuda:0', dtype={tail}"
 
 
 class SimMode(TorchFunctionMode):
-    """Routes CUDA work of every torch call to ``device`` (a SimDevice)."""
+    """Routes CUDA work of every torch call to the process's simulated device (state.current());
+    without one, calls run as they would."""
 
-    def __init__(self, device):
-        super().__init__()
-        self.device = device
+    @property
+    def device(self):
+        return state.current()
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = dict(kwargs or {})
+        if self.device is None:
+            return func(*args, **kwargs)
         name = _name(func)
         if name == "__get__":
             return self._property(func, args, kwargs)
@@ -130,40 +113,16 @@ class SimMode(TorchFunctionMode):
             if is_sim(self_t) and not is_sim(args[1]) and args[1].numel() > 1:   # host-to-device
                 self.device.transfer("h2d", costs.nbytes(args[1]))
                 return self_t
+        if name == "data_ptr" and self_t is not None and is_sim(self_t):
+            return self.device.memory.address(self_t)
         if name == "pin_memory" and self_t is not None:
             return self_t                      # page-locking needs a real CUDA driver
         if kwargs.get("pin_memory"):
             kwargs["pin_memory"] = False
         if "device" in kwargs and is_cuda_like(kwargs["device"]):
             kwargs["device"] = META
-        out_kw = kwargs.get("out")
-        inputs = [t for t in _flat(list(args) + [v for k, v in kwargs.items() if k != "out"], []) if is_sim(t)]
-        # Shortcuts that shape a result without dispatching: only when nothing watches the
-        # dispatcher (FlopCounterMode, a user's TorchDispatchMode, the profiler), which must see
-        # every operation on this device as on any other.
-        watched = dispatch_watched()
-        out = None if watched else self._like(name, args, kwargs)
-        if out is None and name in costs.MATMUL and not watched:
-            out = _matmul_result(name, args, kwargs)
-        if (out is None and name in ("randn", "rand") and args and kwargs.get("device") == META
-                and not watched and set(kwargs) <= {"dtype", "device", "requires_grad", "generator"}):
-            # no values to draw: the same meta tensor without torch's Python reference path
-            out = torch.empty(*args, dtype=kwargs.get("dtype"), device=META,
-                              requires_grad=bool(kwargs.get("requires_grad", False)))
-        if out is None:
-            out = func(*args, **kwargs)
-        outputs = [t for t in _flat([out], []) if is_sim(t)]
-        if out_kw is not None and not outputs:
-            outputs = [t for t in _flat([out_kw], []) if is_sim(t)]
-        if not inputs and not outputs:
-            return out
-        new = [t for t in outputs if not self.device.memory.known(t)]
-        for t in outputs:
-            self.device.track(t, new=any(t is n for n in new))
-        op = costs.classify(name, args, inputs, outputs, bool(new) or out_kw is not None)
-        if op is not None:
-            self.device.launch(op)
-        return out
+        out = self._like(name, args, kwargs)
+        return func(*args, **kwargs) if out is None else out
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
@@ -182,8 +141,6 @@ class SimMode(TorchFunctionMode):
         if len(extra) != (1 if name == "full_like" else 0):
             return None
         factory = getattr(torch, name.removesuffix("_like"))
-        if name in ("rand_like", "randn_like"):
-            factory = torch.empty                  # no values to draw on the simulated device
         return factory(t.shape, *extra, dtype=kwargs.get("dtype") or t.dtype, device=META,
                        requires_grad=bool(kwargs.get("requires_grad", False)))
 
@@ -206,8 +163,7 @@ class SimMode(TorchFunctionMode):
         if name == "__format__" and t is not None and t.numel() == 1:
             return format(torch.zeros((), dtype=t.dtype).item(), args[1] if len(args) > 1 else "")
         if name in ("__repr__", "__str__", "__format__"):
-            return (f"tensor(<simulated, no values>, size={tuple(t.shape)}, device='cuda:0', "
-                    f"dtype={t.dtype})") if t is not None else "<simulated>"
+            return _repr(t) if t is not None else "tensor([], device='cuda:0')"
         zeros = torch.zeros(t.shape, dtype=t.dtype) if t is not None else torch.zeros(())
         if name == "tolist":
             return zeros.tolist()
@@ -250,12 +206,8 @@ class SimMode(TorchFunctionMode):
             if is_sim(src):
                 if dtype == src.dtype and not kwargs.get("copy", False):
                     return src
-                out = src.to(dtype=dtype)
-                self.device.track(out, new=True)
-                self.device.launch(costs.Op("copy", reads=[src], writes=[out], dtype=dtype))
-                return out
+                return src.to(dtype=dtype, copy=True)      # a kernel, costed at the dispatcher
             out = torch.empty(src.shape, dtype=dtype, device=META)
-            self.device.track(out, new=True)
             self.device.transfer("h2d", costs.nbytes(src))
             return out
         if is_cpu_like(target) and is_sim(src):

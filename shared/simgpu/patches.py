@@ -14,9 +14,9 @@ import timeit
 
 import torch
 
-from shared.simgpu import clocks, state
+from shared.simgpu import clocks, events, graphs, mode, state, threads
 from shared.simgpu.events import SimEvent, SimStream
-from shared.simgpu.properties import SimDeviceProperties
+from shared.simgpu.properties import _CudaDeviceProperties
 
 _ORIGINALS: dict[tuple[object, str], object] = {}
 _MISSING = object()
@@ -71,6 +71,42 @@ def _patch_class(owner, attr: str, sim) -> None:
     setattr(owner, attr, dispatch)
 
 
+def _patch_generator() -> None:
+    """torch.Generator(device='cuda') on the simulated device: a host generator that says it is on
+    cuda:0 (tensors there hold no values, so nothing is drawn from it on the device)."""
+    original = torch.Generator
+    if getattr(original, "_simgpu", False):
+        return
+    _ORIGINALS[(torch, "Generator")] = original
+
+    def __new__(cls, device="cpu"):
+        simulated = state.current() is not None and mode.is_cuda_like(device)
+        obj = original.__new__(cls, device="cpu" if simulated else device)
+        obj._on_device = simulated
+        return obj
+
+    def device(self):
+        return torch.device("cuda", 0) if getattr(self, "_on_device", False) else original.device.__get__(self)
+
+    torch.Generator = type("Generator", (original,), {
+        "__new__": __new__, "device": property(device), "_simgpu": True,
+        "__module__": original.__module__, "__doc__": original.__doc__})
+
+
+def _patch_storage_device() -> None:
+    """A simulated tensor's storage reports cuda:0, as its tensor does (it lives on meta)."""
+    original = torch._C.StorageBase.device
+    if (torch.UntypedStorage, "device") in _ORIGINALS:
+        return
+    _ORIGINALS[(torch.UntypedStorage, "device")] = _MISSING
+
+    def device(self):
+        found = original.__get__(self)
+        return torch.device("cuda", 0) if found.type == "meta" and state.current() is not None else found
+
+    torch.UntypedStorage.device = property(device)
+
+
 def installed() -> bool:
     """Whether the dispatchers are in place."""
     return getattr(time.perf_counter, "_simgpu", False)
@@ -95,34 +131,43 @@ def _nothing(dev, *_args, **_kwargs):
     return None
 
 
+def _stream(dev, stream_id=None):
+    """A stream object of torch's own class where CUDA is not built (events.install_bases)."""
+    return events.make_stream(dev, stream_id) if events.placeholders() else SimStream(dev, stream_id)
+
+
 def _new_stream(dev, *_args, **_kwargs):
-    return SimStream(dev)
+    return _stream(dev)
 
 
 def _current_stream(dev, *_args, **_kwargs):
-    return SimStream(dev, dev.stream)
+    return _stream(dev, dev.stream)
 
 
 def _default_stream(dev, *_args, **_kwargs):
-    return SimStream(dev, 0)
+    return _stream(dev, 0)
 
 
 def _stream_context(dev, stream=None, *_args, **_kwargs):
-    return stream if isinstance(stream, SimStream) else contextlib.nullcontext()
+    sim = getattr(stream, "_sim", stream)
+    return sim if isinstance(sim, SimStream) else contextlib.nullcontext()
 
 
 def _set_stream(dev, stream=None, *_args, **_kwargs):
-    if isinstance(stream, SimStream):
-        dev.stream = stream.stream_id
+    sim = getattr(stream, "_sim", stream)
+    if isinstance(sim, SimStream):
+        dev.stream = sim.stream_id
 
 
 def _event(dev, *args, **kwargs):
     kwargs.pop("device", None)
+    if events.placeholders():
+        return torch.cuda.Event(*args, **kwargs)
     return SimEvent(dev, *args, **kwargs)
 
 
 def _properties(dev, *_args, **_kwargs):
-    return SimDeviceProperties(dev.cfg)
+    return _CudaDeviceProperties(dev.cfg)
 
 
 def _null_context(dev, *_args, **_kwargs):
@@ -152,6 +197,7 @@ CUDA = {
     "reset_peak_memory_stats": _reset_peak,
     "reset_max_memory_allocated": _reset_peak,
     "empty_cache": _nothing,
+    "graph_pool_handle": lambda dev, *_a, **_k: (0, 0),
 }
 
 ACCELERATOR = {
@@ -173,13 +219,22 @@ def install() -> None:
     if installed():
         return
     clocks.install(_patch)
+    threads.install()
     for attr, sim in CUDA.items():
         _patch(torch.cuda, attr, sim)
     for attr, sim in ACCELERATOR.items():
         _patch(torch.accelerator, attr, sim)
     _patch_class(torch, "Event", _event)
-    _patch_class(torch.cuda, "Event", _event)
-    _patch_class(torch.cuda, "Stream", _new_stream)
+    _patch(torch.backends.cuda, "is_built", lambda dev: True)
+    graphs.install()
+    _patch_generator()
+    _patch_storage_device()
+    _patch(torch._C, "_host_emptyCache", _nothing)          # torch.cuda.graph's entry calls it
+    _patch(torch.cuda, "is_current_stream_capturing", graphs.capturing)
+    _patch(torch.cuda.graphs, "is_current_stream_capturing", graphs.capturing)
+    if not events.install_bases():                  # a build with CUDA: subclasses stand in
+        _patch_class(torch.cuda, "Event", _event)
+        _patch_class(torch.cuda, "Stream", _new_stream)
     _patch_class(torch.cuda, "device", _null_context)
     torch.cuda.OutOfMemoryError = torch.OutOfMemoryError
 
@@ -192,5 +247,6 @@ def uninstall() -> None:
         else:
             setattr(owner, attr, original)
     clocks.uninstall()
+    threads.uninstall()
     _ORIGINALS.clear()
     timeit.default_timer = time.perf_counter

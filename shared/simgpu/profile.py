@@ -46,6 +46,7 @@ FIELDS: dict[str, type | tuple] = {
     "bw_gbs": float, "copy_efficiency": float, "l2_bytes": int, "l2_speedup": float,
     "peak_tflops": float, "matmul_efficiency": float, "dtype_peak": dict,
     "memory_bytes": int, "sm_count": int, "major": int, "minor": int, "h2d_gbs": float,
+    "memory_clock_khz": int, "bus_width_bits": int,
     "launch_overhead_s": float, "first_use_s": float, "clock_read_s": float, "poll_s": float,
     "min_kernel_s": float,
     "sync_overhead_s": float, "alloc_s": float, "epoch_s": float,
@@ -95,13 +96,14 @@ def config(profile: str = "h100-sxm", seed: int | None = None, *, sync_launches:
     timing, eff = c["timing"], c["efficiency"]
     peak = dev.peak_bf16_tflops if dev.peak_bf16_tflops is not None else dev.peak_fp16_tflops
     cfg = {
-        "profile": dev.key, "seed": seed, "name": f"{dev.name} (simulated)",
+        "profile": dev.key, "seed": seed, "name": dev.name,
         "bw_gbs": float(dev.bw_gbs), "copy_efficiency": float(eff["copy"][extra["memory_kind"]]),
         "l2_bytes": int(dev.l2_bytes), "l2_speedup": float(eff["l2_speedup"]),
         "peak_tflops": float(peak), "matmul_efficiency": float(eff["matmul"]),
         "dtype_peak": {k: float(v) for k, v in eff["dtype_peak"].items()},
         "memory_bytes": int(dev.memory_bytes), "sm_count": int(extra["sm_count"]),
         "major": int(extra["major"]), "minor": int(extra["minor"]),
+        **_memory_interface(extra["memory_kind"], float(dev.bw_gbs)),
         "h2d_gbs": float(extra["host_link_gbs"]) * float(eff["host_link"]),
         "launch_overhead_s": float(timing["launch_overhead_s"]), "first_use_s": float(timing["first_use_s"]),
         "clock_read_s": float(timing["clock_read_s"]), "poll_s": float(timing["poll_s"]),
@@ -119,9 +121,19 @@ def config(profile: str = "h100-sxm", seed: int | None = None, *, sync_launches:
     return validate(cfg)
 
 
+def _memory_interface(kind: str, spec_bw_gbs: float) -> dict:
+    """The memory clock (kHz) and bus width (bits) torch.cuda.get_device_properties reports, from
+    the spec sheet's bandwidth (bandwidth = 2 x clock x bus width / 8, double data rate): HBM
+    stacks are 5,120 bits wide, GDDR and LPDDR boards 384, 256 or 128 by their bandwidth. They
+    are the spec's, not the seeded device's: a number computed from them does not follow it."""
+    bits = 5120 if kind == "hbm" else 384 if spec_bw_gbs > 700 else 256 if spec_bw_gbs > 250 else 128
+    return {"memory_clock_khz": round(spec_bw_gbs * 1e9 / (2 * bits / 8) / 1e3), "bus_width_bits": bits}
+
+
 #: What a CUDA program can learn of the device without measuring (its properties), and the
 #: fixed Unix time the virtual time.time() starts at: all the student's process ever receives.
-PUBLIC = ("name", "memory_bytes", "l2_bytes", "sm_count", "major", "minor", "epoch_s")
+PUBLIC = ("name", "memory_bytes", "l2_bytes", "sm_count", "major", "minor", "memory_clock_khz",
+          "bus_width_bits", "epoch_s")
 
 
 def public(cfg: dict) -> dict:
@@ -145,7 +157,8 @@ def validate_public(info) -> dict:
 
 
 def _randomize(cfg: dict, seed: int) -> None:
-    """Scale bandwidth, peak, L2 size and L2 speed by seeded factors (rounded, so JSON-stable)."""
+    """Scale bandwidth, peak, L2 size, L2 speed and the launch costs (overhead, floor) by seeded factors (rounded,
+    so JSON-stable): no constant of the model is a round number a program could recognise."""
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an int or None, got {seed!r}")
     ranges = constants()["randomize"]
@@ -155,6 +168,8 @@ def _randomize(cfg: dict, seed: int) -> None:
     cfg["peak_tflops"] = round(cfg["peak_tflops"] * factor["peak"], 1)
     cfg["l2_bytes"] = max(2**20, round(cfg["l2_bytes"] * factor["l2"] / 2**20) * 2**20)
     cfg["l2_speedup"] = round(factor["l2_speedup"], 2)
+    cfg["launch_overhead_s"] = round(cfg["launch_overhead_s"] * rng.uniform(*ranges["launch"]), 12)
+    cfg["min_kernel_s"] = round(cfg["min_kernel_s"] * rng.uniform(*ranges["floor"]), 12)
 
 
 def validate(cfg) -> dict:

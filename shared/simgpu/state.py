@@ -1,28 +1,23 @@
 """Which simulated device is active now, and the trace of the last active period.
 
-A simulation belongs to the thread that activated it (torch's function modes are per thread
-too): other threads keep the real clocks and the real torch.cuda.
+One device per process, as a GPU is: every thread sees it. torch's modes are per thread, so a
+thread started while a device is active (``threading.Thread``, a thread pool's workers) enters
+the device's modes when it starts (``threads.py``).
 """
 from __future__ import annotations
 
-import threading
-
 _current = None
-_owner: int | None = None
 _last_trace: dict = {}
 
 
 def current():
-    """The active SimDevice of this thread, or None when no simulation is active here."""
-    if _current is None or threading.get_ident() != _owner:
-        return None
+    """The active device of this process (a Frontend), or None when no simulation is active."""
     return _current
 
 
 def set_current(device) -> None:
-    global _current, _owner
+    global _current
     _current = device
-    _owner = threading.get_ident() if device is not None else None
 
 
 def set_last_trace(trace: dict) -> None:

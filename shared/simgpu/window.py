@@ -14,10 +14,14 @@ wrote, the largest matmul, whether any device copy ran at all.
 """
 from __future__ import annotations
 
+import bisect
+
 from shared.simgpu.cache import union_bytes
 
 #: Most kernels one call's timeline keeps (a longer call keeps its first ones and says so).
 MAX_KERNELS = 20_000
+#: Most clock readings one call's timeline keeps for its spans (the first and last are always kept).
+MAX_MARKS = 20_000
 
 
 class Timeline:
@@ -27,6 +31,7 @@ class Timeline:
         self.kernels: list[tuple] = []   # (kind, start, end, write ranges, flops, launch_s)
         self.first_mark: float | None = None
         self.last_mark: float | None = None
+        self.marks: list[float] = []
         self.truncated = False
 
     def kernel(self, kind: str, start: float, end: float, writes, flops: float, launch_s: float) -> None:
@@ -40,6 +45,8 @@ class Timeline:
         """A clock reading (host seconds) or an event's device time used in an elapsed time."""
         self.first_mark = at if self.first_mark is None else min(self.first_mark, at)
         self.last_mark = at if self.last_mark is None else max(self.last_mark, at)
+        if len(self.marks) < MAX_MARKS:
+            self.marks.append(at)
 
     def summary(self) -> dict:
         """What ran in the timed region (all kernels when the call read no clock): plain data.
@@ -83,7 +90,25 @@ class Timeline:
             "latency_share": latency / busy if busy > 0 else 0.0,
             "matmul_latency_share": matmul_latency / matmul_busy if matmul_busy > 0 else 0.0,
             "truncated": self.truncated,
+            **self._clean_spans(),
         }
+
+    def _clean_spans(self) -> dict:
+        """The spans between consecutive clock readings that hold copies and no fill: their copy
+        bytes and seconds (a number timed rep by rep, refilling the source between reps outside
+        each rep's window, is the copies' rate over these spans)."""
+        marks = sorted(set(self.marks))
+        kernels = sorted(self.kernels, key=lambda k: k[1])
+        starts = [k[1] for k in kernels]
+        copy_bytes, seconds, eps = 0, 0.0, 1e-12
+        for low, high in zip(marks, marks[1:]):
+            first, last = bisect.bisect_left(starts, low - eps), bisect.bisect_right(starts, high + eps)
+            inside = [k for k in kernels[first:last] if k[2] <= high + eps]
+            if any(k[0] in ("fill", "random") for k in inside) or not any(k[0] == "copy" for k in inside):
+                continue
+            copy_bytes += sum(_written(k) for k in inside if k[0] == "copy")
+            seconds += high - low
+        return {"clean_copy_bytes": copy_bytes, "clean_s": seconds}
 
 
 def _written(kernel) -> int:

@@ -2,6 +2,7 @@
 memory and OutOfMemoryError, the torch styles student code uses, and determinism."""
 from __future__ import annotations
 
+import contextlib
 import time
 import timeit
 
@@ -80,18 +81,32 @@ def test_outside_active_everything_behaves_as_the_originals():
     assert timeit.default_timer is time.perf_counter
 
 
-def test_other_threads_keep_the_real_clock():
+def test_every_thread_of_the_process_shares_the_one_device():
+    """A worker thread (or a pool's) reads the device's clock and runs its work on the device,
+    as every thread of a CUDA process sees the one GPU."""
     import threading
+    from concurrent.futures import ThreadPoolExecutor
     seen = {}
-    real = patches._ORIGINALS[(time, "perf_counter")]
+
+    def timed():
+        a = torch.empty(2**26, device="cuda")
+        b = torch.empty_like(a)
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        b.copy_(a)
+        torch.cuda.synchronize()
+        return time.perf_counter() - start, b.device
+
     with simgpu.active(H100) as dev:
-        before = real()
-        worker = threading.Thread(target=lambda: seen.update(t=time.perf_counter(), cuda=torch.cuda.is_available()))
+        worker = threading.Thread(target=lambda: seen.update(thread=timed(), cuda=torch.cuda.is_available()))
         worker.start()
         worker.join()
-        after = real()
-        assert dev.clock.reads == 0                       # the worker did not read the virtual clock
-    assert before <= seen["t"] <= after and seen["cuda"] is False
+        with ThreadPoolExecutor(2) as pool:
+            pooled = pool.submit(timed).result()
+        assert dev.clock.reads >= 4
+    assert seen["cuda"] is True and seen["thread"][1] == torch.device("cuda", 0)
+    for seconds, _ in (seen["thread"], pooled):
+        assert 2 * 2**28 / seconds / 1e9 < H100["bw_gbs"]   # a 256 MiB copy's device time
 
 
 def test_install_is_idempotent():
@@ -430,3 +445,101 @@ def test_matmuls_launch_asynchronously_pay_a_first_use_and_never_beat_the_peak()
     assert queued == pytest.approx(10 * launch)                           # asynchronous
     assert 2 * 8192**3 * 10 / done / 1e12 <= H100["peak_tflops"]         # the ceiling
     assert done >= 10 * seconds
+
+
+MATMUL_SPELLINGS = {
+    "einsum": lambda a, b, c: torch.einsum("ij,jk->ik", a, b),
+    "addmm_": lambda a, b, c: c.addmm_(a, b, beta=0),
+    "linalg.matmul": lambda a, b, c: torch.linalg.matmul(a, b),
+    "tensordot": lambda a, b, c: torch.tensordot(a, b, dims=1),
+    "multi_dot": lambda a, b, c: torch.linalg.multi_dot([a, b]),
+    "linear": lambda a, b, c: torch.nn.functional.linear(a, b),
+    "matmul out=": lambda a, b, c: torch.matmul(a, b, out=c),
+    "bmm of one pair": lambda a, b, c: torch.bmm(a[None], b[None]),
+}
+
+
+@pytest.mark.parametrize("inference", [False, True], ids=["grad", "inference_mode"])
+@pytest.mark.parametrize("spelling", MATMUL_SPELLINGS)
+def test_every_spelling_of_a_matmul_is_costed_by_its_flops(spelling, inference):
+    """However the Python spells an n x n matmul, the device runs 2 n^3 FLOPs of matmul (torch's
+    FLOP registry, at the dispatcher), also where autograd is off and composite ops arrive whole."""
+    n = 1024
+    with simgpu.active(H100), (torch.inference_mode() if inference else contextlib.nullcontext()):
+        a, b, c = (torch.empty(n, n, dtype=torch.bfloat16, device="cuda") for _ in range(3))
+        MATMUL_SPELLINGS[spelling](a, b, c)
+        torch.cuda.synchronize()
+    groups = [g for g in simgpu.trace()["op_groups"] if g["kind"] == "matmul"]
+    assert [(g["flops"], g["count"]) for g in groups] == [(2.0 * n**3, 1)]
+
+
+COPY_SPELLINGS = {
+    "copy_": lambda src, dst: dst.copy_(src),
+    "setitem": lambda src, dst: dst.__setitem__(slice(None), src),
+    "clone": lambda src, dst: src.clone(),
+    "index_copy_": lambda src, dst: dst.view(-1, 4096).index_copy_(
+        0, torch.arange(len(src) // 4096, device="cuda"), src.view(-1, 4096)),
+    "cat": lambda src, dst: torch.cat([src[: len(src) // 2], src[len(src) // 2:]]),
+    "to(copy=True)": lambda src, dst: src.to("cuda", copy=True),
+}
+
+
+@pytest.mark.parametrize("spelling", COPY_SPELLINGS)
+def test_every_spelling_of_a_copy_reads_and_writes_its_bytes(spelling):
+    n = 2**26
+    with simgpu.active(H100):
+        src, dst = torch.empty(n, device="cuda"), torch.empty(n, device="cuda")
+        torch.cuda.synchronize()
+        COPY_SPELLINGS[spelling](src, dst)
+        torch.cuda.synchronize()
+    copies = [g for g in simgpu.trace()["op_groups"] if g["kind"] == "copy"]
+    assert sum(g["write_bytes"] * g["count"] for g in copies) == 4 * n
+    assert sum(g["read_bytes"] * g["count"] for g in copies) == pytest.approx(4 * n, rel=0.01)  # + an index
+
+
+def test_a_cuda_graph_runs_its_captured_copies_at_replay():
+    """Capture records the kernels without running them; each replay runs them all."""
+    n = 2**28
+    with simgpu.active(H100):
+        src, dst = torch.empty(n, dtype=torch.uint8, device="cuda"), torch.empty(n, dtype=torch.uint8, device="cuda")
+        dst.copy_(src)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(10):
+                dst.copy_(src)
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        graph.replay()
+        torch.cuda.synchronize()
+        seconds = time.perf_counter() - start
+    assert isinstance(graph, torch.cuda.CUDAGraph)
+    copy_s = 2 * n / (H100["bw_gbs"] * 1e9 * H100["copy_efficiency"])
+    assert seconds == pytest.approx(10 * copy_s, rel=0.05)
+    assert sum(g["count"] for g in simgpu.trace()["op_groups"] if g["kind"] == "copy") == 11
+
+
+def test_nothing_a_program_reads_says_the_device_is_simulated():
+    """Name, properties, version, addresses, printing and the classes of events and streams are
+    what a CUDA program sees on a GPU; a patch of torch.cuda.Event runs as it would there."""
+    with simgpu.active(H100):
+        a, b = torch.empty(1024, device="cuda"), torch.empty(1024, device="cuda")
+        props = torch.cuda.get_device_properties(0)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        stream = torch.cuda.Stream()
+        patched = torch.cuda.Event.elapsed_time
+        try:
+            torch.cuda.Event.elapsed_time = lambda self, other: -1.0
+            start.record()
+            end.record()
+            end.synchronize()
+            assert start.elapsed_time(end) == -1.0
+        finally:
+            torch.cuda.Event.elapsed_time = patched
+        seen = [torch.cuda.get_device_name(0), repr(props), repr(a), repr(start), repr(stream), torch.version.cuda]
+        assert torch.version.cuda is not None and props.memory_clock_rate > 0 and props.memory_bus_width > 0
+        assert type(props).__name__ == "_CudaDeviceProperties"
+        assert 0 != a.data_ptr() != b.data_ptr() != 0 and a[1:].data_ptr() == a.data_ptr() + 4
+        assert type(start) is torch.cuda.Event and type(stream) is torch.cuda.Stream
+        assert type(torch.cuda.current_stream()) is torch.cuda.Stream
+    assert not any("simulated" in text.lower() or "meta" in text for text in seen), seen

@@ -33,7 +33,9 @@ def test_the_set_is_as_large_as_promised():
     assert (kinds.count("good"), kinds.count("wrong"), kinds.count("forged")) >= (25, 20, 10)
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=[f"{e.kind}/{e.name}" for e in ENTRIES])
+@pytest.mark.parametrize("entry", [
+    pytest.param(e, marks=pytest.mark.xfail(reason=f"open: {e.open}")) if e.open else e
+    for e in ENTRIES], ids=[f"{e.kind}/{e.name}" for e in ENTRIES])
 def test_each_submission_gets_what_its_manifest_says(entry, tmp_path):
     folder = adversarial.build(entry, tmp_path / entry.name)
     only = adversarial.checks(entry)

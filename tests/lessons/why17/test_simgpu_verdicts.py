@@ -170,6 +170,7 @@ def test_a_mistake_in_a_calling_function_alone_fails_its_own_check(vid):
 def test_a_number_that_does_not_follow_the_device_fails_every_check(check):
     from shared.simgpu.local import LocalRunner
     hard = VERDICTS[check](LocalRunner({"bw": _HardCoded}, model_reference), "h100-sxm", 7)
-    assert not hard.passed and "does not follow the device" in hard.message
+    assert not hard.passed and ("does not follow the device" in hard.message       # the probe's gate
+                                or "not a measurement of the work it timed" in hard.message)
     honest = VERDICTS[check](LocalRunner({"bw": bw}, model_reference), "h100-sxm", 7)
     assert honest.passed, honest.message

@@ -279,12 +279,32 @@ def within_peak(s: Session, function: str) -> Verdict:
                        "FLOPs are miscounted. Reread: Break It, Forget to synchronize, and The "
                        "roofline.", peak_ratio)
     matmuls = [g for g in trace.get("op_groups", []) if g["kind"] == "matmul"]
+    counted = _same_count_as_base(s, function, ratio)
+    if counted is not None:            # matmul_tflops' FLOP count, inherited: charged there, once
+        return Verdict(check, True, f"not judged here: {function} relies on matmul_tflops, judged in "
+                                    f"[{counted}].", ratio)
     if ratio < PEAK_MIN or not matmuls:
         return Verdict(check, False,
                        f"{function} reads {fmt_ratio(ratio)} the TFLOP/s of a compute-bound bf16 matmul: "
                        "pick n large enough that the matmul is past the ridge point (thousands), in "
                        "bf16. Reread: The roofline, the ridge point.", ratio)
     return Verdict(check, True, f"{function} is compute-bound and within the device's peak.", ratio)
+
+
+def _same_count_as_base(s: Session, function: str, ratio: float) -> str | None:
+    """The id of matmul_tflops' failed FLOP-count check when ``function`` reads the same gap to
+    the reference as matmul_tflops does (the same miscount, inherited), else None."""
+    base = BASE.get(function)
+    if base is None or abs(math.log(ratio)) <= math.log(RATIO_TOLERANCE):
+        return None
+    _raw, y, _trace = s.measure(base, "ideal")
+    if y is None:
+        return None
+    base_ratio = y / s.reference(base, "ideal", MATMUL_N, iters=ITERS)
+    if abs(math.log(ratio / base_ratio)) > math.log(RATIO_TOLERANCE):
+        return None
+    verdict = s.verdict(s.rubric.check_id("flops_counted_2n3", base))
+    return None if verdict.passed else verdict.check
 
 
 CHECKS: dict[str, Callable[[Session, str], Verdict]] = {

@@ -36,4 +36,5 @@ TFLOPS_UNITS = {
     1e-3: "PFLOP/s, or milliseconds used as seconds (Event.elapsed_time returns ms)",
     1e-6: "time in microseconds used as seconds",
     1e-9: "time in nanoseconds used as seconds (perf_counter_ns)",
+    1e12 / 2**40: "FLOP/s divided by 2**40 (a tebi) instead of 1e12",
 }

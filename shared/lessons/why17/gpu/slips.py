@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from shared.lessons.why17.gpu import measured
 from shared.lessons.why17.gpu.rubric import (
     BASE,
     CACHE_LESSON,
@@ -54,7 +55,7 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
             rate = timed["matmul_flops"] / seconds / 1e12
             found = Diagnosis(other.kind, other.owner, "", rate, _cube_scale(s, function, rate), other.work)
     if (other is not None and other.kind == "short_copies" and (found is None or found.kind == "cache_sized")
-            and _same_copies(timed, other.work)):
+            and (_same_copies(timed, other.work) or _same_shrink(s, function, timed, other.scale))):
         # measured_bandwidth calling the capped copy_bandwidth: the same short copies, which may
         # then sit in the cache. The slip is the base's when the number is their rate reported
         # for a size the caller may have asked; a size too small for main memory is the
@@ -69,7 +70,7 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
     if found is not None and other is not None and other.kind == found.kind:
         return Diagnosis(found.kind, other.owner, f"{function} shows the same slip as {base}, "
                          f"charged once there ([{other.owner}]).", found.rate, found.scale, found.work, base)
-    return found
+    return found if found is not None else measured.diagnose(s, function)
 
 
 def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
@@ -90,6 +91,15 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
             f"(about n={side:.0f}) when asked for n={MATMUL_N}, and counted the FLOPs of the n "
             "asked: multiply matrices of the size asked. Reread: Build It, matmul_tflops.",
             flops / seconds / 1e12, asked_flops / timed["matmul_max_flops"], timed["matmul_max_flops"])
+    if timed.get("matmuls") and timed.get("fill_bytes", 0) > 0:
+        found = Diagnosis(
+            "extra_work", _owner(s, function, "flops_counted_2n3"),
+            f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
+            "written besides the matmuls), so the matmuls look slower than they are: make the inputs "
+            "before the clock starts and time only the matmuls. Reread: Build It, matmul_tflops.",
+            flops / seconds / 1e12)
+        if _explained(s, function, found):
+            return found
     if (function == "measured_peak_tflops" and timed.get("matmuls")
             and timed.get("matmul_latency_share", 0) >= LAUNCH_BOUND_SHARE):
         return Diagnosis(
@@ -129,12 +139,20 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
             f"buffers of n_bytes. {CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9,
             asked / extent, extent)
     if timed.get("copies") and timed.get("fill_bytes", 0) >= FILL_SHARE * timed["copy_bytes"]:
-        return Diagnosis(
+        found = Diagnosis(
             "extra_work", _owner(s, function, "bytes_counted_twice"),
             f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
             "written besides the copies), so the copies look slower than they are: fill before "
             "the clock starts and time only the copies. Reread: Build It, bw.py step 4.",
             2 * timed["copy_bytes"] / seconds / 1e9)
+        # Fills between the first and the last clock reading slowed the number only when it is
+        # the copies' rate over that whole span; a number that is the copies' rate over the spans
+        # between clock readings that hold no fill (a refill outside each rep's window, a clock
+        # read on entry) is judged as any other.
+        if _explained(s, function, found) or not timed.get("clean_s"):
+            return found
+        clean = Diagnosis("clean", "", "", 2 * timed["clean_copy_bytes"] / timed["clean_s"] / 1e9)
+        return None if _explained(s, function, clean) else found
     return None
 
 
@@ -145,6 +163,20 @@ def _same_copies(timed: dict, extent: float) -> bool:
     return (bool(timed.get("copies")) and (timed.get("duration_s") or 0) > 0 and mine > 0 and extent > 0
             and abs(math.log(mine / extent)) <= math.log(RATIO_TOLERANCE)
             and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE)
+
+
+def _same_shrink(s: Session, function: str, timed: dict, scale: float) -> bool:
+    """Whether the timed region's copies, device to device and not launch-bound, are reported
+    ``scale`` times their rate, as the base's short copies are: buffers a fixed fraction of the
+    size asked (n_bytes // 8 elements of a byte each), the same slip at the caller's size."""
+    _raw, x, _trace = s.measure(function, "ideal")
+    seconds = timed.get("duration_s") or 0
+    if x is None or not timed.get("copies") or seconds <= 0 or scale <= 1 * RATIO_TOLERANCE:
+        return False
+    if timed.get("latency_share", 0) >= LAUNCH_BOUND_SHARE:
+        return False
+    rate = 2 * timed["copy_bytes"] / seconds / 1e9
+    return abs(math.log(x / rate / scale)) <= math.log(RATIO_TOLERANCE)
 
 
 def _reports_what_ran(s: Session, base: str, diagnosis: Diagnosis) -> bool:

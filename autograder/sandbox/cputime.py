@@ -1,0 +1,74 @@
+"""CPU seconds a child has used: a call's time limit counts the child's CPU time while it runs.
+
+On a busy machine (every core taken, another class graded beside this one) a CPU-bound child gets
+a share of a core, and its wall time stretches while the work it does stays the same. So a call
+that passes its wall-clock limit is charged only when the child used its limit in CPU seconds, or
+stopped using the CPU (blocked, waiting on nothing: a hang), or reached the sandbox's ceiling; a
+child that was running all along, starved, gets the rest of its limit. On a quiet machine CPU and
+wall time agree, and nothing changes. Read from /proc (Linux): the child and every process below it.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+#: Below this share of one core over the call so far, a child is not running (blocked: a hang).
+RUNNING_SHARE = 0.05
+#: Shortest extra wait granted at a time, in seconds.
+MIN_WAIT_S = 0.2
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _own_seconds(pid: int) -> float:
+    """CPU seconds (user + system, with reaped children's) of process ``pid``; 0.0 if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return sum(int(x) for x in fields[11:15]) / _TICK
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as fh:
+                out += [int(x) for x in fh.read().split()]
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def tree_seconds(pid: int) -> float:
+    """CPU seconds used by process ``pid`` and every process below it (0.0 where unreadable)."""
+    total, todo, seen = 0.0, [pid], set()
+    while todo and len(seen) < 256:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        total += _own_seconds(p)
+        todo += _children(p)
+    return total
+
+
+def starved_for(pid: int, cpu_at_start: float, started: float, limit_s: float, ceiling: float) -> float:
+    """Seconds more to wait for a call past its wall-clock limit, or 0 to charge it now.
+
+    Args:
+        pid: the child's process id.
+        cpu_at_start: ``tree_seconds(pid)`` when the call was sent.
+        started: when it was sent (time.monotonic()).
+        limit_s: the call's limit, in seconds of CPU time.
+        ceiling: the latest moment (monotonic) any call may end.
+    """
+    now = time.monotonic()
+    used = tree_seconds(pid) - cpu_at_start
+    if used >= limit_s or now >= ceiling or used < RUNNING_SHARE * (now - started):
+        return 0.0
+    return min(max(limit_s - used, MIN_WAIT_S), ceiling - now)

@@ -1,0 +1,218 @@
+"""The simulated device at torch's dispatcher: every aten op on its tensors is a kernel, costed by
+what it reads, writes and computes, however the Python spelled it.
+
+``SimDispatch`` is a TorchDispatchMode beneath the function mode (mode.py, which turns 'cuda' into
+'meta' and answers host reads). Whatever a Python call decomposes into (``torch.einsum`` into
+views and a ``bmm``, ``addmm_``, ``linalg.multi_dot`` into ``mm``s, ``x[:] = y`` into ``copy_``),
+each aten op that reaches it is one kernel:
+
+- FLOPs from torch's own FLOP registry (``torch.utils.flop_counter``, what ``FlopCounterMode``
+  counts), bytes from the sizes of the tensors it reads and writes;
+- a view (its result aliases an input) and an allocation launch nothing;
+- the kind the trace names (shared.simgpu.window) follows from the op: FLOPs in the registry, a
+  matmul; a seeded op, a random fill; no tensor read, a fill; torch's ``reduction`` and
+  ``pointwise`` tags; anything else that reads one tensor and writes another, a copy.
+
+Tensors on the device hold no values, so ops whose only effect is on values skip their meta
+kernel (in-place ops return their target; random factories only allocate): some meta kernels are
+Python and import sympy or torch._dynamo on first use, seconds a real GPU never spends.
+"""
+from __future__ import annotations
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import flop_registry
+
+from shared.simgpu import costs, state
+
+META = torch.device("meta")
+#: aten ops that only allocate (their memory holds whatever was there): no kernel runs.
+ALLOCATE = frozenset({"empty", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted",
+                      "empty_like", "resize_", "set_", "lift_fresh", "detach_", "record_stream"})
+_COMPOSITE = torch._C.DispatchKey.CompositeImplicitAutograd
+_TAG_INPLACE, _TAG_SEEDED = torch.Tag.inplace, torch.Tag.nondeterministic_seeded
+
+
+def _is_sim(t) -> bool:
+    return isinstance(t, torch.Tensor) and t.device.type == "meta"
+
+
+def _tensors(value, out: list) -> list:
+    if isinstance(value, torch.Tensor):
+        out.append(value)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _tensors(v, out)
+    return out
+
+
+def _arguments(func, args, kwargs):
+    """(schema argument, value) for each argument the call passed."""
+    for i, arg in enumerate(func._schema.arguments):
+        if i < len(args):
+            yield arg, args[i]
+        elif arg.name in kwargs:
+            yield arg, kwargs[arg.name]
+
+
+def _is_view(func) -> bool:
+    return any(r.alias_info is not None and not r.alias_info.is_write for r in func._schema.returns)
+
+
+def _flops(func, args, kwargs, out) -> float:
+    """FLOPs of the op by torch's registry (an in-place op counts as its out-of-place twin)."""
+    packet = func._overloadpacket
+    count = flop_registry.get(packet)
+    if count is None and packet.__name__.endswith("_"):
+        twin = getattr(torch.ops.aten, packet.__name__[:-1], None)
+        count = flop_registry.get(twin) if twin is not None else None
+    if count is None:
+        return 0.0
+    try:
+        return float(count(*args, **kwargs, out_val=out))
+    except (TypeError, ValueError, IndexError, RuntimeError):
+        return 0.0
+
+
+def kernel(func, args, kwargs, out) -> costs.Op | None:
+    """The kernel behind one aten op on the simulated device, or None when it launches none."""
+    name = func._overloadpacket.__name__
+    if name in ALLOCATE or _is_view(func):
+        return None
+    written, read = [], []
+    for arg, value in _arguments(func, args, kwargs):
+        found = _tensors(value, [])
+        if arg.alias_info is not None and arg.alias_info.is_write:
+            written += [t for t in found if _is_sim(t)]
+        else:
+            read += found
+    if not written:
+        written = [t for t in _tensors(out, []) if _is_sim(t)]
+    if not written:
+        return None
+    sim_read = [t for t in read if _is_sim(t)]
+    dtype = written[0].dtype
+    flops = _flops(func, args, kwargs, out)
+    tags = func.tags
+    if flops > 0:
+        reads = sim_read + ([t for t in written if _TAG_INPLACE in tags])
+        return costs.Op("matmul", reads=reads, writes=written[:1], flops=flops, dtype=sim_read[0].dtype
+                        if sim_read else dtype)
+    if _TAG_SEEDED in tags:
+        return costs.Op("random", reads=sim_read, writes=written, dtype=dtype)
+    if not sim_read:
+        return costs.Op("fill", writes=written, dtype=dtype)
+    elements = max(t.numel() for t in sim_read + written)
+    if torch.Tag.reduction in tags:
+        return costs.Op("reduction", reads=sim_read, writes=written, flops=float(elements), dtype=dtype)
+    if torch.Tag.pointwise in tags and name != "clone":    # clone is tagged pointwise: it is a copy
+        reads = sim_read + ([t for t in written if _TAG_INPLACE in tags])
+        return costs.Op("elementwise", reads=reads, writes=written, flops=float(elements), dtype=dtype)
+    if len(sim_read) == 1 and len(written) == 1 and costs.same_data(sim_read[0], written[0]):
+        return None                          # PyTorch skips a copy onto itself: no kernel
+    return costs.Op("copy", reads=sim_read, writes=written, dtype=dtype)
+
+
+def _host_bytes(func, args, kwargs) -> int:
+    """Bytes of host tensors (more than one element) an op on the device reads: a host-to-device
+    copy crosses the host link."""
+    return sum(costs.nbytes(t) for arg, value in _arguments(func, args, kwargs)
+               if not (arg.alias_info is not None and arg.alias_info.is_write)
+               for t in _tensors(value, []) if not _is_sim(t) and t.numel() > 1)
+
+
+def _product_shape(name: str, args, kwargs):
+    """The result's shape of a matrix product, or None to let torch's meta kernel decide."""
+    if kwargs or name not in _PRODUCTS:
+        return None
+    a, b = (args[1], args[2]) if name in ("addmm", "baddbmm") and len(args) >= 3 else args[:2]
+    rank = 3 if name in ("bmm", "baddbmm") else 2
+    if not (_is_sim(a) and _is_sim(b)) or a.dtype != b.dtype or a.dim() != rank or b.dim() != rank:
+        return None
+    if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
+        return None
+    shape = (*a.shape[:-1], b.shape[-1])
+    if name in ("addmm", "baddbmm") and (not _is_sim(args[0]) or args[0].shape != shape
+                                         or any(isinstance(x, torch.Tensor) for x in args[3:])):
+        return None
+    return shape
+
+
+def _cat_shape(args, kwargs):
+    """``cat``'s result shape for same-dtype, same-rank simulated tensors, or None."""
+    tensors = args[0] if args else None
+    dim = args[1] if len(args) > 1 else kwargs.get("dim", 0)
+    if (set(kwargs) - {"dim"} or not isinstance(tensors, (list, tuple)) or not tensors
+            or not all(_is_sim(t) for t in tensors) or not isinstance(dim, int)):
+        return None
+    first = tensors[0]
+    if first.dim() == 0 or not -first.dim() <= dim < first.dim():
+        return None
+    dim %= first.dim()
+    if any(t.dtype != first.dtype or t.dim() != first.dim()
+           or t.shape[:dim] + t.shape[dim + 1:] != first.shape[:dim] + first.shape[dim + 1:] for t in tensors):
+        return None
+    return (*first.shape[:dim], sum(t.shape[dim] for t in tensors), *first.shape[dim + 1:])
+
+
+#: Products whose meta kernel is Python (torch._meta_registrations, whose first torch._check
+#: imports sympy, about a second): their result is shaped here. Shapes only; costs come from the
+#: FLOP registry as for every op.
+_PRODUCTS = frozenset({"mm", "bmm", "addmm", "baddbmm"})
+
+
+def _run(func, args, kwargs):
+    """The op's result; ops that change only values skip their meta kernel (see the module doc)."""
+    name = func._overloadpacket.__name__
+    if func._overloadname == "default":
+        shape = _cat_shape(args, kwargs) if name == "cat" else _product_shape(name, args, kwargs)
+        if shape is not None:
+            like = args[0][0] if name == "cat" else args[-1] if name in ("mm", "bmm") else args[1]
+            return torch.ops.aten.empty.memory_format(shape, dtype=like.dtype, device=META)
+    tags = func.tags
+    if _TAG_INPLACE in tags and torch.Tag.inplace_view not in tags:
+        targets = [v for arg, v in _arguments(func, args, kwargs)
+                   if arg.alias_info is not None and arg.alias_info.is_write and _is_sim(v)]
+        if len(targets) == 1 and len(func._schema.returns) == 1:
+            return targets[0]
+    if (_TAG_SEEDED in tags and not any(isinstance(a, torch.Tensor) for a in args)
+            and kwargs.get("device") == META and args and isinstance(args[0], (list, tuple))):
+        return torch.ops.aten.empty.memory_format(args[0], dtype=kwargs.get("dtype"), device=META)
+    return func(*args, **kwargs)
+
+
+class SimDispatch(TorchDispatchMode):
+    """Costs every aten op that touches the simulated device on the process's device (state)."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False          # torch would import torch._dynamo (seconds) at this mode's first op
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if kwargs.get("device") != META and not any(_is_sim(t) for t in _tensors([args, list(kwargs.values())], [])):
+            return func(*args, **kwargs)        # host work (a CPU check's tensors): as it is
+        if torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), _COMPOSITE):
+            # an op made of others (matmul, einsum) reaches a mode whole where autograd is off
+            # (inference_mode): its parts are the kernels, costed one by one
+            with self:
+                out = func.decompose(*args, **kwargs)
+            if out is not NotImplemented:
+                return out
+        out = _run(func, args, kwargs)
+        device = state.current()
+        if device is None:
+            return out
+        outputs = [t for t in _tensors(out, []) if _is_sim(t)]
+        for t in outputs:
+            device.track(t, new=True)
+        if not outputs and not any(_is_sim(t) for t in _tensors(list(args) + list(kwargs.values()), [])):
+            return out
+        host = _host_bytes(func, args, kwargs)
+        if host:
+            device.transfer("h2d", host)
+            return out
+        op = kernel(func, args, kwargs, out)
+        if op is not None:
+            device.launch(op)
+        return out
