@@ -366,7 +366,8 @@ def _overview(p: GradingPlan, student: Sandbox, notes: list[str]) -> str:
              f"Files graded: {', '.join(sub.files) or '(none)'}."]
     if sub.found_in:
         lines.insert(1, f"Your files were found in {sub.found_in}/ inside the submission and graded from there.")
-    notebook = handin.notebook_only(sub.files, handed_in(p.assignment))
+    books = any(f.lower().endswith(".ipynb") for f in sub.files)   # the names are asked only then
+    notebook = handin.notebook_only(sub.files, handed_in(p.assignment)) if books else None
     if notebook:
         lines.insert(1, f"Nothing graded: {notebook}.")
     lines.append(isolation.describe(student.limits))   # the protection in force, as probed

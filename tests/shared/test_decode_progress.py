@@ -17,7 +17,7 @@ from shared.decode import cli, progress
 from tests.helpers.paths import ROOT
 
 #: The report's first words, one line each (shared/decode/bench.py's report), in order.
-REPORT = ("model", "bytes/step", "", "bandwidth", "ceiling", "measured", "% of ceiling")
+REPORT = ("model", "bytes/step", "", "bandwidth", "ceiling", "measured", "% of ceiling", "read-only", "dtype")
 
 
 class Clock:
