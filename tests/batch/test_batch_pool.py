@@ -17,6 +17,7 @@ from autograder.batch import progress as bar
 from autograder.batch.executors import local as pool
 from autograder.batch.executors.base import Job
 from autograder.lessons.why17.fixtures.classes import write_student
+from tests.helpers.paths import ROOT
 
 STAND_IN = textwrap.dedent("""
     import json, os, signal, sys
@@ -63,7 +64,7 @@ def test_a_hang_past_the_budget_is_zeroed_and_the_batch_goes_on(tmp_path):
     good = write_student(tmp_path, "stub", "stubs")
     payload = {"assignment": "why17", "device": None, "time_limit_s": 600, "only": ["sync_present"]}
     jobs = [Job("hang", {"path": str(hang), **payload}), Job("stub", {"path": str(good), **payload})]
-    out, _ = _run(jobs, workers=1, budget_s=8)
+    out, _ = _run(jobs, workers=1, budget_s=8, argv=pool.worker_argv(ROOT / "course.yml", "why17"))
     assert out["hang"].results is None and "budget of 8 s" in out["hang"].failure
     assert out["stub"].results is not None      # graded by a fresh worker after the kill
     assert [t["check"] for t in out["stub"].results["tests"]] == ["sync_present"]
