@@ -44,9 +44,10 @@ DATETIME_CLOCKS = ("now", "utcnow", "today")
 
 
 def source():
-    """What the clocks answer from now: the active simulated device, else the CPU clock of a
-    real-CPU call (hostclock.cpu_time), else None (the real clocks)."""
-    device = state.current()
+    """What the clocks answer from now: the active simulated device (for the threads that run on
+    it: state.current_here), else the CPU clock of a real-CPU call (hostclock.cpu_time), else None
+    (the real clocks)."""
+    device = state.current_here()
     return hostclock.current() if device is None else device
 
 

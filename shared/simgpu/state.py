@@ -3,10 +3,18 @@
 One device per process, as a GPU is: every thread sees it. torch's modes are per thread, so a
 thread started while a device is active (``threading.Thread``, a thread pool's workers) enters
 the device's modes when it starts (``threads.py``).
+
+The device's virtual clock is read only by the threads that run on it: the one that activated
+it and those started while it was active. Threads that were running before (a notebook kernel's
+heartbeat and message threads, a server's event loop) keep the real clocks: their polling and
+sleeping must neither move the device's clock nor read it.
 """
 from __future__ import annotations
 
+import threading
+
 _current = None
+_threads: set[int] = set()
 _last_trace: dict = {}
 
 
@@ -15,9 +23,29 @@ def current():
     return _current
 
 
+def current_here():
+    """The active device when this thread runs on it (``join``), else None: what its clocks read."""
+    return _current if threading.get_ident() in _threads else None
+
+
 def set_current(device) -> None:
+    """Make ``device`` the process's device (None: none), run by the calling thread."""
     global _current
+    if device is None:
+        _threads.clear()
+    elif device is not _current:
+        _threads.clear()
+        _threads.add(threading.get_ident())
     _current = device
+
+
+def join() -> None:
+    """The calling thread runs on the active device (a thread started while it is active)."""
+    _threads.add(threading.get_ident())
+
+
+def leave() -> None:
+    _threads.discard(threading.get_ident())
 
 
 def set_last_trace(trace: dict) -> None:

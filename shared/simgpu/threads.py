@@ -20,8 +20,12 @@ def _bootstrap_inner(self):
         return _ORIGINAL(self)
     from shared.simgpu.dispatch import SimDispatch
     from shared.simgpu.mode import SimMode
-    with SimMode(), SimDispatch():
-        return _ORIGINAL(self)
+    state.join()
+    try:
+        with SimMode(), SimDispatch():
+            return _ORIGINAL(self)
+    finally:
+        state.leave()
 
 
 def install() -> None:

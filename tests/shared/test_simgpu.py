@@ -109,6 +109,32 @@ def test_every_thread_of_the_process_shares_the_one_device():
         assert 2 * 2**28 / seconds / 1e9 < H100["bw_gbs"]   # a 256 MiB copy's device time
 
 
+def test_a_thread_that_was_running_before_the_device_keeps_the_real_clock():
+    """A notebook kernel's heartbeat or message thread, running before the device was activated,
+    polls and sleeps on the real clocks: it neither reads the device's clock nor moves it."""
+    import threading
+    go, done = threading.Event(), threading.Event()
+    seen = {}
+
+    def background():          # started before the device, as a kernel's threads are
+        go.wait()
+        before = dev.clock.reads
+        start = time.perf_counter()
+        for _ in range(1000):
+            time.perf_counter()
+        time.sleep(0.01)
+        seen.update(real=time.perf_counter() - start, reads=dev.clock.reads - before)
+        done.set()
+
+    worker = threading.Thread(target=background)
+    worker.start()
+    with simgpu.active(H100) as dev:
+        go.set()
+        done.wait(30)
+    worker.join()
+    assert seen["reads"] == 0        # the device's clock was neither read nor moved from that thread
+    assert seen["real"] >= 0.01      # and that thread's sleep took real time
+
 def test_install_is_idempotent():
     dispatcher = time.perf_counter
     simgpu.install()
