@@ -3,8 +3,10 @@
 On a busy machine (every core taken, another class graded beside this one) a CPU-bound child gets
 a share of a core, and its wall time stretches while the work it does stays the same. So a call
 that passes its wall-clock limit is charged only when the child used its limit in CPU seconds, or
-stopped using the CPU (blocked, waiting on nothing: a hang), or reached the sandbox's ceiling; a
-child that was running all along, starved, gets the rest of its limit. On a quiet machine CPU and
+stopped using the CPU (blocked, waiting on nothing: a hang); a child that was running all along,
+starved, gets the rest of its limit. No wall-clock ceiling: the sandbox's longest call is a limit
+in CPU seconds too (a child that keeps running at RUNNING_SHARE or more of a core reaches it
+within limit / RUNNING_SHARE seconds), so how busy the machine is never decides a verdict. On a quiet machine CPU and
 wall time agree, and nothing changes. Read from /proc (Linux): the child and every process below it.
 """
 from __future__ import annotations
@@ -57,7 +59,12 @@ def tree_seconds(pid: int) -> float:
     return total
 
 
-def starved_for(pid: int, cpu_at_start: float, started: float, limit_s: float, ceiling: float) -> float:
+def used_seconds(pid: int, cpu_at_start: float) -> float:
+    """CPU seconds process ``pid`` and those below it used since ``cpu_at_start`` (tree_seconds)."""
+    return tree_seconds(pid) - cpu_at_start
+
+
+def starved_for(pid: int, cpu_at_start: float, started: float, limit_s: float) -> float:
     """Seconds more to wait for a call past its wall-clock limit, or 0 to charge it now.
 
     Args:
@@ -65,10 +72,8 @@ def starved_for(pid: int, cpu_at_start: float, started: float, limit_s: float, c
         cpu_at_start: ``tree_seconds(pid)`` when the call was sent.
         started: when it was sent (time.monotonic()).
         limit_s: the call's limit, in seconds of CPU time.
-        ceiling: the latest moment (monotonic) any call may end.
     """
-    now = time.monotonic()
-    used = tree_seconds(pid) - cpu_at_start
-    if used >= limit_s or now >= ceiling or used < RUNNING_SHARE * (now - started):
+    used = used_seconds(pid, cpu_at_start)
+    if used >= limit_s or used < RUNNING_SHARE * (time.monotonic() - started):
         return 0.0
-    return min(max(limit_s - used, MIN_WAIT_S), ceiling - now)
+    return max(limit_s - used, MIN_WAIT_S)

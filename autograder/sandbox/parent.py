@@ -215,8 +215,9 @@ class Sandbox:
             send(child, message)
             # A call on the simulated GPU that keeps asking the device for work is running, not
             # hung: each request served moves its deadline to ``deadline`` after it, up to the
-            # sandbox's ceiling (a time-based benchmark loop of tiny kernels sends thousands).
-            busy = (deadline.seconds, since[1] + self.limits.time_limit_s) if device is not None else None
+            # sandbox's ceiling (a time-based benchmark loop of tiny kernels sends thousands), which
+            # counts CPU seconds once it has passed in wall seconds (a starved child is not hung).
+            busy = (deadline.seconds, since, self.limits.time_limit_s) if device is not None else None
             reply = self._reply_to(child, message["id"], since[1] + deadline.seconds, busy)
             if reply is None and timer is not None and timer.floor_s < timer.ceiling_s:   # past the floor
                 asked = time.monotonic()
@@ -254,8 +255,7 @@ class Sandbox:
         since ``since`` = (its CPU seconds, monotonic time) at the call's start (cputime.py)."""
         cpu_at_start, started = since
         while True:
-            more = cputime.starved_for(child.proc.pid, cpu_at_start, started, limit,
-                                       started + self.limits.time_limit_s)
+            more = cputime.starved_for(child.proc.pid, cpu_at_start, started, limit)
             if more <= 0:
                 return None
             reply = self._reply_to(child, request_id, time.monotonic() + more, busy)
@@ -267,8 +267,10 @@ class Sandbox:
                   busy: tuple[float, float] | None = None) -> dict | None:
         """The reply carrying ``request_id``, or None once ``deadline`` (monotonic) passed.
 
-        ``busy`` = (seconds, ceiling): each batch of simulated-GPU requests served moves the
-        deadline to ``seconds`` after it, never past ``ceiling`` (monotonic)."""
+        ``busy`` = (seconds, since, ceiling_s): each batch of simulated-GPU requests served moves
+        the deadline to ``seconds`` after it, until the child has spent ``ceiling_s`` both in wall
+        and in CPU seconds since ``since`` = (its CPU seconds, monotonic time) at the call's start:
+        a child starved of the CPU on a busy machine still gets the ceiling's work done."""
         while True:
             reply = receive(child, deadline)
             if reply is not None and "dev" in reply and "id" not in reply:   # the simulated GPU's requests
@@ -277,10 +279,21 @@ class Sandbox:
                 except host.Refused as exc:
                     raise ChildGone(exc.reason) from None
                 if busy is not None:
-                    deadline = min(max(deadline, time.monotonic() + busy[0]), max(deadline, busy[1]))
+                    deadline = Sandbox._busy_deadline(child, deadline, busy)
                 continue
             if reply is None or reply.get("id") == request_id:
                 return reply
+
+    @staticmethod
+    def _busy_deadline(child: ChildHandle, deadline: float, busy: tuple) -> float:
+        """``deadline`` moved on by a batch of device requests served (``_reply_to``'s ``busy``)."""
+        seconds, (cpu_at_start, started), ceiling_s = busy
+        now = time.monotonic()
+        if now + seconds <= started + ceiling_s:
+            return max(deadline, now + seconds)
+        if cputime.used_seconds(child.proc.pid, cpu_at_start) < ceiling_s:
+            return max(deadline, now + seconds)
+        return max(deadline, started + ceiling_s)
 
     def _session(self, sim: dict, fresh: bool) -> tuple:
         """(device, public description, token) of the session for config ``sim``: the child's

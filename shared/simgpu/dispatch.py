@@ -46,78 +46,122 @@ def _tensors(value, out: list) -> list:
     return out
 
 
-def _arguments(func, args, kwargs):
-    """(schema argument, value) for each argument the call passed."""
-    for i, arg in enumerate(func._schema.arguments):
+def _any_sim(values) -> bool:
+    """Whether any tensor in ``values`` (nested lists and tuples) is on the simulated device."""
+    for v in values:
+        if isinstance(v, torch.Tensor):
+            if v.device.type == "meta":
+                return True
+        elif isinstance(v, (list, tuple)) and _any_sim(v):
+            return True
+    return False
+
+
+class _Facts:
+    """What an aten op's schema, tags and registrations say, derived once per op (OverloadOp):
+    a timed loop sends the same few ops thousands of times."""
+
+    __slots__ = ("name", "silent", "arguments", "composite", "tags", "inplace", "seeded",
+                 "reduction", "pointwise", "inplace_view", "count", "returns", "default")
+
+    def __init__(self, func):
+        schema = func._schema
+        self.name = func._overloadpacket.__name__
+        #: an allocation or a view: no kernel
+        self.silent = self.name in ALLOCATE or any(
+            r.alias_info is not None and not r.alias_info.is_write for r in schema.returns)
+        #: (name, written) of each schema argument, in order
+        self.arguments = tuple((a.name, a.alias_info is not None and a.alias_info.is_write)
+                               for a in schema.arguments)
+        self.composite = torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), _COMPOSITE)
+        tags = func.tags
+        self.tags = tags
+        self.inplace, self.seeded = _TAG_INPLACE in tags, _TAG_SEEDED in tags
+        self.reduction, self.pointwise = torch.Tag.reduction in tags, torch.Tag.pointwise in tags
+        self.inplace_view = torch.Tag.inplace_view in tags
+        self.returns = len(schema.returns)
+        self.default = func._overloadname == "default"
+        packet = func._overloadpacket
+        count = flop_registry.get(packet)
+        if count is None and self.name.endswith("_"):    # an in-place op counts as its twin
+            twin = getattr(torch.ops.aten, self.name[:-1], None)
+            count = flop_registry.get(twin) if twin is not None else None
+        self.count = count
+
+
+_FACTS: dict = {}
+
+
+def _facts(func) -> _Facts:
+    facts = _FACTS.get(func)
+    if facts is None:
+        facts = _FACTS[func] = _Facts(func)
+    return facts
+
+
+def _arguments(facts: _Facts, args, kwargs) -> list:
+    """(written, value) for each argument the call passed."""
+    out = []
+    for i, (name, written) in enumerate(facts.arguments):
         if i < len(args):
-            yield arg, args[i]
-        elif arg.name in kwargs:
-            yield arg, kwargs[arg.name]
+            out.append((written, args[i]))
+        elif name in kwargs:
+            out.append((written, kwargs[name]))
+    return out
 
 
-def _is_view(func) -> bool:
-    return any(r.alias_info is not None and not r.alias_info.is_write for r in func._schema.returns)
-
-
-def _flops(func, args, kwargs, out) -> float:
+def _flops(facts: _Facts, args, kwargs, out) -> float:
     """FLOPs of the op by torch's registry (an in-place op counts as its out-of-place twin)."""
-    packet = func._overloadpacket
-    count = flop_registry.get(packet)
-    if count is None and packet.__name__.endswith("_"):
-        twin = getattr(torch.ops.aten, packet.__name__[:-1], None)
-        count = flop_registry.get(twin) if twin is not None else None
-    if count is None:
+    if facts.count is None:
         return 0.0
     try:
-        return float(count(*args, **kwargs, out_val=out))
+        return float(facts.count(*args, **kwargs, out_val=out))
     except (TypeError, ValueError, IndexError, RuntimeError):
         return 0.0
 
 
-def kernel(func, args, kwargs, out) -> costs.Op | None:
-    """The kernel behind one aten op on the simulated device, or None when it launches none."""
-    name = func._overloadpacket.__name__
-    if name in ALLOCATE or _is_view(func):
+def kernel(func, args, kwargs, out, passed: list | None = None) -> costs.Op | None:
+    """The kernel behind one aten op on the simulated device, or None when it launches none
+    (``passed``: ``_arguments`` of the call, when the caller has them)."""
+    facts = _facts(func)
+    if facts.silent:
         return None
     written, read = [], []
-    for arg, value in _arguments(func, args, kwargs):
-        found = _tensors(value, [])
-        if arg.alias_info is not None and arg.alias_info.is_write:
-            written += [t for t in found if _is_sim(t)]
+    for is_written, value in _arguments(facts, args, kwargs) if passed is None else passed:
+        if is_written:
+            written += [t for t in _tensors(value, []) if _is_sim(t)]
         else:
-            read += found
+            _tensors(value, read)
     if not written:
         written = [t for t in _tensors(out, []) if _is_sim(t)]
     if not written:
         return None
     sim_read = [t for t in read if _is_sim(t)]
     dtype = written[0].dtype
-    flops = _flops(func, args, kwargs, out)
-    tags = func.tags
+    flops = _flops(facts, args, kwargs, out)
     if flops > 0:
-        reads = sim_read + ([t for t in written if _TAG_INPLACE in tags])
+        reads = sim_read + (written if facts.inplace else [])
         return costs.Op("matmul", reads=reads, writes=written[:1], flops=flops, dtype=sim_read[0].dtype
                         if sim_read else dtype)
-    if _TAG_SEEDED in tags:
+    if facts.seeded:
         return costs.Op("random", reads=sim_read, writes=written, dtype=dtype)
     if not sim_read:
         return costs.Op("fill", writes=written, dtype=dtype)
     elements = max(t.numel() for t in sim_read + written)
-    if torch.Tag.reduction in tags:
+    if facts.reduction:
         return costs.Op("reduction", reads=sim_read, writes=written, flops=float(elements), dtype=dtype)
-    if torch.Tag.pointwise in tags and name != "clone":    # clone is tagged pointwise: it is a copy
-        reads = sim_read + ([t for t in written if _TAG_INPLACE in tags])
+    if facts.pointwise and facts.name != "clone":    # clone is tagged pointwise: it is a copy
+        reads = sim_read + (written if facts.inplace else [])
         return costs.Op("elementwise", reads=reads, writes=written, flops=float(elements), dtype=dtype)
     if len(sim_read) == 1 and len(written) == 1 and costs.same_data(sim_read[0], written[0]):
         return None                          # PyTorch skips a copy onto itself: no kernel
     return costs.Op("copy", reads=sim_read, writes=written, dtype=dtype)
 
 
-def _host_bytes(func, args, kwargs) -> int:
-    """Bytes of host tensors (more than one element) an op on the device reads: a host-to-device
-    copy crosses the host link."""
-    return sum(costs.nbytes(t) for arg, value in _arguments(func, args, kwargs)
-               if not (arg.alias_info is not None and arg.alias_info.is_write)
+def _host_bytes(passed: list) -> int:
+    """Bytes of host tensors (more than one element) an op on the device reads (``passed``: the
+    call's ``_arguments``): a host-to-device copy crosses the host link."""
+    return sum(costs.nbytes(t) for written, value in passed if not written
                for t in _tensors(value, []) if not _is_sim(t) and t.numel() > 1)
 
 
@@ -161,21 +205,19 @@ def _cat_shape(args, kwargs):
 _PRODUCTS = frozenset({"mm", "bmm", "addmm", "baddbmm"})
 
 
-def _run(func, args, kwargs):
+def _run(func, facts: _Facts, args, kwargs, passed: list):
     """The op's result; ops that change only values skip their meta kernel (see the module doc)."""
-    name = func._overloadpacket.__name__
-    if func._overloadname == "default":
+    name = facts.name
+    if facts.default:
         shape = _cat_shape(args, kwargs) if name == "cat" else _product_shape(name, args, kwargs)
         if shape is not None:
             like = args[0][0] if name == "cat" else args[-1] if name in ("mm", "bmm") else args[1]
             return torch.ops.aten.empty.memory_format(shape, dtype=like.dtype, device=META)
-    tags = func.tags
-    if _TAG_INPLACE in tags and torch.Tag.inplace_view not in tags:
-        targets = [v for arg, v in _arguments(func, args, kwargs)
-                   if arg.alias_info is not None and arg.alias_info.is_write and _is_sim(v)]
-        if len(targets) == 1 and len(func._schema.returns) == 1:
+    if facts.inplace and not facts.inplace_view:
+        targets = [v for written, v in passed if written and _is_sim(v)]
+        if len(targets) == 1 and facts.returns == 1:
             return targets[0]
-    if (_TAG_SEEDED in tags and not any(isinstance(a, torch.Tensor) for a in args)
+    if (facts.seeded and not any(isinstance(a, torch.Tensor) for a in args)
             and kwargs.get("device") == META and args and isinstance(args[0], (list, tuple))):
         return torch.ops.aten.empty.memory_format(args[0], dtype=kwargs.get("dtype"), device=META)
     return func(*args, **kwargs)
@@ -190,29 +232,32 @@ class SimDispatch(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if kwargs.get("device") != META and not any(_is_sim(t) for t in _tensors([args, list(kwargs.values())], [])):
+        sim_input = _any_sim(args) or _any_sim(kwargs.values())
+        if not sim_input and kwargs.get("device") != META:
             return func(*args, **kwargs)        # host work (a CPU check's tensors): as it is
-        if torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), _COMPOSITE):
+        facts = _facts(func)
+        if facts.composite:
             # an op made of others (matmul, einsum) reaches a mode whole where autograd is off
             # (inference_mode): its parts are the kernels, costed one by one
             with self:
                 out = func.decompose(*args, **kwargs)
             if out is not NotImplemented:
                 return out
-        out = _run(func, args, kwargs)
+        passed = _arguments(facts, args, kwargs)
+        out = _run(func, facts, args, kwargs, passed)
         device = state.current()
         if device is None:
             return out
         outputs = [t for t in _tensors(out, []) if _is_sim(t)]
         for t in outputs:
             device.track(t, new=True)
-        if not outputs and not any(_is_sim(t) for t in _tensors(list(args) + list(kwargs.values()), [])):
+        if not outputs and not sim_input:
             return out
-        host = _host_bytes(func, args, kwargs)
+        host = _host_bytes(passed)
         if host:
             device.transfer("h2d", host)
             return out
-        op = kernel(func, args, kwargs, out)
+        op = kernel(func, args, kwargs, out, passed)
         if op is not None:
             device.launch(op)
         return out
