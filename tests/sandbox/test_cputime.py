@@ -17,16 +17,19 @@ from autograder.sandbox.parent import Limits, Sandbox
 
 @pytest.fixture
 def child():
+    """Start ``python -c code`` in a process group of its own; the whole group (a grandchild too)
+    is killed after the test, so no busy loop outlives it to load the tests that follow."""
     started = []
 
     def start(code: str) -> subprocess.Popen:
-        proc = subprocess.Popen([sys.executable, "-c", code])
+        proc = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
         started.append(proc)
         return proc
 
     yield start
     for proc in started:
-        proc.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
 
 
