@@ -294,3 +294,17 @@ def test_the_launcher_tells_the_jail_to_run_in_process_only_a_child_it_forked(se
             policy = json.loads(box.child.proc.args[box.child.proc.args.index("--") - 1])
             assert isinstance(box.child.proc, forkserver.ForkedProcess) is forked
             assert policy["in_process"] is forked
+
+
+def test_a_client_gone_with_a_reply_unread_is_a_closed_connection_not_a_traceback():
+    """A grade that exits at once (a bad zip: exit 2) may leave the server's reply unread; the
+    kernel then resets the connection, and the server must see its client gone, not crash
+    printing a traceback onto the TA's terminal."""
+    import socket
+
+    from autograder.sandbox.forkserver import wire
+    server_end, client_end = socket.socketpair()
+    server_end.sendall(b"a reply the client never reads")
+    client_end.close()
+    assert wire.recv_msg(server_end, with_fds=True) == (None, [])
+    server_end.close()

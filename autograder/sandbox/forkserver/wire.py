@@ -44,7 +44,15 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
 
 
 def recv_msg(sock: socket.socket, with_fds: bool = False):
-    """The next message (None once the other end closed); ``with_fds``: (message, received fds)."""
+    """The next message (None once the other end closed, or reset the connection as it exited
+    with a reply unread); ``with_fds``: (message, received fds)."""
+    try:
+        return _recv_msg(sock, with_fds)
+    except ConnectionResetError:
+        return (None, []) if with_fds else None
+
+
+def _recv_msg(sock: socket.socket, with_fds: bool):
     fds = []
     if with_fds:
         msg, ancdata, _flags, _addr = sock.recvmsg(4, socket.CMSG_SPACE(MAX_FDS * 4))
