@@ -14,7 +14,7 @@ from pathlib import Path
 
 from autograder.batch import fingerprint
 from autograder.batch.options import Settled
-from autograder.classdata import discover, overrides, regrades, store, zero
+from autograder.classdata import discover, entries, overrides, regrades, store, zero
 from autograder.core.errors import UsageError
 
 
@@ -116,13 +116,7 @@ def load_overrides(out: Path, layout: discover.Layout, asg, stream=None, away=()
     or the download knows is a warning line on ``stream`` and is not applied."""
     from autograder.grading.grade import load_checks
     path = overrides.ensure_template(out)
-    names: dict[str, str] = {}
-    for sub in (*layout.submissions, *away):
-        for m in sub.members:
-            for name in (m.lms_id, m.name, m.email, m.sid):
-                if name:
-                    names.setdefault(name, sub.student)
-    names.update({sub.student: sub.student for sub in (*layout.submissions, *away)})
+    names = entries.names_of((*layout.submissions, *away))
     check_ids: dict[str, list[str]] = {}
     for check in load_checks(asg).values():
         check_ids.setdefault(check.task, []).append(check.id)

@@ -101,3 +101,16 @@ def unique(subs: list[Submission]) -> tuple[Submission, ...]:
         used.add(key.lower())
         out.append(dataclasses.replace(sub, student=key))
     return tuple(out)
+
+
+def names_of(subs) -> dict[str, str]:
+    """Every name a student of ``subs`` goes by (LMS id, name, email, SID, folder name) -> their
+    folder name under OUT: how overrides.csv and a TA's command may name a student."""
+    found: dict[str, str] = {}
+    for sub in subs:
+        for m in sub.members:
+            for name in (m.lms_id, m.name, m.email, m.sid):
+                if name:
+                    found.setdefault(name, sub.student)
+    found.update({sub.student: sub.student for sub in subs})
+    return found

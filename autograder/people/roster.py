@@ -12,7 +12,7 @@ import io
 import json
 from pathlib import Path
 
-from autograder.classdata import store
+from autograder.classdata import entries, store
 from autograder.classdata.discover import Layout, Member, Submission
 from autograder.core import csvsafe
 from autograder.core.errors import UsageError
@@ -48,14 +48,7 @@ def layout(out: Path) -> Layout:
 
 def names(lay: Layout) -> dict[str, str]:
     """Every name a student goes by (folder name, SID, email, name, LMS id) -> folder name."""
-    found: dict[str, str] = {}
-    for sub in lay.submissions:
-        for m in sub.members:
-            for name in (m.lms_id, m.name, m.email, m.sid):
-                if name:
-                    found.setdefault(name, sub.student)
-    found.update({sub.student: sub.student for sub in lay.submissions})
-    return found
+    return entries.names_of(lay.submissions)
 
 
 def results(out: Path, student: str) -> dict | None:
