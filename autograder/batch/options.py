@@ -23,9 +23,9 @@ class BatchOptions:
     ``jobs``: worker processes (default: the machine's cores); ``force``: regrade unchanged
     submissions too; ``student``: regrade this one (a folder name, or a member's sid, email, name
     or LMS id); ``assignment``: one of course.yml's (default: its first); ``device``: sim, cpu or
-    cuda; ``budget_s``: wall-clock seconds one submission may take (default: BUDGET_CALLS x the
-    time limit); ``time_limit_s``: seconds per call of a student function; ``only``: grade these
-    check ids (merged into each stored full result: autograder/classdata/partial.py);
+    cuda; ``budget_s``: seconds one submission may take (CPU seconds when starved: local.py;
+    default: BUDGET_CALLS x the time limit); ``time_limit_s``: seconds per call of a student
+    function; ``only``: grade these check ids (merged into each stored full result: autograder/classdata/partial.py);
     ``extensions``: a CSV of per-student extensions (autograder/core/late.py); ``similarity``: also
     write OUT/similarity/ (autograder/similarity); ``executor``: where the grading runs
     (autograder/batch/executors/base.py: LocalExecutor, or a SlurmExecutor with its options).

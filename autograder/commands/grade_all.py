@@ -65,7 +65,7 @@ def add_arguments(p) -> None:
     p.add_argument("--device", choices=("sim", "cpu", "cuda"), default=None,
                    help="grading device (default: course.yml's)")
     p.add_argument("--budget-s", type=_positive_float, default=None, metavar="S",
-                   help=f"wall-clock seconds one submission may take before it gets a zero "
+                   help=f"seconds one submission may take before it gets a zero (CPU seconds when starved) "
                         f"(default: {BUDGET_CALLS} x course.yml's time_limit_s)")
     p.add_argument("--checks", type=_check_ids, default=None, metavar="ID,ID",
                    help="grade only these check ids: merged into each student's stored full result, "

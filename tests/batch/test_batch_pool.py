@@ -8,6 +8,7 @@ cannot be made to die on cue without it.
 from __future__ import annotations
 
 import io
+import subprocess
 import sys
 import textwrap
 
@@ -33,6 +34,23 @@ STAND_IN = textwrap.dedent("""
 """)
 
 
+#: A stand-in worker that shares one core with busy loops outside its tree and spins until it has
+#: used the job's "cpu_s" seconds of CPU: the work fits the budget, the wall time does not.
+STARVED = textwrap.dedent("""
+    import json, os, sys, time
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        job = json.loads(line)
+        start = time.process_time()
+        while time.process_time() - start < job["cpu_s"]:
+            pass
+        print(json.dumps({"id": job["id"], "results": {"score": 1, "tests": []}}), flush=True)
+""")
+#: Busy loops pinned to the stand-in's core: it gets at most a quarter of it.
+BUSY = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\nwhile True: pass"
+
+
 def _run(jobs, *, workers=2, budget_s=60.0, argv=None):
     p = pool.Pool(workers, budget_s=budget_s, worker_argv=argv)
     outcomes = list(p.outcomes(jobs))
@@ -49,6 +67,21 @@ def test_a_dying_worker_is_replaced_the_job_retried_once_then_zeroed(tmp_path):
     assert out["die"].results is None and out["die"].job.attempts == 2
     assert "killed by SIGKILL" in out["die"].failure and "twice" in out["die"].failure
     assert [(s.maxrss_kb, s.children_maxrss_kb) for s in p.stats] == [(1024, 2048)] * len(p.stats)
+
+
+def test_a_grading_starved_by_a_busy_machine_is_not_charged_its_wall_time(tmp_path):
+    script = tmp_path / "starved.py"
+    script.write_text(STARVED)
+    busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(3)]
+    try:
+        out, _ = _run([Job("slow", {"path": "/x", "cpu_s": 0.6})], workers=1, budget_s=1.0,
+                      argv=[sys.executable, str(script)])
+    finally:
+        for proc in busy:
+            proc.kill()
+            proc.wait()
+    assert out["slow"].failure is None and out["slow"].results == {"score": 1, "tests": []}
+    assert out["slow"].seconds > 1.0   # it did run past the budget in wall time, starved
 
 
 def test_a_worker_that_cannot_start_stops_the_run_with_a_reason(tmp_path):

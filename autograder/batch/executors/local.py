@@ -5,8 +5,11 @@ Each worker (autograder/batch/worker.py) runs in its own session, so killing its
 takes its fork server along (and the fork server's children die with it: PR_SET_PDEATHSIG). One
 pathological submission cannot stall or kill the batch:
 
-- a submission that runs past ``budget_s`` seconds of wall clock has its worker killed and gets a
-  zero with that reason; a fresh worker takes the next submission;
+- a submission that runs past ``budget_s`` seconds has its worker killed and gets a zero with that
+  reason; a fresh worker takes the next submission. The budget is counted as a call's time limit
+  is (autograder/sandbox/cputime.py): past it in wall-clock time, a worker whose processes were
+  running all along but starved by a busy machine gets the rest in CPU seconds, so how busy the
+  machine is never turns a grading into a zero;
 - a worker that dies while grading (crash, out of memory) is replaced and the submission is tried
   once more on a fresh worker; a second death gives a zero with the reason;
 - the per-call time, memory and output limits inside a submission are the sandbox's (grade.py).
@@ -27,6 +30,7 @@ from typing import Generator, Iterator, TextIO
 
 from autograder.batch.executors.base import Incomplete, Job, Outcome, Setup
 from autograder.core import settings
+from autograder.sandbox import cputime
 
 #: Seconds a worker may take to start (import the grader, start its fork server).
 STARTUP_TIMEOUT_S = 300.0
@@ -42,6 +46,7 @@ class _Worker:
     job: Job | None = None
     started: float = field(default_factory=time.monotonic)
     deadline: float = 0.0
+    cpu_at_start: float = 0.0   # CPU seconds of the worker's process tree when its job was sent
 
 
 @dataclass
@@ -142,6 +147,7 @@ class Pool:
         job.attempts += 1
         worker.deadline = time.monotonic() + self.budget_s
         worker.started = time.monotonic()
+        worker.cpu_at_start = cputime.tree_seconds(worker.proc.pid)
         try:
             worker.proc.stdin.write((json.dumps({"id": job.key, **job.payload}) + "\n").encode())
             worker.proc.stdin.flush()
@@ -246,12 +252,18 @@ class Pool:
         for worker in list(self.workers):
             if worker.deadline and now > worker.deadline:
                 job = worker.job
+                more = job and cputime.starved_for(worker.proc.pid, worker.cpu_at_start, worker.started,
+                                                   self.budget_s)
+                if more:   # running all along, starved by a busy machine: the rest in CPU seconds
+                    worker.deadline = now + more
+                    continue
                 self._kill(worker)
                 if job is not None:
                     self.pending -= 1
                     yield Outcome(job, None,
                                   f"grading took longer than the budget of {self.budget_s:g} s "
-                                  f"per submission (a hang in the code, or far too slow)",
+                                  f"per submission, in CPU seconds or waiting on nothing (a hang in "
+                                  f"the code, or far too slow)",
                                   now - worker.started)
                 elif not worker.ready:
                     raise RuntimeError("a grading worker did not start within "
