@@ -145,7 +145,13 @@ def peak_bytes(name: str) -> int | None:
 def remove(name: str) -> None:
     """Delete group ``name`` once its last process is gone (killing what is still in it)."""
     folder = folder_of(name)
-    if folder is None or not os.path.isdir(folder):
+    if folder is not None:
+        remove_folder(folder)
+
+
+def remove_folder(folder: str) -> None:
+    """Delete the group at ``folder`` once its last process is gone (killing what is still in it)."""
+    if not os.path.isdir(folder):
         return
     deadline = time.monotonic() + REMOVE_WAIT_S
     while True:
