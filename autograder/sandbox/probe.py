@@ -58,8 +58,10 @@ class Protection:
             return f"(pids cgroup {self.pids_cgroup})"
         if not self.nproc_enforced:
             return "NOT bounded (no pids cgroup, and RLIMIT_NPROC was not enforced where the probe ran)"
-        if self.grader_root or self.mode == "namespaces":
+        if self.grader_root:
             return "(RLIMIT_NPROC of a uid of its own)"
+        if self.mode == "namespaces":
+            return "(RLIMIT_NPROC in a user namespace of its own)"
         return ("more than the grader's user ran at its start (RLIMIT_NPROC counts that user's"
                 " processes, so what the user starts meanwhile counts against it too)")
 
