@@ -29,21 +29,6 @@ from autograder.sandbox import cgroup
 V1_PIDS = "/sys/fs/cgroup/pids"
 
 
-def _candidates() -> list[tuple[str, str]]:
-    """(version, folder where groups would be made), most likely first."""
-    own = cgroup._own_paths()
-    found = []
-    if "pids" in own and os.path.isdir(V1_PIDS):
-        found.append(("v1", os.path.normpath(V1_PIDS + own["pids"])))
-    if "" in own:
-        for mount in cgroup.V2_MOUNTS:
-            folder = os.path.normpath(mount + own[""])
-            if os.path.exists(os.path.join(folder, "cgroup.subtree_control")):
-                found.append(("v2", folder))
-                break
-    return found
-
-
 def _make(version: str, base: str, name: str, tasks: int) -> str:
     """Group ``name`` under ``base`` with pids.max ``tasks`` (v2: the memory group's folder when
     it is there already); its folder. OSError when refused."""
@@ -69,16 +54,8 @@ def _make(version: str, base: str, name: str, tasks: int) -> str:
 def available() -> tuple[str, str] | str:
     """(version, base folder) where this process can make pids groups, or the reason it cannot
     (probed once: a group is made and removed)."""
-    reasons = []
-    for version, base in _candidates():
-        try:
-            folder = _make(version, base, f"{cgroup.PREFIX}pids-probe-{os.getpid()}", 64)
-        except OSError as exc:
-            reasons.append(f"cgroup {version} at {base}: {exc.strerror or exc}")
-            continue
-        os.rmdir(folder)
-        return version, base
-    return "; ".join(reasons) or "no pids cgroup hierarchy is mounted"
+    return cgroup.first_usable(cgroup.candidates("pids", V1_PIDS),
+                               lambda version, base, name: _make(version, base, name, 64), "pids")
 
 
 def folder_of(name: str) -> str | None:
