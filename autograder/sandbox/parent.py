@@ -211,7 +211,7 @@ class Sandbox:
         if grace is not None:
             deadline = deadline.at_least(grace)
         try:
-            since = (between.charge(self, child, module), time.monotonic())   # CPU s now; since the last reply
+            since = (between.charge(self, child, module), time.monotonic())   # charges CPU since its last reply
             send(child, message)
             # A call on the simulated GPU that keeps asking the device for work is running, not
             # hung: each request served moves its deadline to ``deadline`` after it, up to the
