@@ -49,12 +49,13 @@ def _own_paths() -> dict[str, str]:
     return out
 
 
-def _candidates() -> list[tuple[str, str]]:
-    """(version, folder where groups would be made), most likely first."""
+def candidates(controller: str = "memory", v1_mount: str = V1_MEMORY) -> list[tuple[str, str]]:
+    """(version, folder where groups of ``controller`` would be made), most likely first: under
+    this process's own group of the v1 hierarchy at ``v1_mount``, or of the unified one."""
     own = _own_paths()
     found = []
-    if "memory" in own and os.path.isdir(V1_MEMORY):
-        found.append(("v1", os.path.normpath(V1_MEMORY + own["memory"])))
+    if controller in own and os.path.isdir(v1_mount):
+        found.append(("v1", os.path.normpath(v1_mount + own[controller])))
     if "" in own:
         for mount in V2_MOUNTS:
             folder = os.path.normpath(mount + own[""])
@@ -96,16 +97,22 @@ def _make(version: str, base: str, name: str, limit_bytes: int) -> str:
 def available() -> tuple[str, str] | str:
     """(version, base folder) where this process can make memory groups, or the reason it cannot
     (probed once: a group is made and removed)."""
+    return first_usable(candidates(), lambda version, base, name: _make(version, base, name, 2**30), "memory")
+
+
+def first_usable(places: list[tuple[str, str]], make, controller: str) -> tuple[str, str] | str:
+    """The first (version, base folder) of ``places`` where ``make(version, base, name)`` makes a
+    group (removed again at once), or why none would: each place's refusal, in words."""
     reasons = []
-    for version, base in _candidates():
+    for version, base in places:
         try:
-            folder = _make(version, base, f"{PREFIX}probe-{os.getpid()}", 2**30)
+            folder = make(version, base, f"{PREFIX}{controller}-probe-{os.getpid()}")
         except OSError as exc:
             reasons.append(f"cgroup {version} at {base}: {exc.strerror or exc}")
             continue
         os.rmdir(folder)
         return version, base
-    return "; ".join(reasons) or "no memory cgroup hierarchy is mounted"
+    return "; ".join(reasons) or f"no {controller} cgroup hierarchy is mounted"
 
 
 def create(name: str, limit_bytes: int) -> str | None:
@@ -145,7 +152,13 @@ def peak_bytes(name: str) -> int | None:
 def remove(name: str) -> None:
     """Delete group ``name`` once its last process is gone (killing what is still in it)."""
     folder = folder_of(name)
-    if folder is None or not os.path.isdir(folder):
+    if folder is not None:
+        remove_folder(folder)
+
+
+def remove_folder(folder: str) -> None:
+    """Delete the group at ``folder`` once its last process is gone (killing what is still in it)."""
+    if not os.path.isdir(folder):
         return
     deadline = time.monotonic() + REMOVE_WAIT_S
     while True:

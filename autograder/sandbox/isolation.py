@@ -24,9 +24,11 @@ and, where the grader may make one, a memory cgroup bounds the child's memory in
 (autograder/sandbox/cgroup.py). With namespaces the working folder, /tmp and /dev/shm are tmpfs
 mounts of their own with a size and an inode limit (``JailLimits.disk_bytes``, ``disk_inodes``).
 
-In both, when the grader runs as root the child gets a uid of its own (``UID_BASE`` + the
-launcher's pid, unique among live children), so the per-uid process limit (RLIMIT_NPROC) counts
-that child's processes and threads only: a fork bomb fails fast without starving a neighbour.
+In both, where the grader may make one, a pids cgroup bounds the child's processes and threads
+in the kernel, whatever its uid or user namespace (autograder/sandbox/pidsgroup.py). Behind it,
+when the grader runs as root the child gets a uid of its own (``UID_BASE`` + the launcher's pid,
+unique among live children), so the per-uid process limit (RLIMIT_NPROC) counts that child's
+processes and threads only: a fork bomb fails fast without starving a neighbour.
 ``describe()`` is the line the results carry: what protection was in force, as measured.
 """
 from __future__ import annotations
@@ -38,7 +40,7 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.sandbox import cgroup, policy
+from autograder.sandbox import cgroup, pidsgroup, policy
 from autograder.sandbox.policy import UID_BASE, JailLimits, group_name
 from autograder.sandbox.probe import mode_wanted, protection
 
@@ -52,6 +54,12 @@ def _process_cap(limits: JailLimits) -> int:
     if os.getuid() == 0 or mode_wanted() != "plain" and protection().mode == "namespaces":
         return limits.processes
     return _threads_of_uid(os.getuid()) + limits.processes
+
+
+def jail_tasks(namespaces: bool) -> int:
+    """Tasks of the jail's own in a child's pids cgroup besides the child's: with namespaces the
+    launcher and the reaper (pid 1), one thread each; without, none (the launcher becomes the child)."""
+    return 2 if namespaces else 0
 
 
 def _threads_of_uid(uid: int) -> int:
@@ -75,9 +83,12 @@ def wrap(argv: list[str], workdir: Path, keep_fds=(), limits: JailLimits | None 
     ``in_process``: the caller starts the command by forking a fork server (policy.build)."""
     prot = protection()
     limits = limits or JailLimits()
-    procs = cgroup.create(group_name(workdir), limits.memory_bytes) if prot.memory_cgroup else None
-    spec = policy.build(workdir, keep_fds, limits, processes=_process_cap(limits),
-                        namespaces=prot.mode == "namespaces", cgroup_procs=procs, in_process=in_process)
+    namespaces = prot.mode == "namespaces"
+    groups = [cgroup.create(group_name(workdir), limits.memory_bytes) if prot.memory_cgroup else None,
+              pidsgroup.create(group_name(workdir), limits.processes + jail_tasks(namespaces))
+              if prot.pids_cgroup else None]
+    spec = policy.build(workdir, keep_fds, limits, processes=_process_cap(limits), namespaces=namespaces,
+                        cgroups=[g for g in groups if g], in_process=in_process)
     return [sys.executable, "-I", "-S", "-B", str(policy.JAIL), json.dumps(spec), "--", *argv]
 
 
@@ -102,6 +113,8 @@ def reap(launcher_pid: int, workdir: Path) -> None:
         _kill_uid(UID_BASE + launcher_pid)
     if protection().memory_cgroup:
         cgroup.remove(group_name(workdir))
+    if protection().pids_cgroup:
+        pidsgroup.remove(group_name(workdir))
     try:
         os.rmdir(os.path.realpath(workdir).rstrip("/") + ".root")
     except OSError:

@@ -19,10 +19,11 @@ jail needs nothing of the grader). With namespaces (``"namespaces": true``) it g
 The private root and its quotas are autograder/sandbox/rootfs.py's: the working folder is a tmpfs
 of its own in the child's mount namespace (``"workdir_quota"``: bytes and inodes, like isolate's
 disk quota; the submission's files are copied in), and /tmp and /dev/shm are size- and
-inode-limited tmpfs too. With ``"cgroup"`` (a memory cgroup the grader made,
-autograder/sandbox/cgroup.py) the launcher first joins it, so everything the child starts counts
-against one memory limit. Last before student code: the seccomp filter (``"seccomp"``) and, in
-plain mode, the Landlock ruleset (``"landlock"``), both from autograder/sandbox/confine.py.
+inode-limited tmpfs too. With ``"cgroups"`` (the memory and pids cgroups the grader made,
+autograder/sandbox/cgroup.py and pidsgroup.py) the launcher first joins them, so everything the
+child starts counts against one memory limit and one bound on processes and threads. Last
+before student code: the seccomp filter (``"seccomp"``) and, in plain mode, the Landlock ruleset
+(``"landlock"``), both from autograder/sandbox/confine.py.
 rootfs.py and confine.py are loaded by path when this file is (``sibling``).
 
 Without namespaces (``"namespaces": false``) the launcher applies the rlimits and the uid and
@@ -166,7 +167,7 @@ def join_cgroup(procs: str) -> None:
         with open(procs, "w") as f:
             f.write(str(os.getpid()))
     except OSError as exc:
-        raise JailError(f"joining the memory cgroup {os.path.dirname(procs)}: {exc.strerror}") from None
+        raise JailError(f"joining the cgroup {os.path.dirname(procs)}: {exc.strerror}") from None
 
 
 def confine_last(policy: dict) -> None:
@@ -256,8 +257,8 @@ def run(policy: dict, argv: list[str]) -> None:
     uid = os.getuid()
     if policy.get("in_process"):      # loaded now: the private root does not show it
         sibling("inprocess.py")
-    if policy.get("cgroup"):
-        join_cgroup(policy["cgroup"])
+    for procs in policy.get("cgroups", ()):
+        join_cgroup(procs)
     if policy.get("uid") == "auto":   # root: a uid of its own for this child (see isolation.py)
         policy["uid"] = policy["uid_base"] + os.getpid() if uid == 0 else None
     if not policy.get("namespaces"):

@@ -56,6 +56,8 @@ class ChildHandle:
     who: str = "your code"   # in messages: "the process running <who> ..."
     device: object = None    # the simulated GPU (shared.simgpu.device.SimDevice) its requests reach
     device_calls: int = 0    # calls made on a simulated GPU so far
+    idle_from: float | None = None   # its CPU seconds when the last reply came (between.py)
+    idle_cpu: float = 0.0    # CPU seconds it used between calls so far
 
     @property
     def workdir(self) -> Path:

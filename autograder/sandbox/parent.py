@@ -18,7 +18,7 @@ from pathlib import Path
 from autograder.core.errors import StudentCrashed, StudentError, StudentMissing, StudentRaised, StudentTimeout
 from autograder.gpu import host
 from autograder.runtime import runner
-from autograder.sandbox import cgroup, cputime, isolation, policy, replies
+from autograder.sandbox import between, cgroup, cputime, isolation, policy, replies
 from autograder.sandbox.calltime import Deadline
 from autograder.sandbox.channel import ChildGone, receive, send
 from autograder.sandbox.launch import ChildHandle, Limits, kill, launch_child, stop
@@ -211,7 +211,7 @@ class Sandbox:
         if grace is not None:
             deadline = deadline.at_least(grace)
         try:
-            since = (cputime.tree_seconds(child.proc.pid), time.monotonic())
+            since = (between.charge(self, child, module), time.monotonic())   # charges CPU since its last reply
             send(child, message)
             # A call on the simulated GPU that keeps asking the device for work is running, not
             # hung: each request served moves its deadline to ``deadline`` after it, up to the
@@ -233,6 +233,7 @@ class Sandbox:
                 error.limit_s = deadline.seconds
                 self.poisoned[poison_key] = error
                 raise error
+            between.mark(child)
             return reply
         except ChildGone as exc:
             self._discard()

@@ -4,7 +4,7 @@
 each key): the private root's read-only ``view`` (system, Python, the venv, the project's
 ``shared/`` and the child runtime, nothing else of the grader), the ``hide`` list (the grader, its
 hidden checks, the reference solutions, the tests), the GPU's device nodes, the rlimits and quotas
-of ``JailLimits``, the memory cgroup, the seccomp filter and, in plain mode, the Landlock ruleset
+of ``JailLimits``, the memory and pids cgroups, the seccomp filter and, in plain mode, the Landlock ruleset
 that keeps the child to what the private root would show. ``in_process``: the launcher forked
 the jail from a fork server, so the jail runs the runner in its own process (the policy says so;
 nothing in the jail guesses it).
@@ -132,9 +132,9 @@ def _seccomp_wanted() -> bool:
 
 
 def build(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *, processes: int,
-          namespaces: bool = True, cgroup_procs: str | None = None, in_process: bool = False) -> dict:
+          namespaces: bool = True, cgroups=(), in_process: bool = False) -> dict:
     """The jail's instructions for one child (plain data; see jail.py). ``processes``: its
-    RLIMIT_NPROC; ``cgroup_procs``: the cgroup.procs file of its memory cgroup (None: none);
+    RLIMIT_NPROC; ``cgroups``: the cgroup.procs files of its memory and pids cgroups (none: none);
     ``in_process``: it was forked from a fork server (the jail then runs the runner in-process)."""
     limits = limits or JailLimits()
     workdir = os.path.realpath(workdir)
@@ -156,7 +156,7 @@ def build(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *, proce
         "tmp_bytes": limits.tmp_bytes,
         "tmp_inodes": limits.tmp_inodes,
         "workdir_quota": {"bytes": limits.disk_bytes, "inodes": limits.disk_inodes} if namespaces else None,
-        "cgroup": cgroup_procs,
+        "cgroups": list(dict.fromkeys(cgroups)),
         "seccomp": _seccomp_wanted(),
         "landlock": None if namespaces else landlock_rules(workdir, limits.hide),
         "limits": limits.rlimits(processes),

@@ -20,11 +20,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.core import settings
-from autograder.sandbox import cgroup, policy
+from autograder.sandbox import cgroup, pidsgroup, policy
 from autograder.sandbox.policy import JailLimits
 
 #: Mode override for operators and tests: 'auto' (default), 'namespaces' (fail when refused), 'plain'.
 MODE_ENV = settings.SANDBOX.name
+#: The probe's pids cgroup bound, and the threads it tries to start: starting fewer, under an
+#: RLIMIT_NPROC far above both, proves the group's bound is in force where the child runs.
+PROBE_TASKS, PROBE_THREADS = 24, 48
+#: RLIMIT_NPROC the probe runs under (far above PROBE_THREADS: only a pids cgroup stops it), and
+#: the one it then sets itself (below PROBE_TASKS: only RLIMIT_NPROC stops it) to learn whether
+#: the kernel enforces RLIMIT_NPROC where the child runs (its uid, its user namespace).
+PROBE_NPROC, PROBE_NPROC_LOW = 4096, 12
 
 
 @dataclass(frozen=True)
@@ -41,7 +48,22 @@ class Protection:
     landlock: int = 0              # Landlock ABI of the plain-mode ruleset (0: none)
     quota: bool = False            # the working folder was a size- and inode-limited tmpfs
     memory_cgroup: str = ""        # cgroup version bounding the child's memory in total ('' none)
+    pids_cgroup: str = ""          # cgroup version bounding the child's processes+threads ('' none)
+    nproc_enforced: bool = True    # the kernel kept the probe to its RLIMIT_NPROC
     why_not: tuple = ()            # (bound, reason) for each bound that does not hold here
+
+    def _tasks_bound(self) -> str:
+        """What enforces the processes+threads bound, in words (the one in force, as probed)."""
+        if self.pids_cgroup:
+            return f"(pids cgroup {self.pids_cgroup})"
+        if not self.nproc_enforced:
+            return "NOT bounded (no pids cgroup, and RLIMIT_NPROC was not enforced where the probe ran)"
+        if self.grader_root:
+            return "(RLIMIT_NPROC of a uid of its own)"
+        if self.mode == "namespaces":
+            return "(RLIMIT_NPROC in a user namespace of its own)"
+        return ("more than the grader's user ran at its start (RLIMIT_NPROC counts that user's"
+                " processes, so what the user starts meanwhile counts against it too)")
 
     def describe(self, limits: JailLimits | None = None) -> str:
         """One paragraph for the results' output: what protected the grading of this submission."""
@@ -60,7 +82,7 @@ class Protection:
         else:
             parts.append("unable to read the grader, its hidden tests or the reference solutions")
         caps = (f"{limits.address_space_bytes // 2**20} MiB address space, "
-                f"{limits.processes} processes+threads, {limits.open_files} open files, "
+                f"{limits.processes} processes+threads {self._tasks_bound()}, {limits.open_files} open files, "
                 f"{limits.file_size_bytes // 2**20} MiB per file, {limits.cpu_seconds} CPU s")
         if self.memory_cgroup:
             caps += f", {limits.memory_bytes // 2**20} MiB of memory in all (cgroup {self.memory_cgroup})"
@@ -105,6 +127,23 @@ def readable(p):   # a file that opens, or a folder holding one (a list of names
             break
     return False
 readable = [p for p in secrets if os.path.exists(p) and readable(p)]
+import resource, threading
+def started(n):    # threads started (and ended again) out of n
+    hold, made = threading.Event(), []
+    for _ in range(n):
+        try:
+            made.append(threading.Thread(target=hold.wait, daemon=True)); made[-1].start()
+        except RuntimeError:
+            made.pop()
+            break
+    hold.set()
+    for t in made:
+        t.join()
+    return len(made)
+threads = started(int(sys.argv[2]))            # under the pids cgroup's bound (if any)
+low = int(sys.argv[3])
+resource.setrlimit(resource.RLIMIT_NPROC, (low, low))
+threads_nproc = started(int(sys.argv[2]))      # under a low RLIMIT_NPROC
 try:
     socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close(); seccomp = False
 except OSError as exc:
@@ -128,17 +167,22 @@ with open("/proc/self/cgroup") as f:
     groups = f.read()
 print(json.dumps({"uid": os.getuid(), "readable": readable, "network": network, "seccomp": seccomp,
                   "workdir_bytes": fs.f_blocks * fs.f_frsize, "workdir_inodes": fs.f_files,
-                  "cgroup": groups}))
+                  "cgroup": groups, "threads": threads,
+                  "threads_nproc": threads_nproc}))
 """
 
 
 def _probe(namespaces: bool) -> tuple[dict | None, str]:
     workdir = Path(tempfile.mkdtemp(prefix="grader-probe-"))
-    procs = cgroup.create(policy.group_name(workdir), JailLimits().memory_bytes)
+    name = policy.group_name(workdir)
+    procs = cgroup.create(name, JailLimits().memory_bytes)
+    tasks = pidsgroup.create(name, PROBE_TASKS)
     try:
-        spec = policy.build(workdir, (), JailLimits(), processes=4096, namespaces=namespaces, cgroup_procs=procs)
+        spec = policy.build(workdir, (), JailLimits(), processes=PROBE_NPROC, namespaces=namespaces,
+                            cgroups=[g for g in (procs, tasks) if g])
         argv = [sys.executable, "-I", "-S", "-B", str(policy.JAIL), json.dumps(spec), "--",
-                sys.executable, "-I", "-S", "-c", _PROBE, json.dumps(policy.secret_paths())]
+                sys.executable, "-I", "-S", "-c", _PROBE, json.dumps(policy.secret_paths()), str(PROBE_THREADS),
+                str(PROBE_NPROC_LOW)]
         done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=workdir)
         # Its memory was charged to the group: the proof it ran there (in its own cgroup namespace
         # the probe sees its group as '/').
@@ -151,7 +195,9 @@ def _probe(namespaces: bool) -> tuple[dict | None, str]:
         except OSError:
             pass
         if procs:
-            cgroup.remove(policy.group_name(workdir))
+            cgroup.remove(name)
+        if tasks:
+            pidsgroup.remove(name)
         shutil.rmtree(workdir, ignore_errors=True)
     if done.returncode != 0:
         lines = (done.stderr.strip() or f"exit status {done.returncode}").splitlines()
@@ -189,6 +235,11 @@ def _found(mode: str, root: bool, seen: dict, reason: str = "") -> Protection:
     why_not = []
     if not in_group:
         why_not.append(("total memory cap", group if isinstance(group, str) else "the probe was not in its group"))
+    tasks = pidsgroup.available()
+    tasks_bound = not isinstance(tasks, str) and 0 < seen.get("threads", PROBE_THREADS) < PROBE_THREADS
+    if not tasks_bound:
+        why_not.append(("pids cgroup", tasks if isinstance(tasks, str) else
+                        f"the probe started {seen.get('threads')} threads past a bound of {PROBE_TASKS}"))
     if not quota:
         why_not.append(("disk quota", "the working folder is on the host's file system: a mount of its own"
                         " needs namespaces" if mode == "plain" else "the probe's folder was not the quota tmpfs"))
@@ -199,4 +250,6 @@ def _found(mode: str, root: bool, seen: dict, reason: str = "") -> Protection:
         why_not.append(("Landlock", confine.landlock_missing() or "the ruleset was not applied"))
     return Protection(mode, root, seen["uid"], tuple(seen["readable"]), seen["network"], reason,
                       seccomp=bool(seen["seccomp"]), landlock=abi, quota=quota,
-                      memory_cgroup=group[0] if in_group else "", why_not=tuple(why_not))
+                      memory_cgroup=group[0] if in_group else "", pids_cgroup=tasks[0] if tasks_bound else "",
+                      nproc_enforced=seen.get("threads_nproc", 0) < PROBE_NPROC_LOW,
+                      why_not=tuple(why_not))
