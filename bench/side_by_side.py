@@ -1,7 +1,7 @@
 """Side by side, in one run: `python -m autograder grade` of the reference, the stubs and a hostile
 submission, and nbgrader's autograde of a comparable one-student notebook course built from the
-lesson's functions. Prints wall and CPU seconds of each, the ratio to nbgrader, and the ratio to a bare
-``python -c 'import torch'`` (the floor any grader that runs torch code pays). Figures only;
+lesson's functions. Prints wall and CPU seconds of each, the ratio to nbgrader, and the ratios (wall
+and CPU) to a bare ``python -c 'import torch'`` (the floor any grader that runs torch code pays). Figures only;
 nothing here asserts a time (the grader's tests never time anything).
 
     .venv/bin/python bench/side_by_side.py [--rounds 3] [--before DIR] [--hostile endless_loop] [--keep DIR]
@@ -199,16 +199,16 @@ def main(argv=None) -> int:
     load1 = os.getloadavg()
     rows = [(label, statistics.median(r[i][1] for r in rounds), statistics.median(r[i][2] for r in rounds),
              [r[i][1] for r in rounds], result) for i, (label, _w, _c, result) in enumerate(rounds[0])]
-    nb_wall, nb_cpu, torch_wall = rows[0][1], rows[0][2], rows[1][1]
+    nb_wall, nb_cpu, torch_wall, torch_cpu = rows[0][1], rows[0][2], rows[1][1], rows[1][2]
     print(f"machine: {os.cpu_count()} CPUs; load average (1, 5, 15 min) before "
           f"{', '.join(f'{x:.1f}' for x in load0)}, after {', '.join(f'{x:.1f}' for x in load1)}")
     print(f"{args.rounds} round(s), interleaved; wall and CPU are medians, ratios are of the medians")
     print(f"{'run':<34} {'wall s':>7} {'CPU s':>7} {'wall/nbgrader':>14} {'CPU/nbgrader':>13} "
-          f"{'wall/torch':>11}  {'walls, by round':<24} result")
+          f"{'wall/torch':>11} {'CPU/torch':>10}  {'walls, by round':<24} result")
     for label, wall, cpu, walls, result in rows:
         spread = " ".join(f"{w:.2f}" for w in walls)
         print(f"{label:<34} {wall:>7.2f} {cpu:>7.2f} {wall / nb_wall:>14.2f} {cpu / nb_cpu:>13.2f} "
-              f"{wall / torch_wall:>11.2f}  {spread:<24} {result}")
+              f"{wall / torch_wall:>11.2f} {cpu / torch_cpu:>10.2f}  {spread:<24} {result}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

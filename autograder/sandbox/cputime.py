@@ -21,25 +21,27 @@ MIN_WAIT_S = 0.2
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _own_seconds(pid: int) -> float:
-    """CPU seconds (user + system, with reaped children's) of process ``pid``; 0.0 if gone."""
+def _stat(pid: int) -> tuple[float, int]:
+    """(CPU seconds: user + system, with reaped children's; threads) of process ``pid``; (0.0, 0)
+    if gone."""
     try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return 0.0
-    return sum(int(x) for x in fields[11:15]) / _TICK
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / _TICK, int(fields[17])
+    except (OSError, IndexError, ValueError):
+        return 0.0, 0
 
 
-def _children(pid: int) -> list[int]:
+def _children(pid: int, threads: int) -> list[int]:
+    """Children of process ``pid`` (of every one of its ``threads``)."""
     out: list[int] = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
+    try:   # one thread (the launcher, the jail's init, most runners): its list alone, no folder listing
+        tasks = [str(pid)] if threads == 1 else os.listdir(f"/proc/{pid}/task")
     except OSError:
         return out
     for tid in tasks:
         try:
-            with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as fh:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
                 out += [int(x) for x in fh.read().split()]
         except (OSError, ValueError):
             continue
@@ -47,15 +49,18 @@ def _children(pid: int) -> list[int]:
 
 
 def tree_seconds(pid: int) -> float:
-    """CPU seconds used by process ``pid`` and every process below it (0.0 where unreadable)."""
+    """CPU seconds used by process ``pid`` and every process below it (0.0 where unreadable).
+    Read before every call into a child: three processes (the jail's launcher, init and the runner)."""
     total, todo, seen = 0.0, [pid], set()
     while todo and len(seen) < 256:
         p = todo.pop()
         if p in seen:
             continue
         seen.add(p)
-        total += _own_seconds(p)
-        todo += _children(p)
+        seconds, threads = _stat(p)
+        total += seconds
+        if threads:
+            todo += _children(p, threads)
     return total
 
 

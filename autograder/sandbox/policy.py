@@ -99,9 +99,10 @@ def view_paths(hide=()) -> list[str]:
                   os.path.dirname(os.path.realpath(sys.executable)),
                   *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib"))]
     root = str(ROOT)
+    secrets = secret_paths(hide)    # once: it lists the grader package's folders
     for path in candidates:
         path = os.path.realpath(path)
-        inside_secret = any(path == s or path.startswith(s + os.sep) for s in secret_paths(hide))
+        inside_secret = any(path == s or path.startswith(s + os.sep) for s in secrets)
         holds_root = root == path or root.startswith(path.rstrip(os.sep) + os.sep)
         if os.path.exists(path) and not inside_secret and not holds_root and path not in paths:
             paths.append(path)

@@ -103,3 +103,29 @@ def test_the_cpu_of_processes_below_the_child_counts(child):
     proc = child("import subprocess, sys; subprocess.run([sys.executable, '-c', 'while True: pass'])")
     _spent(proc.pid, 0.3)                   # the grandchild's seconds, seen through the child
     assert cputime.tree_seconds(proc.pid) >= 0.3
+
+
+
+def _grandchild(pid: int) -> int:
+    """The one process below ``pid``, found through every thread's list (waits for it)."""
+    while True:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                found = f.read().split()
+            if found:
+                return int(found[0])
+        time.sleep(0.05)
+
+
+def test_the_cpu_of_a_process_started_by_a_second_thread_counts(child):
+    """A child with two threads lists its children per thread: do the seconds of a busy process
+    that its second thread started count too (a one-thread child reads its one list only)?"""
+    proc = child("import subprocess, sys, threading\n"
+                 "t = threading.Thread(target=subprocess.run, args=([sys.executable, '-c', 'while True: pass'],))\n"
+                 "t.start(); t.join()")
+    busy = _grandchild(proc.pid)
+    while cputime._stat(busy)[0] < 0.3:      # its own seconds (however long a busy machine takes)
+        time.sleep(0.05)
+    with open(f"/proc/{proc.pid}/stat") as f:
+        assert int(f.read().rsplit(")", 1)[1].split()[17]) == 2      # the main thread and the starter
+    assert cputime.tree_seconds(proc.pid) >= 0.3

@@ -308,3 +308,33 @@ def test_a_client_gone_with_a_reply_unread_is_a_closed_connection_not_a_tracebac
     client_end.close()
     assert wire.recv_msg(server_end, with_fds=True) == (None, [])
     server_end.close()
+
+
+
+def _heap_advised(pid: int) -> bool:
+    """Whether process ``pid``'s malloc heap is advised to use huge pages (``hg`` in its VmFlags)."""
+    with open(f"/proc/{pid}/smaps") as f:
+        text = f.read()
+    heap = text.split("[heap]\n", 1)
+    flags = [line for line in heap[-1].splitlines() if line.startswith("VmFlags:")][:1]
+    return len(heap) == 2 and bool(flags) and "hg" in flags[0].split()
+
+
+def _thp_mode() -> str:
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return f.read().split("[", 1)[1].split("]", 1)[0]
+    except (OSError, IndexError):
+        return "unknown"
+
+
+@pytest.mark.skipif(_thp_mode() != "madvise", reason="glibc advises its heap only where transparent huge "
+                    "pages are 'madvise' (with 'always' every heap uses them, with 'never' none)")
+def test_the_servers_heap_grows_in_huge_pages_without_moving_it():
+    """Is the server's malloc heap (whose page tables each fork copies) advised to grow in 2 MiB
+    pages, although the server was told not to move its heap (huge_pages=False, as `grade` starts it)?"""
+    srv = forkserver.ForkServer(preload=("numpy",), huge_pages=False)
+    try:
+        assert _heap_advised(srv.pid)
+    finally:
+        srv.close()

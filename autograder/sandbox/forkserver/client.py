@@ -102,14 +102,22 @@ def stop() -> None:
 SERVER_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "MPLBACKEND", "MPLCONFIGDIR",
               "OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE",
               "PYTHONHASHSEED")
+#: What the server's environment adds: glibc's malloc backs its heap with 2 MiB pages as it grows
+#: (glibc 2.35 and later; other C libraries ignore it; nothing where transparent huge pages are
+#: off). A fork copies, and an exit frees, one page-table entry per 2 MiB instead of 512, and each
+#: child costs three forks of the server's image (forkserver/child.py, autograder/sandbox/jail.py):
+#: unlike ``huge_pages`` (server.py), nothing is paid before the server is ready
+#: (docs/performance.md has the figures).
+SERVER_ADDS = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
 
 
 def server_environment(env) -> dict:
     """The fork server's environment: ``env`` cleared to SERVER_ENV and the grader's settings,
-    never the simulated GPU's secret (autograder/gpu/seed.py)."""
+    never the simulated GPU's secret (autograder/gpu/seed.py), plus SERVER_ADDS."""
     kept = {s.name for s in settings.ALL} - {settings.SIM_SECRET.name}
     out = {k: v for k, v in env.items() if k in SERVER_ENV or k in kept}
     out.setdefault("MPLBACKEND", "Agg")
+    out.update(SERVER_ADDS)
     return out
 
 

@@ -26,7 +26,7 @@ from shared.lessons.why17.gpu.rubric import (
     sizes,
     unit,
 )
-from shared.simgpu.events import NOT_COMPLETED
+from shared.simgpu.device import NOT_COMPLETED
 from shared.simgpu.judging import Session, Verdict
 from shared.simgpu.ratios import RATIO_TOLERANCE, explain, fmt_ratio, single
 
