@@ -10,6 +10,7 @@ import importlib
 import os
 import traceback
 
+from autograder.runtime import torchwatch
 from autograder.runtime.codec import decode, dumps, encode
 from autograder.runtime.dtypes import to_torch
 from autograder.runtime.torchwatch import TorchWatch
@@ -71,6 +72,9 @@ class Child:
         #: A session lasts across requests until one names another token: the device keeps its
         #: first-use state, L2 and memory between calls, as one GPU does for one process.
         self.session: tuple | None = None
+        # Before any student code runs: the threads it starts (a worker it joins, a pool's worker
+        # an earlier call started) carry their torch calls into a watched call's record.
+        torchwatch.install()
 
     def attach(self, request: dict):
         """The frontend of the session ``request`` names (entering it, leaving any other), or None."""

@@ -1,37 +1,40 @@
 """Every thread of the process sees the one simulated device, as every thread sees a GPU.
 
 torch's function and dispatch modes are per thread; a thread started while a device is active
-enters them for its life (``install`` wraps ``threading.Thread``'s start-up), so timed work on a
-worker thread or a thread pool's worker runs on the device and reads its clock. The modes look
-the device up on each call (state.current()), so a thread that outlives a device runs as it would
-without one.
+enters them for its life (``install`` registers ``_on_device`` with shared/thread_start.py, the
+one hook on thread start-up), so timed work on a worker thread or a thread pool's worker runs on
+the device and reads its clock. The modes look the device up on each call (state.current()), so
+a thread that outlives a device runs as it would without one.
 """
 from __future__ import annotations
 
-import threading
+import contextlib
 
+from shared import thread_start
 from shared.simgpu import state
 
-_ORIGINAL = threading.Thread._bootstrap_inner
+
+def _on_device():
+    """The device's modes for a thread starting now, or None when no device is active."""
+    return None if state.current() is None else _device_modes()
 
 
-def _bootstrap_inner(self):
-    if state.current() is None:
-        return _ORIGINAL(self)
+@contextlib.contextmanager
+def _device_modes():
     from shared.simgpu.dispatch import SimDispatch
     from shared.simgpu.mode import SimMode
     state.join()
     try:
         with SimMode(), SimDispatch():
-            return _ORIGINAL(self)
+            yield
     finally:
         state.leave()
 
 
 def install() -> None:
     """Threads started from now on enter the device's modes while one is active (idempotent)."""
-    threading.Thread._bootstrap_inner = _bootstrap_inner
+    thread_start.add(_on_device)
 
 
 def uninstall() -> None:
-    threading.Thread._bootstrap_inner = _ORIGINAL
+    thread_start.discard(_on_device)
