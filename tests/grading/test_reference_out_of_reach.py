@@ -86,7 +86,9 @@ def test_a_roofline_that_hunts_for_the_reference_finds_nothing(tmp_path):
     folder.mkdir()
     for name, text in build.changed_files("theft", "steal_reference").items():
         (folder / name).write_text(text, encoding="utf-8")
-    results = grade_submission(folder, device="cpu", only=build.checks_touching({"predict"}), time_limit_s=30.0)
+    # The hunt reads up to 4,000 files: a call blocked on a busy disk counts as waiting, not running
+    # (autograder/sandbox/cputime.py), so its limit leaves room for a loaded machine's disk.
+    results = grade_submission(folder, device="cpu", only=build.checks_touching({"predict"}), time_limit_s=120.0)
     outputs = build.outputs(results)
     for check_id in ROOFLINE:
         message = outputs[check_id]
