@@ -40,6 +40,9 @@ PROBE_CALLS = 5
 #: Matrix side, two repetition counts (their matmul counts must differ by their difference: warm-ups
 #: cancel) and a dtype no default would pick.
 HONOUR_N, HONOUR_ITERS, HONOUR_DTYPE = 96, (3, 7), "float64"
+#: Most matmuls per unit of iters a correct matmul_tflops may run: a batch of pairs per launch
+#: (the rate counts them all), or one launch of a stack of iters pairs warmed up as it is timed.
+MAX_PER_ITER = 10
 BUILD = "Reread: Build It (matmul_tflops)."
 
 
@@ -83,7 +86,7 @@ def returns_tflops(ctx):
 @check("flops_honours_args", task=TASK, name="matmul_tflops multiplies n x n matrices of the dtype asked for",
        files="flops")
 def honours_args(ctx):
-    launches, counts = {}, {}
+    counts = {}
     for iters in HONOUR_ITERS:
         _value, ops = ctx.call_watched("flops", "matmul_tflops", HONOUR_N, iters=iters,
                                        dtype=Dtype(HONOUR_DTYPE), device=CPU)
@@ -99,16 +102,14 @@ def honours_args(ctx):
             seen = matmuls[0]
             raise CheckFailed(f"{where} multiplied shapes {seen['shapes']} of dtype {'/'.join(seen['dtypes'])}; "
                               f"use n x n matrices of the dtype passed in. {BUILD}")
-        launches[iters] = sum(op["count"] for op in right)
         counts[iters] = sum(op["count"] * _batch(op, HONOUR_N) for op in right)
         if counts[iters] < iters:
             raise CheckFailed(f"{where} ran {counts[iters]} matmuls; time iters of them. {BUILD}")
-    (few, many) = HONOUR_ITERS
-    # The timed loop runs iters launches of one or more matmuls each (a batch of pairs per bmm),
-    # or one launch of iters matmuls (a stack of iters pairs): one of the two counts follows iters.
-    # Warm-ups cancel out of the differences.
-    if not any(many - few <= seen[many] - seen[few] <= 2 * (many - few) for seen in (launches, counts)):
-        c_few, c_many = counts[few], counts[many]
+    (few, many), (c_few, c_many) = HONOUR_ITERS, (counts[i] for i in HONOUR_ITERS)
+    # Warm-ups cancel out of the difference; ignoring iters makes it 0. Each iteration runs one
+    # matmul, up to two (a warm-up that scales with iters), or a whole number of them.
+    per_iter = (c_many - c_few) / (many - few)
+    if not (1 <= per_iter <= MAX_PER_ITER and (per_iter <= 2 or per_iter.is_integer())):
         raise CheckFailed(f"matmul_tflops ran {c_few} matmuls with iters={few} and {c_many} with iters={many}; "
                           f"the timed loop should run iters of them. {BUILD}")
 
