@@ -73,7 +73,7 @@ def device_info(l2_bytes: int | None = None) -> dict:
 
 
 def largest_watched(module, function: str) -> int:
-    """Bytes of the largest tensor ``module.function()`` touched, from torch calls watched in this
+    """Bytes of the largest tensor ``module.function()`` wrote, from aten ops watched in this
     process (a remote module answers ``watched`` itself)."""
     watched = getattr(module, "watched", None)
     if watched is not None:
