@@ -8,7 +8,7 @@ Checks:        ``check`` (register one), ``CheckFailed`` (its failure message), 
                a check may ask), ``CPU`` and ``SIMULATED_GPU`` (the device a check declares)
 Student code:  ``StudentError`` and its kinds (raised, crashed, missing, timed out), as a check's
                context calls raise them; ``Dtype`` (a torch dtype passed by name to a child);
-               ``TorchWatch`` (the torch calls a function made, in a trusted process)
+               ``TorchWatch`` (the aten ops a function ran, in a trusted process)
 GPU checks:    ``gpu_checks.register`` and ``probe`` (a rubric's verdicts behind the hidden probe)
 Plots:         ``svg`` (the feedback page's chart primitives); ``JUNK_NAMES`` and ``SEARCH_DEPTH``
                (how the engine finds a student's files in a submission, for reading them alike)

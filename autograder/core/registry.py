@@ -71,7 +71,7 @@ class Context(Protocol):
 
     def call_watched(self, module: str, function: str, *args, timeout_s: float | None = None,
                      **kwargs) -> tuple[Any, list[dict]]:
-        """As ``call`` on the real CPU/GPU, plus the torch calls the function made."""
+        """As ``call`` on the real CPU/GPU, plus the aten ops the function ran (bytes, FLOPs)."""
 
     def reference(self, module: str, function: str, *args, sim: dict | None = None,
                   **kwargs) -> Any:

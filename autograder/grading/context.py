@@ -99,8 +99,9 @@ class GradingContext:
 
     def call_watched(self, module: str, function: str, *args, timeout_s: float | None = None,
                      **kwargs) -> tuple[Any, list[dict]]:
-        """As ``call`` on the real CPU/GPU, plus the torch calls the function made: a list of
-        ``{"op", "shapes", "dtypes", "nbytes", "out_nbytes", "count"}`` (autograder.runtime.runner.TorchWatch)."""
+        """As ``call`` on the real CPU/GPU, plus the aten ops the function ran: a list of ``{"op",
+        "shapes", "dtypes", "read_bytes", "written_bytes", "flops", "count"}``
+        (autograder.runtime.runner.TorchWatch)."""
         value, trace = self._student.call(module, function, args, kwargs, watch=True,
                                           timeout_s=self._within_budget(timeout_s))
         return value, list((trace or {}).get("torch_ops", []))

@@ -50,7 +50,7 @@ def probe(python: str = sys.executable) -> str | None:
 # ---------------------------------------------------------------- the grader's side
 class Remote:
     """One module in a sandboxed child: ``remote.f(*args, **kwargs)`` runs ``module.f`` there and
-    returns its value; ``remote.watched(f)`` also returns the torch calls it made."""
+    returns its value; ``remote.watched(f)`` also returns the aten ops it ran."""
 
     def __init__(self, box, module: str, timeout_s: float):
         self._box, self._module, self._timeout_s = box, module, timeout_s

@@ -27,7 +27,7 @@ JSON lacks: non-finite floats, tuples, dicts with non-string keys, torch dtypes 
 and matplotlib Figures (turned into plain data by figures.py). Nothing is ever pickled.
 
 This file is the script the sandbox starts (the fork server compiles it once); the request loop is
-``Child`` (child.py), and a watched call's torch calls are recorded by ``TorchWatch``
+``Child`` (child.py), and a watched call's aten ops are recorded by ``TorchWatch``
 (torchwatch.py). Imported as a module, it gives the grader those names (``runner.encode``,
 ``runner.Dtype``, ...).
 """

@@ -1,15 +1,21 @@
-"""The torch calls a student function made, recorded while it runs (``TorchWatch``).
+"""The torch work a student function did, recorded while it runs (``TorchWatch``).
+
+It records at torch's dispatcher, where every Python spelling of the same work arrives as the
+same aten ops (``torch.linalg.multi_dot``, ``torch.chain_matmul`` and ``a @ b`` all reach ``mm``;
+``dst[:] = src`` reaches ``copy_``): each op's bytes read and written and its FLOPs, read the way
+the simulated GPU costs it (shared/simgpu/dispatch.py: FLOPs from torch's registry, views and
+allocations silent, the written arguments from the op's schema).
 
 The sandboxed child uses it for a call the grader asks to watch (autograder/runtime/child.py), the
 real-GPU tier in its own child (autograder/lessons/why17/realgpu_pair.py). torch is imported on
 first use.
 
-torch's function modes are per thread, and a correct function may do its work on a worker thread
+torch's dispatch modes are per thread, and a correct function may do its work on a worker thread
 it starts and joins, or on a thread pool's worker that an earlier call started. So ``install``
 (the child calls it before any student code runs; ``TorchWatch`` calls it too) has every thread
 started from then on carry a relay (shared/thread_start.py, the hook the simulated GPU's threads
-use): while a watch is active, the relay records the thread's torch calls into it; otherwise it
-only passes them on. A watch records what its own thread calls itself, so a thread that runs a
+use): while a watch is active, the relay records the thread's aten ops into it; otherwise it
+only passes them on. A watch records what its own thread runs itself, so a thread that runs a
 watch of its own counts nothing twice.
 """
 from __future__ import annotations
@@ -28,7 +34,7 @@ _classes: dict = {}
 
 
 def TorchWatch():
-    """A context manager recording the torch calls made inside it, on any thread (``_make_classes``)."""
+    """A context manager recording the aten ops run inside it, on any thread (``_make_classes``)."""
     install()
     return _make_classes()["watch"]()
 
@@ -46,36 +52,56 @@ def _relay():
 
 
 def _make_classes() -> dict:
-    """The TorchFunctionMode classes behind TorchWatch and the relay, built once."""
+    """The TorchDispatchMode classes behind TorchWatch and the relay, built once."""
     if not _classes:
-        from torch.overrides import TorchFunctionMode
-        _classes.update(watch=_watch_class(TorchFunctionMode), relay=_relay_class(TorchFunctionMode))
+        from torch.utils._python_dispatch import TorchDispatchMode
+        _classes.update(watch=_watch_class(TorchDispatchMode), relay=_relay_class(TorchDispatchMode))
     return _classes
 
 
-def _key(func, args, kwargs, result) -> tuple:
-    """What a call is counted as: its name and its tensors' shapes, dtypes and bytes, its result's bytes."""
-    import torch
-    tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
-    out = result.nbytes if isinstance(result, torch.Tensor) else None
-    return (getattr(func, "__name__", str(func)),
-            tuple(tuple(t.shape) for t in tensors),
-            tuple(str(t.dtype).removeprefix("torch.") for t in tensors),
-            tuple(int(t.nbytes) for t in tensors), out)
+def _dispatch(mode, func, args, kwargs):
+    """(the op's result, its record key or None): an op made of others reaches a mode whole
+    where autograd is off (inference_mode); its parts are recorded one by one instead."""
+    from shared.simgpu import dispatch
+    if dispatch.is_composite(func):
+        with mode:
+            out = func.decompose(*args, **kwargs)
+        if out is not NotImplemented:
+            return out, None
+    out = func(*args, **kwargs)
+    return out, _key(dispatch.effects(func, args, kwargs, out))
 
 
-def _watch_class(TorchFunctionMode):
-    """The watch: ``summary()`` lists ``{"op", "shapes", "dtypes", "nbytes", "out_nbytes", "count"}``
-    per distinct call: the function's name, the shapes, dtypes and sizes in bytes of its tensor
-    arguments, the size of a tensor result, and how many times it was called. It lets a CPU check
-    see that ``matmul_tflops(96, dtype=torch.float64)`` multiplied 96 x 96 float64 matrices."""
+def _key(effects) -> tuple | None:
+    """What an op is counted as: its name, its tensor arguments' shapes, dtypes and bytes, the
+    bytes it read (its arguments it does not write) and wrote, and its FLOPs; None for a view or
+    an allocation (no work)."""
+    if effects is None:
+        return None
+    name, read, written, flops = effects
+    tensors = [t for t in read if t.numel() > 1] + written
+    return (name, tuple(tuple(t.shape) for t in tensors), tuple(str(t.dtype).removeprefix("torch.") for t in tensors),
+            sum(int(t.nbytes) for t in read), sum(int(t.nbytes) for t in written), float(flops))
 
-    class _Watch(TorchFunctionMode):
+
+def _watch_class(TorchDispatchMode):
+    """The watch: ``summary()`` lists ``{"op", "shapes", "dtypes", "read_bytes", "written_bytes",
+    "flops", "count"}`` per distinct aten op: its name; the shapes and dtypes of the tensors it
+    read (one-element scalars left out), then of those it wrote; the bytes it read and wrote; its
+    FLOPs by torch's registry (0 for an op not in it); how many times it ran. It lets a CPU check
+    see that ``matmul_tflops(96, dtype=torch.float64)`` ran ``mm``s of 2 * 96**3 FLOPs on float64
+    96 x 96 matrices, however the Python spelled them."""
+
+    class _Watch(TorchDispatchMode):
         def __init__(self):
             super().__init__()
             self.counts: dict = {}
             self.owner = threading.get_ident()
             self.lock = threading.Lock()     # relays record from other threads
+
+        @classmethod
+        def _should_skip_dynamo(cls) -> bool:
+            return False      # torch would import torch._dynamo (seconds) at this mode's first op
 
         def __enter__(self):
             self.owner = threading.get_ident()
@@ -88,37 +114,42 @@ def _watch_class(TorchFunctionMode):
                 _active.remove(self)
             return super().__exit__(*exc)
 
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            kwargs = kwargs or {}
-            result = func(*args, **kwargs)
-            self.record(func, args, kwargs, result)
-            return result
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out, key = _dispatch(self, func, args, kwargs or {})
+            self.record(key)
+            return out
 
-        def record(self, func, args, kwargs, result) -> None:
+        def record(self, key) -> None:
+            if key is None:
+                return
             with self.lock:
-                if len(self.counts) < MAX_DISTINCT:
-                    key = _key(func, args, kwargs, result)
+                if key in self.counts or len(self.counts) < MAX_DISTINCT:
                     self.counts[key] = self.counts.get(key, 0) + 1
 
         def summary(self) -> list:
-            return [{"op": op, "shapes": [list(s) for s in shapes], "dtypes": list(dtypes),
-                     "nbytes": list(nbytes), "out_nbytes": out, "count": count}
-                    for (op, shapes, dtypes, nbytes, out), count in self.counts.items()]
+            return [{"op": op, "shapes": [list(s) for s in shapes], "dtypes": list(dtypes), "read_bytes": read,
+                     "written_bytes": written, "flops": flops, "count": count}
+                    for (op, shapes, dtypes, read, written, flops), count in self.counts.items()]
 
     return _Watch
 
 
-def _relay_class(TorchFunctionMode):
-    class _Relay(TorchFunctionMode):
-        """A worker thread's torch calls, into every active watch of another thread."""
+def _relay_class(TorchDispatchMode):
+    class _Relay(TorchDispatchMode):
+        """A worker thread's aten ops, into every active watch of another thread."""
 
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            kwargs = kwargs or {}
-            result = func(*args, **kwargs)
+        @classmethod
+        def _should_skip_dynamo(cls) -> bool:
+            return False
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if not _active:
+                return func(*args, **(kwargs or {}))
+            out, key = _dispatch(self, func, args, kwargs or {})
             here = threading.get_ident()
             for watch in tuple(_active):
                 if watch.owner != here:
-                    watch.record(func, args, kwargs, result)
-            return result
+                    watch.record(key)
+            return out
 
     return _Relay

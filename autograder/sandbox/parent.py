@@ -349,7 +349,7 @@ class Sandbox:
         """Run ``module.function(*args, **kwargs)`` in the child; (value, trace) as plain data.
 
         ``trace`` asks for the simulated GPU's trace of the call (with ``sim``); ``watch`` (without
-        ``sim``) asks for the torch calls it made, as ``{"torch_ops": [...]}`` (autograder.runtime.runner.TorchWatch).
+        ``sim``) asks for the aten ops it ran, as ``{"torch_ops": [...]}`` (autograder.runtime.runner.TorchWatch).
         """
         self.has(module)
         device = public = token = None

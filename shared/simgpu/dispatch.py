@@ -120,20 +120,43 @@ def _flops(facts: _Facts, args, kwargs, out) -> float:
         return 0.0
 
 
+def _operands(passed: list, out, keep) -> tuple[list, list]:
+    """(written, read): the tensors an op writes that ``keep`` accepts (its arguments marked
+    written in its schema, else its results), and every tensor among its other arguments."""
+    written, read = [], []
+    for is_written, value in passed:
+        if is_written:
+            written += [t for t in _tensors(value, []) if keep(t)]
+        else:
+            _tensors(value, read)
+    if not written:
+        written = [t for t in _tensors(out, []) if keep(t)]
+    return written, read
+
+
+def effects(func, args, kwargs, out) -> tuple[str, list, list, float] | None:
+    """What one aten op did on any device, as the simulated device costs it: (the op's name, the
+    tensors it read, the tensors it wrote, its FLOPs by torch's registry), or None for a view or
+    an allocation, which launch no kernel. A grader's record of a call's work uses it (CPU)."""
+    facts = _facts(func)
+    if facts.silent:
+        return None
+    written, read = _operands(_arguments(facts, args, kwargs), out, lambda t: True)
+    return facts.name, read, written, _flops(facts, args, kwargs, out)
+
+
+def is_composite(func) -> bool:
+    """Whether the aten op is made of others (its parts reach a mode when it is decomposed)."""
+    return _facts(func).composite
+
+
 def kernel(func, args, kwargs, out, passed: list | None = None) -> costs.Op | None:
     """The kernel behind one aten op on the simulated device, or None when it launches none
     (``passed``: ``_arguments`` of the call, when the caller has them)."""
     facts = _facts(func)
     if facts.silent:
         return None
-    written, read = [], []
-    for is_written, value in _arguments(facts, args, kwargs) if passed is None else passed:
-        if is_written:
-            written += [t for t in _tensors(value, []) if _is_sim(t)]
-        else:
-            _tensors(value, read)
-    if not written:
-        written = [t for t in _tensors(out, []) if _is_sim(t)]
+    written, read = _operands(_arguments(facts, args, kwargs) if passed is None else passed, out, _is_sim)
     if not written:
         return None
     sim_read = [t for t in read if _is_sim(t)]

@@ -110,7 +110,7 @@ def test_a_line_longer_than_max_points_is_cut():
     assert len(axes["lines"][0]["x"]) == runner.MAX_POINTS
 
 
-def test_a_watched_call_records_each_torch_call_with_shapes_dtypes_and_bytes():
+def test_a_watched_call_records_each_aten_op_with_shapes_dtypes_bytes_and_flops():
     torch = pytest.importorskip("torch")
     a = torch.ones(4, 8, dtype=torch.float64)
     b = torch.ones(8, 2, dtype=torch.float64)
@@ -118,5 +118,6 @@ def test_a_watched_call_records_each_torch_call_with_shapes_dtypes_and_bytes():
         for _ in range(3):
             torch.mm(a, b)
     (mm,) = [call for call in watch.summary() if call["op"] == "mm"]
-    assert mm["shapes"] == [[4, 8], [8, 2]] and mm["dtypes"] == ["float64", "float64"]
-    assert mm["nbytes"] == [4 * 8 * 8, 8 * 2 * 8] and mm["out_nbytes"] == 4 * 2 * 8 and mm["count"] == 3
+    assert mm["shapes"] == [[4, 8], [8, 2], [4, 2]] and mm["dtypes"] == ["float64"] * 3
+    assert mm["read_bytes"] == 4 * 8 * 8 + 8 * 2 * 8 and mm["written_bytes"] == 4 * 2 * 8 and mm["count"] == 3
+    assert mm["flops"] == 2 * 4 * 8 * 2

@@ -10,7 +10,7 @@ mistake with its settings; a real GPU has none, so here each verdict reads one r
     bytes_counted_twice   student / reference GB/s explained by a byte-count factor (0.5, 2)
     units_gb_per_s        ... or by a units factor (1e9, 1e3, GiB/s, ms as s, ...)
     warmup_present        the student's first copy in a fresh process / its later copies
-    buffer_exceeds_cache  measured_bandwidth's largest tensor >= 4x L2 (watched torch calls), and
+    buffer_exceeds_cache  measured_bandwidth's largest tensor >= 4x L2 (watched aten ops), and
                           the student's small/large GB/s over the reference's (the cache cliff)
     flops_counted_2n3     student / reference TFLOP/s explained by a FLOP-count or units factor
 

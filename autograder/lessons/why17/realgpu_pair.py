@@ -55,8 +55,8 @@ def sizes(l2_bytes: int) -> tuple[int, int]:
 
 
 def _largest_tensor(ops: list) -> int:
-    """Bytes of the largest tensor a watched call touched or made (the buffer it copied)."""
-    return max((max(list(op["nbytes"]) + [op["out_nbytes"] or 0]) for op in ops), default=0)
+    """Bytes of the largest tensor a watched call wrote (the buffer it copied)."""
+    return max((op["written_bytes"] for op in ops), default=0)
 
 
 def device_info(l2_bytes: int | None = None) -> dict:
@@ -73,7 +73,7 @@ def device_info(l2_bytes: int | None = None) -> dict:
 
 
 def largest_watched(module, function: str) -> int:
-    """Bytes of the largest tensor ``module.function()`` touched, from torch calls watched in this
+    """Bytes of the largest tensor ``module.function()`` wrote, from aten ops watched in this
     process (a remote module answers ``watched`` itself)."""
     watched = getattr(module, "watched", None)
     if watched is not None:

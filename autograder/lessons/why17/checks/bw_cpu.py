@@ -38,14 +38,9 @@ PROBE_BYTES, PROBE_ITERS = 4 * MiB, 5
 #: Buffer and the two repetition counts of the honours-its-arguments calls: an odd size no default
 #: would give, and two iters whose copy counts must differ by their difference (warm-ups cancel).
 HONOUR_BYTES, HONOUR_ITERS = 3 * MiB + 4096, (4, 9)
-#: Torch calls that read metadata or allocate without moving a buffer's bytes.
-METADATA_OPS = {"__get__", "numel", "size", "element_size", "dim", "nelement", "data_ptr", "__len__",
-                "stride", "is_contiguous", "untyped_storage", "storage", "__repr__", "__format__",
-                "__str__", "type", "is_floating_point", "__bool__", "device", "synchronize",
-                "empty_like", "zeros_like", "ones_like", "rand_like", "randn_like", "full_like", "randint_like",
-                # views and host reads of one element move no buffer (src[-1].item(), chunks of the buffer)
-                "__getitem__", "item", "view", "chunk", "split", "tensor_split", "narrow", "select",
-                "unbind", "reshape", "flatten", "unflatten", "as_strided", "detach"}
+#: Smallest part of the buffer one op may write and still count as a piece of a copy (a copy in
+#: slices counts by its bytes: 64 slices of n_bytes/64 are one copy).
+MIN_SLICE = 1 / 1024
 #: Most repeats of the timed loop a correct copy_bandwidth may run (best of k, as STREAM does).
 MAX_REPEATS = 10
 BUILD = "Reread: Build It (bw.py)."
@@ -78,21 +73,18 @@ def honours_args(ctx):
     counts = {}
     for iters in HONOUR_ITERS:
         _value, ops = ctx.call_watched("bw", "copy_bandwidth", HONOUR_BYTES, iters=iters, device=CPU)
-        moving = [op for op in ops if op["op"] not in METADATA_OPS and op["nbytes"]]
-        touching = [op for op in moving if any(_about(n, HONOUR_BYTES) for n in op["nbytes"])]
-        biggest = max((n for op in ops for n in list(op["nbytes"]) + [op["out_nbytes"] or 0]), default=0)
         where = f"copy_bandwidth(n_bytes={HONOUR_BYTES}, iters={iters}, device='cpu')"
-        # A copy in slices (views of the buffer) counts by its bytes: 64 slices of n_bytes/64 are one copy.
-        sliced = [op for op in moving if op not in touching and max(op["nbytes"]) < HONOUR_BYTES
-                  and max(op["nbytes"]) * 1024 >= HONOUR_BYTES]
-        if not touching and not sliced:
-            raise CheckFailed(f"{where} never copied a buffer of n_bytes bytes (largest tensor seen: {biggest} "
+        # What the ops that move data wrote: an index (index_copy_'s int64 rows, made by arange,
+        # a fill) or another helper may be larger than the buffer without any copy being so.
+        biggest = max((op["written_bytes"] for op in ops if op["read_bytes"]), default=0)
+        copies = [op for op in ops if _copies_part(op, HONOUR_BYTES)]
+        if not copies:
+            raise CheckFailed(f"{where} never copied a buffer of n_bytes bytes (largest tensor written: {biggest} "
                               f"bytes); allocate source and destination of n_bytes each. {BUILD}")
         if biggest > 2 * HONOUR_BYTES:
             raise CheckFailed(f"{where} used a tensor of {biggest} bytes, more than the n_bytes asked for; "
                               f"the buffer size is the argument. {BUILD}")
-        counts[iters] = round(sum(op["count"] for op in touching)
-                              + sum(op["count"] * max(op["nbytes"]) for op in sliced) / HONOUR_BYTES, 2)
+        counts[iters] = round(sum(op["count"] * op["written_bytes"] for op in copies) / HONOUR_BYTES, 2)
         if counts[iters] < iters:
             raise CheckFailed(f"{where} copied the buffer {counts[iters]:g} time(s); time iters copies. {BUILD}")
     (few, many), (c_few, c_many) = HONOUR_ITERS, (counts[i] for i in HONOUR_ITERS)
@@ -104,8 +96,13 @@ def honours_args(ctx):
                           f"with iters={many}; the timed loop should run iters times. {BUILD}")
 
 
-def _about(n: int, target: int) -> bool:
-    return abs(n - target) <= 0.01 * target
+def _copies_part(op: dict, n_bytes: int) -> bool:
+    """Whether an aten op is a copy of (a slice of) an ``n_bytes`` buffer, whatever its spelling
+    (``copy_``, ``clone``, ``cat``, ``index_copy_``, ``_to_copy``): it writes between MIN_SLICE
+    of the buffer and the buffer (1% slack), and reads at least as many bytes as it writes. A fill
+    or a random source reads nothing; a reduction writes a few bytes."""
+    written = op["written_bytes"]
+    return MIN_SLICE * n_bytes <= written <= 1.01 * n_bytes and op["read_bytes"] >= written
 
 
 @check("bw_sweep_sizes", task=TASK, name="bandwidth_sweep returns exactly the sizes asked for, in MiB", files="bw")

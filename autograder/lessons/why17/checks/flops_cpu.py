@@ -40,8 +40,9 @@ PROBE_CALLS = 5
 #: Matrix side, two repetition counts (their matmul counts must differ by their difference: warm-ups
 #: cancel) and a dtype no default would pick.
 HONOUR_N, HONOUR_ITERS, HONOUR_DTYPE = 96, (3, 7), "float64"
-MATMUL_OPS = {"matmul", "__matmul__", "__rmatmul__", "mm", "bmm", "addmm", "einsum", "linear", "dot",
-              "tensordot", "baddbmm", "addmm_", "mm_", "matmul_"}
+#: Most matmuls per unit of iters a correct matmul_tflops may run: a batch of pairs per launch
+#: (the rate counts them all), or one launch of a stack of iters pairs warmed up as it is timed.
+MAX_PER_ITER = 10
 BUILD = "Reread: Build It (matmul_tflops)."
 
 
@@ -89,28 +90,38 @@ def honours_args(ctx):
     for iters in HONOUR_ITERS:
         _value, ops = ctx.call_watched("flops", "matmul_tflops", HONOUR_N, iters=iters,
                                        dtype=Dtype(HONOUR_DTYPE), device=CPU)
-        matmuls = [op for op in ops if op["op"] in MATMUL_OPS]
+        # a matmul is what torch's FLOP registry counts (mm, bmm, addmm, baddbmm, ...), however
+        # the Python spelled it (@, linalg.matmul, multi_dot, einsum, tensordot, F.linear)
+        matmuls = [op for op in ops if op["flops"] > 0]
         where = f"matmul_tflops(n={HONOUR_N}, iters={iters}, dtype=torch.{HONOUR_DTYPE}, device='cpu')"
         if not matmuls:
             raise CheckFailed(f"{where} did no torch matmul (@, torch.matmul or torch.mm) that the grader could "
                               f"see. {BUILD}")
-        right = [op for op in matmuls if _square(op["shapes"], HONOUR_N) and set(op["dtypes"]) == {HONOUR_DTYPE}]
+        right = [op for op in matmuls if _batch(op, HONOUR_N) and set(op["dtypes"]) == {HONOUR_DTYPE}]
         if not right:
             seen = matmuls[0]
             raise CheckFailed(f"{where} multiplied shapes {seen['shapes']} of dtype {'/'.join(seen['dtypes'])}; "
                               f"use n x n matrices of the dtype passed in. {BUILD}")
-        counts[iters] = sum(op["count"] for op in right)
+        counts[iters] = sum(op["count"] * _batch(op, HONOUR_N) for op in right)
         if counts[iters] < iters:
             raise CheckFailed(f"{where} ran {counts[iters]} matmuls; time iters of them. {BUILD}")
     (few, many), (c_few, c_many) = HONOUR_ITERS, (counts[i] for i in HONOUR_ITERS)
-    if not many - few <= c_many - c_few <= 2 * (many - few):
+    # Warm-ups cancel out of the difference; ignoring iters makes it 0. Each iteration runs one
+    # matmul, up to two (a warm-up that scales with iters), or a whole number of them.
+    per_iter = (c_many - c_few) / (many - few)
+    if not (1 <= per_iter <= MAX_PER_ITER and (per_iter <= 2 or per_iter.is_integer())):
         raise CheckFailed(f"matmul_tflops ran {c_few} matmuls with iters={few} and {c_many} with iters={many}; "
                           f"the timed loop should run iters of them. {BUILD}")
 
 
-def _square(shapes, n) -> bool:
-    mats = [s for s in shapes if len(s) == 2]
-    return len(mats) >= 2 and all(s == [n, n] for s in mats)
+def _batch(op: dict, n: int) -> int:
+    """How many n x n by n x n products an op with FLOPs did (its FLOPs / 2 n^3), or 0 when its
+    matrices are not n x n or its FLOPs are no whole number of such products."""
+    matrices = [s for s in op["shapes"] if len(s) >= 2]
+    batch, rest = divmod(op["flops"], 2 * n**3)
+    if len(matrices) < 2 or any(s[-2:] != [n, n] for s in matrices) or rest:
+        return 0
+    return int(batch)
 
 
 @check("flops_rejects_bad", task=TASK, name="matmul_tflops raises ValueError on bad n and iters", files="flops")
