@@ -14,7 +14,7 @@ import timeit
 
 import torch
 
-from shared.simgpu import clocks, events, graphs, mode, state, threads
+from shared.simgpu import clocks, events, graphs, mode, profiling, state, threads
 from shared.simgpu.events import SimEvent, SimStream
 from shared.simgpu.properties import _CudaDeviceProperties
 
@@ -40,7 +40,9 @@ def _patch(owner, attr: str, sim, current=state.current) -> None:
 
     dispatch._simgpu = True
     dispatch.__name__ = attr
-    dispatch.__qualname__ = attr
+    dispatch.__qualname__ = getattr(original, "__qualname__", attr)
+    home = getattr(original, "__module__", None)      # where torch's own function says it lives
+    dispatch.__module__ = home if isinstance(home, str) else getattr(owner, "__name__", None)
     dispatch.__doc__ = getattr(original, "__doc__", None)
     dispatch.__wrapped__ = original
     setattr(owner, attr, dispatch)
@@ -227,6 +229,7 @@ def install() -> None:
     _patch_class(torch, "Event", _event)
     _patch(torch.backends.cuda, "is_built", lambda dev: True)
     graphs.install()
+    profiling.install()
     _patch_generator()
     _patch_storage_device()
     _patch(torch._C, "_host_emptyCache", _nothing)          # torch.cuda.graph's entry calls it
@@ -248,5 +251,6 @@ def uninstall() -> None:
             setattr(owner, attr, original)
     clocks.uninstall()
     threads.uninstall()
+    profiling.uninstall()
     _ORIGINALS.clear()
     timeit.default_timer = time.perf_counter

@@ -18,11 +18,9 @@ _ORIGINAL = threading.Thread._bootstrap_inner
 def _bootstrap_inner(self):
     if state.current() is None:
         return _ORIGINAL(self)
-    from shared.simgpu.dispatch import SimDispatch
-    from shared.simgpu.mode import SimMode
     state.join()
     try:
-        with SimMode(), SimDispatch():
+        with state.part("mode").SimMode(), state.part("dispatch").SimDispatch():
             return _ORIGINAL(self)
     finally:
         state.leave()

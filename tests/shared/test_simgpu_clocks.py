@@ -34,7 +34,7 @@ NOT_CLOCKS = {
 DATETIME_NOT_CLOCKS = {"combine", "fromisocalendar", "fromisoformat", "fromordinal", "fromtimestamp",
                        "strptime", "utcfromtimestamp"}
 #: Launches that wait and cost the host nothing: a clock reading moves by the device's time alone.
-H100 = simgpu.config("h100", sync_launches=True, first_use=False, launch_overhead_s=0.0, alloc_s=0.0,
+H100 = simgpu.config("h100", sync_launches=True, first_use=False, launch_overhead_s=0.0, alloc_s=0.0, kernel_jitter=0.0,
                      sync_overhead_s=0.0, clock_read_s=1e-9)
 
 
