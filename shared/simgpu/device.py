@@ -224,9 +224,13 @@ class SimDevice:
     def _activity(self, m) -> dict:
         """What a profiler's device activity reads (CUPTI on a GPU): the kernels and transfers
         this process ran from index ``from`` on, ``[kind, start s, end s]`` each (device time),
-        at most ACTIVITY_PAGE; ``next``: the index after the last one returned."""
+        at most ACTIVITY_PAGE; ``next``: the index after the last one returned. Each timestamp
+        returned marks the timed region, as a clock reading does."""
         first = min(_int(m, "from", 0, MAX_ID), len(self.activity))
         page = self.activity[first:first + ACTIVITY_PAGE]
+        for _kind, start, end in page:       # device timestamps a program reads: clock readings
+            self.timeline.mark(start)
+            self.timeline.mark(end)
         return {"next": first + len(page), "kernels": [list(k) for k in page]}
 
     def _jitter(self) -> float:
