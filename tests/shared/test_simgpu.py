@@ -635,3 +635,29 @@ def test_once_concealed_no_module_name_shows_the_simulator_and_the_device_still_
                           timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[-2] == "[] ['time', 'torch.cuda'] [] 2 True"
+
+
+def test_a_profile_with_the_cuda_activity_lists_each_kernel_with_its_device_time():
+    """As CUPTI does on a GPU: one CUDA event per copy run inside the profile (none of the copies
+    before it), whose device times add up to the device's time for those copies; a CPU-only
+    profile lists no device event."""
+    from torch.profiler import ProfilerActivity, profile
+
+    cuda = torch.autograd.DeviceType.CUDA
+    host_free = dict(H100, sync_launches=True, first_use=False, launch_overhead_s=0.0, sync_overhead_s=0.0)
+    with simgpu.active(host_free):        # the host adds nothing to the clock but the kernels' time
+        src = torch.empty(256 * MIB, dtype=torch.uint8, device="cuda")
+        dst = torch.empty_like(src)
+        dst.copy_(src)
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            start = time.perf_counter()
+            for _ in range(4):
+                dst.copy_(src)
+            torch.cuda.synchronize()
+            seconds = time.perf_counter() - start
+        with profile(activities=[ProfilerActivity.CPU]) as cpu_only:
+            dst.copy_(src)
+    kernels = [e for e in prof.events() if e.device_type == cuda]
+    assert [e.name for e in kernels] == ["Memcpy DtoD (Device -> Device)"] * 4
+    assert sum(e.device_time for e in kernels) / 1e6 == pytest.approx(seconds, rel=1e-3)
+    assert not [e for e in cpu_only.events() if e.device_type == cuda]
