@@ -20,13 +20,16 @@ from shared.simgpu.properties import _CudaDeviceProperties
 
 _ORIGINALS: dict[tuple[object, str], object] = {}
 _MISSING = object()
+#: The dispatchers installed (functions and classes): known here, not by a mark on them that a
+#: program could read.
+_OURS: set = set()
 
 
 def _patch(owner, attr: str, sim, current=state.current) -> None:
     """Replace ``owner.attr`` with a dispatcher: ``sim(device, *args)`` while ``current()`` gives a
     device, else the original (clocks.py passes its own ``current``: the CPU clock answers too)."""
     original = getattr(owner, attr, _MISSING)
-    if getattr(original, "_simgpu", False):
+    if _ours(original):
         return
     _ORIGINALS[(owner, attr)] = original
 
@@ -38,7 +41,7 @@ def _patch(owner, attr: str, sim, current=state.current) -> None:
             raise AttributeError(f"{getattr(owner, '__name__', owner)} has no attribute {attr!r}")
         return original(*args, **kwargs)
 
-    dispatch._simgpu = True
+    _OURS.add(dispatch)
     dispatch.__name__ = attr
     dispatch.__qualname__ = getattr(original, "__qualname__", attr)
     home = getattr(original, "__module__", None)      # where torch's own function says it lives
@@ -55,7 +58,7 @@ def _patch_class(owner, attr: str, sim) -> None:
     torch.Event) and isinstance checks keep working.
     """
     original = getattr(owner, attr)
-    if getattr(original, "_simgpu", False):
+    if _ours(original):
         return
     _ORIGINALS[(owner, attr)] = original
 
@@ -67,9 +70,9 @@ def _patch_class(owner, attr: str, sim) -> None:
             return original(*args, **kwargs)   # not a dispatch instance, so __init__ is not re-run
         return original.__new__(cls, *args, **kwargs)
 
-    dispatch = type(attr, (original,), {"__new__": __new__, "_simgpu": True,
-                                        "__module__": original.__module__,
+    dispatch = type(attr, (original,), {"__new__": __new__, "__module__": original.__module__,
                                         "__doc__": original.__doc__})
+    _OURS.add(dispatch)
     setattr(owner, attr, dispatch)
 
 
@@ -77,7 +80,7 @@ def _patch_generator() -> None:
     """torch.Generator(device='cuda') on the simulated device: a host generator that says it is on
     cuda:0 (tensors there hold no values, so nothing is drawn from it on the device)."""
     original = torch.Generator
-    if getattr(original, "_simgpu", False):
+    if _ours(original):
         return
     _ORIGINALS[(torch, "Generator")] = original
 
@@ -91,8 +94,9 @@ def _patch_generator() -> None:
         return torch.device("cuda", 0) if getattr(self, "_on_device", False) else original.device.__get__(self)
 
     torch.Generator = type("Generator", (original,), {
-        "__new__": __new__, "device": property(device), "_simgpu": True,
+        "__new__": __new__, "device": property(device),
         "__module__": original.__module__, "__doc__": original.__doc__})
+    _OURS.add(torch.Generator)
 
 
 def _patch_storage_device() -> None:
@@ -111,7 +115,15 @@ def _patch_storage_device() -> None:
 
 def installed() -> bool:
     """Whether the dispatchers are in place."""
-    return getattr(time.perf_counter, "_simgpu", False)
+    return _ours(time.perf_counter)
+
+
+def _ours(thing) -> bool:
+    """Whether ``thing`` is one of the dispatchers installed here."""
+    try:
+        return thing in _OURS
+    except TypeError:          # unhashable: not ours
+        return False
 
 
 # -------------------------------------------------------------- the answers
