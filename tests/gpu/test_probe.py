@@ -52,7 +52,7 @@ def test_the_sizes_asked_and_the_calls_before_them_are_drawn_from_the_secret():
     for out in drawn:
         small, large, n = rubric.asked(out)
         l2 = out["ideal"]["l2_bytes"]
-        assert 2 * small <= l2 and 6 * l2 <= large + 2**20 and large <= 12 * l2 + 2**20
+        assert l2 <= 10 * small and 8 * small <= l2 and 6 * l2 <= large + 2**20 and large <= 12 * l2
         assert Fraction(small, l2).denominator > 16 and Fraction(large, l2).denominator > 16
         assert 3072 <= n <= 6144 and n & (n - 1) != 0
         assert set(out["prelude"]) == {"ideal", "probe", "async"}

@@ -95,21 +95,23 @@ def sizes(cfg: dict) -> tuple[int, int]:
 def asked(cfgs: dict) -> tuple[int, int, int]:
     """(small copy bytes, large copy bytes, matmul n) the checks ask for. On a student's machine
     ``sizes`` of the ideal device and MATMUL_N; under the grader's secret (``cfgs["draw"]``, see
-    autograder/gpu/probe.py) drawn from it: the small copy within [L2/16, L2/4], the large within
-    [6, 12] x L2 (whole MiB, never a simple fraction of the L2 such as 8x or 1/8), n within
-    [3072, 6144] (a multiple of 64, never a power of two), so that no program can know the sizes
-    it will be judged at from the public L2 size or the lesson's text."""
+    autograder/gpu/probe.py) drawn from it: the small copy within [L2/10, L2/8] (a buffer of 4x
+    the bytes asked still fits in the L2, and the copy is not all launch), the large within
+    [6, 12] x L2 (whole MiB, neither a simple fraction of the L2 such as 8x or 1/8 where another
+    size can be had), n within [3072, 6144] (a multiple of 64, never a power of two), so that no
+    program can know the sizes it will be judged at from the public L2 size or the lesson's text."""
     if "draw" not in cfgs:
         return (*sizes(cfgs["ideal"]), MATMUL_N)
     rng = random.Random(f"why17-asked\0{cfgs['draw']}")
     l2 = cfgs["ideal"]["l2_bytes"]
-    return _copy_size(rng, l2, 1 / 16, 1 / 4), _copy_size(rng, l2, 6, 12), _matmul_n(rng)
+    return _copy_size(rng, l2, 1 / 10, 1 / 8), _copy_size(rng, l2, 6, 12), _matmul_n(rng)
 
 
 def _copy_size(rng: random.Random, l2: int, low: float, high: float) -> int:
-    """Whole MiB within [low, high] x ``l2``, not a fraction of it with a denominator up to 16
-    (at most 100 tries; at least 1 MiB)."""
-    lo, hi = max(1, round(l2 * low / MIB)), max(1, round(l2 * high / MIB))
+    """Whole MiB within [low, high] x ``l2`` (at least 1 MiB), not a fraction of it with a
+    denominator up to 16 (at most 100 tries)."""
+    lo = max(1, -(-int(l2 * low) // MIB))
+    hi = max(lo, int(l2 * high) // MIB)
     size = rng.randint(lo, hi) * MIB
     for _ in range(100):
         if Fraction(size, l2).denominator > 16:
