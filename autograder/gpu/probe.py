@@ -20,12 +20,17 @@ from shared.simgpu.judging import Session, Verdict
 #: with the seed from one of these ranges (a faster device or a slower one): both factors on the
 #: same side of 1, so that a matmul compute-bound on the seeded device stays compute-bound.
 SCALES = ((1.5, 2.5), (0.4, 0.7))
+#: Unjudged calls made before the judged ones in each setting's process without the one-time
+#: first-use cost (whose verdict needs the first call): how many is drawn within this range.
+PRELUDE_CALLS = (4, 9)
 #: A number follows the device when it moved as its timed work's rate did, within this factor.
 FOLLOW_TOLERANCE = 1.1
 
 
 def settings(profile: str, seed: int | None) -> dict:
-    """The student-visible settings plus ``probe``, with its factors, in an order drawn from ``seed``."""
+    """The student-visible settings plus ``probe``, with its factors, in an order drawn from
+    ``seed``; ``prelude`` (setting -> how many unjudged calls precede the judged ones in its
+    process) and ``draw`` (the number the rubric draws the sizes it asks for from) drawn too."""
     out = simsettings.base(profile, seed)
     ideal = out["ideal"]
     rng = random.Random(f"simgpu-settings\0{seed}")
@@ -38,6 +43,8 @@ def settings(profile: str, seed: int | None) -> dict:
     order = ["ideal", "probe", "async", "cold"]
     rng.shuffle(order)
     out["order"] = order
+    out["prelude"] = {name: rng.randint(*PRELUDE_CALLS) for name in order if not out[name]["first_use"]}
+    out["draw"] = rng.getrandbits(64)       # the sizes the rubric asks for (and the prelude's)
     return out
 
 

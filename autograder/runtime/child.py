@@ -85,8 +85,7 @@ class Child:
         if self.session is not None and self.session[0] == token:
             return self.session[2]
         self.detach()
-        from shared.simgpu.frontend import PipeLink
-        context = self.simgpu.attach(sim, PipeLink(self.send, self.reader.readline))
+        context = self.simgpu.attach(sim, self.simgpu.PipeLink(self.send, self.reader.readline))
         frontend = context.__enter__()
         self.session = (token, context, frontend)
         return frontend
@@ -164,8 +163,7 @@ class Child:
         clock dispatchers; without them the clocks stay real."""
         if self.simgpu is None:
             return _no_context()
-        from shared.simgpu import hostclock
-        return hostclock.cpu_time()
+        return self.simgpu.cpu_time()
 
     def call(self, rid, request: dict) -> dict:
         try:

@@ -2,7 +2,8 @@
 
 In the child's own mount namespace (autograder/sandbox/jail.py, namespaces mode): a tmpfs root
 holding a fresh /proc, a /dev with a few device nodes (and the GPU's, when the policy names
-them), size- and inode-limited tmpfs /tmp and /dev/shm, the system, Python, the venv and the
+them; else the files a GPU machine shows, ``present_gpu``: the simulated GPU is not told apart
+by their absence), size- and inode-limited tmpfs /tmp and /dev/shm, the system, Python, the venv and the
 project's ``shared/`` bound read-only (the policy's ``view``), the working folder read-write (or,
 with ``workdir_quota``, a tmpfs of its own holding a copy of it), the policy's ``hide`` paths
 covered; then the root is made read-only and the process chroots into it.
@@ -25,6 +26,13 @@ _LOCKED = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS
            (os.ST_RELATIME, MS_RELATIME))
 #: device nodes the child may open
 DEVICES = ("null", "zero", "full", "random", "urandom")
+#: Where the root shows no real GPU, what a machine with an NVIDIA GPU shows anyway, so that a
+#: program cannot tell the simulated GPU by their absence: its device nodes (each /dev/null: open
+#: one and it reads nothing) and the driver's version file (a 570 driver, the first that runs the
+#: CUDA 12.8 the simulated GPU reports as torch.version.cuda).
+GPU_NODES = ("nvidia0", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools")
+DRIVER_VERSION = ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Mar 14 16:58:03 UTC 2025\n"
+                  "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -113,6 +121,8 @@ def build_root(policy: dict) -> None:
     for name in DEVICES + tuple(policy.get("devices", ())):
         if os.path.exists(f"/dev/{name}"):
             bind(root, f"/dev/{name}", writable=True)
+    if not policy.get("devices"):
+        present_gpu(root)
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                          ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
         os.symlink(target, f"{dev}/{name}")
@@ -134,6 +144,23 @@ def build_root(policy: dict) -> None:
     mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=755")
     os.chroot(root)
     os.chdir(policy["workdir"])
+
+
+def present_gpu(root: str) -> None:
+    """The files a GPU machine shows (``GPU_NODES``, /proc/driver/nvidia/version) under ``root``,
+    whose /dev and /proc are already mounted: nodes bound to /dev/null, the driver's folder a
+    small read-only tmpfs over /proc/driver."""
+    for name in GPU_NODES:
+        target = f"{root}/dev/{name}"
+        _make_point(target, False)
+        mount("/dev/null", target, None, MS_BIND)
+    driver = root + "/proc/driver"
+    os.makedirs(driver, exist_ok=True)
+    mount("tmpfs", driver, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=555,size=16k")
+    os.makedirs(driver + "/nvidia", mode=0o555)
+    with open(driver + "/nvidia/version", "w", encoding="ascii") as fh:
+        fh.write(DRIVER_VERSION)
+    mount(None, driver, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
 
 
 def quota_workdir(root: str, workdir: str, quota: dict) -> None:

@@ -14,6 +14,9 @@ Public API (the grader's child process codes against it):
                          trace stay with the device (device.py).
     trace() -> dict      what the current or last active period did (documented in trace.py);
                          {} inside ``attach``, where the trace is the device holder's.
+    conceal()            take the simulator's modules out of sys.modules, as the grader's child
+                         does before student code runs: a program on a GPU finds no module of a
+                         simulator, so neither does one here (they live on in ``state``).
 
 The model: launches are asynchronous (the host pays a few µs, the device the op's roofline time
 max(bytes / bandwidth, FLOPs / peak)); a working set resident in L2 runs at L2 speed; the first
@@ -24,6 +27,8 @@ Deterministic: the same config and the same code give the same numbers, bit for 
 from __future__ import annotations
 
 import contextlib
+import pkgutil
+import sys
 
 from shared.simgpu import state
 from shared.simgpu import trace as _trace_module  # noqa: F401 (bound before def trace below)
@@ -34,17 +39,16 @@ from shared.simgpu.profile import config, gpu_keys, validate
 #: What torch.version.cuda reads while a device is active (PyTorch's current CUDA 12 wheels).
 CUDA_VERSION = "12.8"
 _LAZY = {"install": "patches", "installed": "patches", "uninstall": "patches",
-         "SimDevice": "device", "SimMode": "mode"}
+         "SimDevice": "device", "SimMode": "mode", "PipeLink": "frontend", "cpu_time": "hostclock"}
 
 
 def __getattr__(name: str):
     if name in _LAZY:
-        import importlib
-        return getattr(importlib.import_module(f"shared.simgpu.{_LAZY[name]}"), name)
+        return getattr(state.part(_LAZY[name]), name)
     raise AttributeError(f"module 'shared.simgpu' has no attribute {name!r}")
 
 __all__ = ["install", "installed", "uninstall", "config", "active", "attach", "trace", "gpu_keys",
-           "validate"]
+           "validate", "conceal"]
 
 
 @contextlib.contextmanager
@@ -54,14 +58,10 @@ def active(cfg: dict):
     Yields the SimDevice. Clocks, memory, L2 and first-use state start fresh on every entry.
     Raises ValueError naming the field when ``cfg`` is not a valid config.
     """
-    from shared.simgpu.device import SimDevice
-    from shared.simgpu.frontend import LocalLink
-    from shared.simgpu.profile import public
-
     cfg = validate(cfg)
-    device = SimDevice(cfg)
+    device = state.part("device").SimDevice(cfg)
     try:
-        with attach(public(cfg), LocalLink(device)):
+        with attach(state.part("profile").public(cfg), state.part("frontend").LocalLink(device)):
             yield device
     finally:
         state.set_last_trace(device.trace())
@@ -75,19 +75,13 @@ def attach(info: dict, link):
     """
     import torch
 
-    from shared.simgpu.dispatch import SimDispatch
-    from shared.simgpu.frontend import Frontend
-    from shared.simgpu.mode import SimMode
-    from shared.simgpu.patches import install
-    from shared.simgpu.profile import validate_public
-
-    frontend = Frontend(validate_public(info), link)
-    install()
+    frontend = state.part("frontend").Frontend(state.part("profile").validate_public(info), link)
+    state.part("patches").install()
     previous, version = state.current(), torch.version.cuda
     state.set_current(frontend)
     torch.version.cuda = CUDA_VERSION          # a CUDA build, as on the GPU of the profile
     try:
-        with SimMode(), SimDispatch():
+        with state.part("mode").SimMode(), state.part("dispatch").SimDispatch():
             yield frontend
     finally:
         frontend.close()
@@ -113,3 +107,22 @@ def trace() -> dict:
         return state.last_trace()
     device = getattr(frontend.link, "device", None)
     return device.trace() if device is not None else {}
+
+
+def conceal() -> None:
+    """Take ``shared.simgpu`` and its modules out of sys.modules (and off the ``shared``
+    package), every module imported first and kept for the simulator's own use (``state.part``).
+
+    For a process that runs student code on the device (the grader's child), after ``install``:
+    a program on a GPU finds no module of a simulator by name, so neither does one here. A
+    student's own ``import shared.simgpu`` then loads a copy of its own, with no device in it.
+    """
+    for info in pkgutil.iter_modules(__path__):
+        if info.name != "__main__":
+            state.keep(info.name, state.part(info.name))
+    me = sys.modules.get(__name__)
+    for name in [m for m in sys.modules if m == __name__ or m.startswith(__name__ + ".")]:
+        del sys.modules[name]
+    parent = sys.modules.get(__name__.rpartition(".")[0])
+    if parent is not None and me is not None and getattr(parent, "simgpu", None) is me:
+        delattr(parent, "simgpu")

@@ -8,9 +8,12 @@ profile (bandwidth, peak, L2 speed), the seed, the clocks and the trace never le
 student's process can learn them only by measuring. ``python -m shared.simgpu`` and in-process
 tests hold it in the same process (frontend.LocalLink).
 
-Time of one kernel is its roofline time (``kernel_seconds``).
+Time of one kernel is its roofline time (``kernel_seconds``), scaled by a seeded jitter
+(``cfg["kernel_jitter"]``): two runs of one kernel differ, as on a GPU.
 """
 from __future__ import annotations
+
+import random
 
 from shared.simgpu.cache import L2Cache, union_bytes
 from shared.simgpu.clock import DEFAULT_STREAM, Clock
@@ -32,6 +35,10 @@ MAX_RANGES = 64
 MAX_CACHE_WORK = 5_000_000
 MAX_ID = 2**62
 MAX_BYTES = 2**62
+#: Kernels and transfers the device's activity log keeps per process (CUPTI's buffers are bounded
+#: too), and the most one answer of it carries.
+MAX_ACTIVITY = 100_000
+ACTIVITY_PAGE = 10_000
 #: Longest host sleep one request may ask for, in seconds (time.sleep cuts longer ones to it).
 MAX_SLEEP_S = 3600.0
 
@@ -110,6 +117,8 @@ class SimDevice:
         self.events: dict[int, float] = {}            # event id -> device timestamp, seconds
         self.allocations: dict[int, int] = {}         # allocation id -> bytes
         self.allocated = self.peak = self.largest = self.count = 0
+        self.jitter = random.Random(f"simgpu-jitter\0{cfg['seed']}")
+        self.activity: list[tuple[str, float, float]] = []   # (kind, start, end) per kernel, for the profiler
 
     def begin_call(self) -> None:
         """A new call starts on this device: its trace starts empty (allocations, kernels, clock
@@ -176,8 +185,9 @@ class SimDevice:
         touched = list(reads) + list(writes)
         working_set = union_bytes(touched)
         l2 = self.cache.hits(list(reads), working_set)
-        busy = kernel_seconds(self.floorless, kind, read_bytes + write_bytes, flops, dtype, l2)
-        seconds = max(busy, self.cfg["min_kernel_s"])     # what only the launch floor explains: seconds - busy
+        jitter = self._jitter()
+        busy = kernel_seconds(self.floorless, kind, read_bytes + write_bytes, flops, dtype, l2) * jitter
+        seconds = max(busy, self.cfg["min_kernel_s"] * jitter)   # what only the launch floor explains: seconds - busy
         self.cache.touch(touched)
         if self.cache.work - self.cache_work_at_call > MAX_CACHE_WORK:
             raise OverBudget(f"the simulated GPU tracked more than {MAX_CACHE_WORK:,} cache ranges in one "
@@ -186,6 +196,7 @@ class SimDevice:
         start, end = self._run(kind, seconds, stream, f"matmul:{dtype}" if kind == "matmul" else kind)
         self.record.op(kind, read_bytes, write_bytes, working_set, l2, flops, seconds)
         self.timeline.kernel(kind, start, end, writes, flops, seconds - busy)
+        self._log(kind, start, end)
 
     def _transfer(self, m):
         kind = m.get("kind")
@@ -195,14 +206,36 @@ class SimDevice:
 
     def transfer(self, kind: str, n_bytes: int, stream: int = DEFAULT_STREAM) -> None:
         """A host<->device copy ('h2d' or 'd2h') of ``n_bytes``; the host waits for it."""
-        busy = n_bytes / (self.cfg["h2d_gbs"] * 1e9)
-        seconds = max(busy, self.cfg["min_kernel_s"])
+        jitter = self._jitter()
+        busy = n_bytes / (self.cfg["h2d_gbs"] * 1e9) * jitter
+        seconds = max(busy, self.cfg["min_kernel_s"] * jitter)
         self.clock.wait(self.clock.tail(stream))
         start, end = self._run(kind, seconds, stream)
         self.clock.wait(self.clock.tail(stream))
         self.timeline.kernel(kind, start, end, [(0, 0, n_bytes)], 0.0, seconds - busy)
+        self._log(kind, start, end)
         self.record.op(kind, n_bytes if kind == "d2h" else 0, n_bytes if kind == "h2d" else 0,
                        n_bytes, False, 0.0, seconds)
+
+    def _log(self, kind: str, start: float, end: float) -> None:
+        if len(self.activity) < MAX_ACTIVITY:
+            self.activity.append((kind, start, end))
+
+    def _activity(self, m) -> dict:
+        """What a profiler's device activity reads (CUPTI on a GPU): the kernels and transfers
+        this process ran from index ``from`` on, ``[kind, start s, end s]`` each (device time),
+        at most ACTIVITY_PAGE; ``next``: the index after the last one returned. Each timestamp
+        returned marks the timed region, as a clock reading does."""
+        first = min(_int(m, "from", 0, MAX_ID), len(self.activity))
+        page = self.activity[first:first + ACTIVITY_PAGE]
+        for _kind, start, end in page:       # device timestamps a program reads: clock readings
+            self.timeline.mark(start)
+            self.timeline.mark(end)
+        return {"next": first + len(page), "kernels": [list(k) for k in page]}
+
+    def _jitter(self) -> float:
+        """The next kernel's time factor: uniform within 1 +/- ``kernel_jitter``, from the seeded stream."""
+        return 1.0 + self.cfg["kernel_jitter"] * (2.0 * self.jitter.random() - 1.0)
 
     def _run(self, kind: str, seconds: float, stream: int, first_use_key: str | None = None):
         """Queue ``seconds`` of device work; the first work of each ``first_use_key`` (default:
@@ -305,6 +338,7 @@ _HANDLERS = {
     "event_sync": SimDevice._event_sync, "query_event": SimDevice._query_event,
     "query_stream": SimDevice._query_stream, "wait_event": SimDevice._wait_event,
     "wait_stream": SimDevice._wait_stream, "elapsed": SimDevice._elapsed, "sleep": SimDevice._sleep,
+    "activity": SimDevice._activity,
 }
 #: Requests whose answer the sender waits for; the others are queued and sent in batches.
-ASKS = frozenset({"now", "query_event", "query_stream", "elapsed"})
+ASKS = frozenset({"now", "query_event", "query_stream", "elapsed", "activity"})

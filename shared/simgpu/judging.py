@@ -105,6 +105,12 @@ class Rubric:
         """The variants of ``function``'s call the checks make under ``setting`` (None: the usual one)."""
         return (None,)
 
+    def prelude(self, s: "Session", module: str, setting: str) -> list:
+        """[(function, variant), ...] of ``module`` called under ``setting`` before the judged
+        calls and never judged (the grader draws how many: no program can tell which call of a
+        process is judged); none by default."""
+        return []
+
     def pick(self, function: str, value: Any, args: tuple) -> Any:
         """The number to judge out of the call's return value (e.g. one entry of a dict)."""
         return value
@@ -232,6 +238,11 @@ class Session:
                          + [f for f in reversed(functions) if f not in self.rubric.base])
 
         def job() -> None:
+            for function, variant in self.rubric.prelude(self, module, setting):
+                try:
+                    self.measure(function, setting, variant)
+                except Exception:  # an unjudged call: its error counts nowhere
+                    pass
             for function in callers_first if setting == "ideal" else functions:
                 if function in raised:
                     continue

@@ -14,19 +14,22 @@ import timeit
 
 import torch
 
-from shared.simgpu import clocks, events, graphs, mode, state, threads
+from shared.simgpu import clocks, events, graphs, mode, profiling, state, threads
 from shared.simgpu.events import SimEvent, SimStream
 from shared.simgpu.properties import _CudaDeviceProperties
 
 _ORIGINALS: dict[tuple[object, str], object] = {}
 _MISSING = object()
+#: The dispatchers installed (functions and classes): known here, not by a mark on them that a
+#: program could read.
+_OURS: set = set()
 
 
 def _patch(owner, attr: str, sim, current=state.current) -> None:
     """Replace ``owner.attr`` with a dispatcher: ``sim(device, *args)`` while ``current()`` gives a
     device, else the original (clocks.py passes its own ``current``: the CPU clock answers too)."""
     original = getattr(owner, attr, _MISSING)
-    if getattr(original, "_simgpu", False):
+    if _ours(original):
         return
     _ORIGINALS[(owner, attr)] = original
 
@@ -38,9 +41,11 @@ def _patch(owner, attr: str, sim, current=state.current) -> None:
             raise AttributeError(f"{getattr(owner, '__name__', owner)} has no attribute {attr!r}")
         return original(*args, **kwargs)
 
-    dispatch._simgpu = True
+    _OURS.add(dispatch)
     dispatch.__name__ = attr
-    dispatch.__qualname__ = attr
+    dispatch.__qualname__ = getattr(original, "__qualname__", attr)
+    home = getattr(original, "__module__", None)      # where torch's own function says it lives
+    dispatch.__module__ = home if isinstance(home, str) else getattr(owner, "__name__", None)
     dispatch.__doc__ = getattr(original, "__doc__", None)
     dispatch.__wrapped__ = original
     setattr(owner, attr, dispatch)
@@ -53,7 +58,7 @@ def _patch_class(owner, attr: str, sim) -> None:
     torch.Event) and isinstance checks keep working.
     """
     original = getattr(owner, attr)
-    if getattr(original, "_simgpu", False):
+    if _ours(original):
         return
     _ORIGINALS[(owner, attr)] = original
 
@@ -65,9 +70,9 @@ def _patch_class(owner, attr: str, sim) -> None:
             return original(*args, **kwargs)   # not a dispatch instance, so __init__ is not re-run
         return original.__new__(cls, *args, **kwargs)
 
-    dispatch = type(attr, (original,), {"__new__": __new__, "_simgpu": True,
-                                        "__module__": original.__module__,
+    dispatch = type(attr, (original,), {"__new__": __new__, "__module__": original.__module__,
                                         "__doc__": original.__doc__})
+    _OURS.add(dispatch)
     setattr(owner, attr, dispatch)
 
 
@@ -75,7 +80,7 @@ def _patch_generator() -> None:
     """torch.Generator(device='cuda') on the simulated device: a host generator that says it is on
     cuda:0 (tensors there hold no values, so nothing is drawn from it on the device)."""
     original = torch.Generator
-    if getattr(original, "_simgpu", False):
+    if _ours(original):
         return
     _ORIGINALS[(torch, "Generator")] = original
 
@@ -89,8 +94,9 @@ def _patch_generator() -> None:
         return torch.device("cuda", 0) if getattr(self, "_on_device", False) else original.device.__get__(self)
 
     torch.Generator = type("Generator", (original,), {
-        "__new__": __new__, "device": property(device), "_simgpu": True,
+        "__new__": __new__, "device": property(device),
         "__module__": original.__module__, "__doc__": original.__doc__})
+    _OURS.add(torch.Generator)
 
 
 def _patch_storage_device() -> None:
@@ -109,7 +115,15 @@ def _patch_storage_device() -> None:
 
 def installed() -> bool:
     """Whether the dispatchers are in place."""
-    return getattr(time.perf_counter, "_simgpu", False)
+    return _ours(time.perf_counter)
+
+
+def _ours(thing) -> bool:
+    """Whether ``thing`` is one of the dispatchers installed here."""
+    try:
+        return thing in _OURS
+    except TypeError:          # unhashable: not ours
+        return False
 
 
 # -------------------------------------------------------------- the answers
@@ -227,6 +241,7 @@ def install() -> None:
     _patch_class(torch, "Event", _event)
     _patch(torch.backends.cuda, "is_built", lambda dev: True)
     graphs.install()
+    profiling.install()
     _patch_generator()
     _patch_storage_device()
     _patch(torch._C, "_host_emptyCache", _nothing)          # torch.cuda.graph's entry calls it
@@ -248,5 +263,6 @@ def uninstall() -> None:
             setattr(owner, attr, original)
     clocks.uninstall()
     threads.uninstall()
+    profiling.uninstall()
     _ORIGINALS.clear()
     timeit.default_timer = time.perf_counter

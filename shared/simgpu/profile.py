@@ -23,6 +23,8 @@ Fields (units in the names):
     clock_read_s        seconds every clock read advances the host clock
     poll_s              host seconds per query of an event or a stream (a polling loop ends)
     min_kernel_s        device seconds no kernel or transfer runs faster than (launch-bound work)
+    kernel_jitter       each kernel's device time is scaled by a factor drawn within 1 +/- this
+                        (seeded: repeated timings differ, as on a GPU; the same seed, the same draws)
     sync_overhead_s     host seconds per synchronize or host read
     alloc_s             host seconds per allocation
     epoch_s             Unix time that time.time() reports when the simulation starts
@@ -48,7 +50,7 @@ FIELDS: dict[str, type | tuple] = {
     "memory_bytes": int, "sm_count": int, "major": int, "minor": int, "h2d_gbs": float,
     "memory_clock_khz": int, "bus_width_bits": int,
     "launch_overhead_s": float, "first_use_s": float, "clock_read_s": float, "poll_s": float,
-    "min_kernel_s": float,
+    "min_kernel_s": float, "kernel_jitter": float,
     "sync_overhead_s": float, "alloc_s": float, "epoch_s": float,
     "sync_launches": bool, "first_use": bool,
 }
@@ -107,7 +109,7 @@ def config(profile: str = "h100-sxm", seed: int | None = None, *, sync_launches:
         "h2d_gbs": float(extra["host_link_gbs"]) * float(eff["host_link"]),
         "launch_overhead_s": float(timing["launch_overhead_s"]), "first_use_s": float(timing["first_use_s"]),
         "clock_read_s": float(timing["clock_read_s"]), "poll_s": float(timing["poll_s"]),
-        "min_kernel_s": float(timing["min_kernel_s"]),
+        "min_kernel_s": float(timing["min_kernel_s"]), "kernel_jitter": float(timing["kernel_jitter"]),
         "sync_overhead_s": float(timing["sync_overhead_s"]),
         "alloc_s": float(timing["alloc_s"]), "epoch_s": float(timing["epoch_s"]),
         "sync_launches": bool(sync_launches), "first_use": bool(first_use),

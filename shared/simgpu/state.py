@@ -11,9 +11,13 @@ sleeping must neither move the device's clock nor read it.
 """
 from __future__ import annotations
 
+import importlib
 import threading
 
 _current = None
+#: The simulator's modules by short name, once ``shared.simgpu.conceal`` took them out of
+#: sys.modules: its own code finds them here, a student's program finds none.
+_parts: dict = {}
 _threads: set[int] = set()
 _last_trace: dict = {}
 
@@ -55,3 +59,14 @@ def set_last_trace(trace: dict) -> None:
 
 def last_trace() -> dict:
     return dict(_last_trace)
+
+
+def part(name: str):
+    """The simulator's module ``shared.simgpu.<name>``, whether or not sys.modules lists it."""
+    module = _parts.get(name)
+    return module if module is not None else importlib.import_module(f"shared.simgpu.{name}")
+
+
+def keep(name: str, module) -> None:
+    """Remember ``module`` as the simulator's ``name`` for ``part``."""
+    _parts[name] = module

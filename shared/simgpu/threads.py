@@ -21,11 +21,9 @@ def _on_device():
 
 @contextlib.contextmanager
 def _device_modes():
-    from shared.simgpu.dispatch import SimDispatch
-    from shared.simgpu.mode import SimMode
     state.join()
     try:
-        with SimMode(), SimDispatch():
+        with state.part("mode").SimMode(), state.part("dispatch").SimDispatch():
             yield
     finally:
         state.leave()

@@ -6,6 +6,7 @@ does not. The attacks on the simulated GPU, through the real grader, are test_si
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import pytest
 
@@ -39,6 +40,27 @@ def test_the_same_seed_draws_the_same_probe_and_seeds_draw_both_ranges_and_many_
     assert faster == {True, False}
     assert len({tuple(out["order"]) for out in drawn}) > 5
     assert len({out["probe"]["bw_gbs"] for out in drawn}) > 30
+
+
+def test_the_sizes_asked_and_the_calls_before_them_are_drawn_from_the_secret():
+    """The grader's copy sizes and matmul n are drawn from the seed, never a simple fraction of
+    the L2 (8x, 1/8) nor a power of two; before the judged calls, each setting without the
+    first-use cost makes a drawn number of unjudged ones. A student's machine asks the public sizes."""
+    from shared.lessons.why17.gpu import rubric
+
+    drawn = [probe.settings(PROFILE, seed) for seed in SEEDS]
+    for out in drawn:
+        small, large, n = rubric.asked(out)
+        l2 = out["ideal"]["l2_bytes"]
+        assert l2 <= 10 * small and 8 * small <= l2 and 6 * l2 <= large + 2**20 and large <= 12 * l2
+        assert Fraction(small, l2).denominator > 16 and Fraction(large, l2).denominator > 16
+        assert 3072 <= n <= 6144 and n & (n - 1) != 0
+        assert set(out["prelude"]) == {"ideal", "probe", "async"}
+        assert all(probe.PRELUDE_CALLS[0] <= k <= probe.PRELUDE_CALLS[1] for k in out["prelude"].values())
+    assert len({rubric.asked(out) for out in drawn}) > 30
+    assert len({tuple(out["prelude"].values()) for out in drawn}) > 10
+    public = simsettings.base(PROFILE, 3)
+    assert rubric.asked(public) == (*rubric.sizes(public["ideal"]), rubric.MATMUL_N)
 
 
 class _Rubric:

@@ -202,7 +202,7 @@ def test_events_raise_like_pytorch_before_completion_and_time_after():
 
 # ------------------------------------------------------- L2 and first use
 def test_small_working_sets_run_at_l2_speed_once_resident():
-    with simgpu.active(H100):
+    with simgpu.active(dict(H100, kernel_jitter=0.0)):     # the model's own speed-up, without jitter
         a = torch.empty(16 * MIB, dtype=torch.uint8, device="cuda")
         b = torch.empty_like(a)
         b.copy_(a)
@@ -569,3 +569,97 @@ def test_nothing_a_program_reads_says_the_device_is_simulated():
         assert type(start) is torch.cuda.Event and type(stream) is torch.cuda.Stream
         assert type(torch.cuda.current_stream()) is torch.cuda.Stream
     assert not any("simulated" in text.lower() or "meta" in text for text in seen), seen
+
+
+def _timed_pair(cfg):
+    """Two perf_counter timings of one 256 x 256 matmul, each between synchronizes."""
+    with simgpu.active(cfg):
+        a = torch.empty(256, 256, dtype=torch.bfloat16, device="cuda")
+        out = []
+        for _ in range(2):
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            a @ a
+            torch.cuda.synchronize()
+            out.append(time.perf_counter() - start)
+    return out
+
+
+def test_repeated_timings_of_one_kernel_differ_as_on_a_gpu_and_the_seed_repeats_them():
+    """A kernel's time is scaled by a factor drawn within 1 +/- kernel_jitter from a stream the
+    seed starts: two timings of one kernel differ, and the same config repeats them bit for bit."""
+    cfg = simgpu.config("h100", seed=7, first_use=False)
+    first, second = _timed_pair(cfg)
+    assert first != second
+    assert abs(first / second - 1) <= 2.5 * cfg["kernel_jitter"]
+    assert _timed_pair(cfg) == [first, second]
+    assert _timed_pair(simgpu.config("h100", seed=8, first_use=False)) != [first, second]
+
+
+CONCEALED = """
+import sys, threading, time
+import torch
+from shared import simgpu
+simgpu.install()
+simgpu.conceal()
+names = [m for m in sys.modules if "simgpu" in m]
+homes = {torch.cuda.synchronize.__module__, time.perf_counter.__module__}
+marks = [n for n in (*dir(torch.cuda.synchronize), *dir(torch.cuda.Event)) if "sim" in n.lower()]
+with simgpu.active(simgpu.config("h100")):
+    src = torch.empty(2**24, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    seen = []
+    def work():
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        dst.copy_(src)
+        torch.cuda.synchronize()
+        seen.append(time.perf_counter() - t0)
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join()
+    work()
+print(names, sorted(homes), marks, [m for m in sys.modules if "simgpu" in m], len(seen), min(seen) > 0)
+"""
+
+
+def test_once_concealed_no_module_name_shows_the_simulator_and_the_device_still_runs():
+    """The grader's child conceals the simulator (autograder/runtime/runner.py): sys.modules names
+    none of its modules, its dispatchers say they are torch's and time's and carry no mark of it,
+    and the device still
+    runs copies, on the main thread and on a worker thread started while it is active."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", CONCEALED], cwd=root, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[-2] == "[] ['time', 'torch.cuda'] [] [] 2 True"
+
+
+def test_a_profile_with_the_cuda_activity_lists_each_kernel_with_its_device_time():
+    """As CUPTI does on a GPU: one CUDA event per copy run inside the profile (none of the copies
+    before it), whose device times add up to the device's time for those copies; a CPU-only
+    profile lists no device event."""
+    from torch.profiler import ProfilerActivity, profile
+
+    cuda = torch.autograd.DeviceType.CUDA
+    host_free = dict(H100, sync_launches=True, first_use=False, launch_overhead_s=0.0, sync_overhead_s=0.0)
+    with simgpu.active(host_free):        # the host adds nothing to the clock but the kernels' time
+        src = torch.empty(256 * MIB, dtype=torch.uint8, device="cuda")
+        dst = torch.empty_like(src)
+        dst.copy_(src)
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            start = time.perf_counter()
+            for _ in range(4):
+                dst.copy_(src)
+            torch.cuda.synchronize()
+            seconds = time.perf_counter() - start
+        with profile(activities=[ProfilerActivity.CPU]) as cpu_only:
+            dst.copy_(src)
+    kernels = [e for e in prof.events() if e.device_type == cuda]
+    assert [e.name for e in kernels] == ["Memcpy DtoD (Device -> Device)"] * 4
+    assert sum(e.device_time for e in kernels) / 1e6 == pytest.approx(seconds, rel=1e-3)
+    assert not [e for e in cpu_only.events() if e.device_type == cuda]

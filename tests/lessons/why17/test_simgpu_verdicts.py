@@ -73,7 +73,8 @@ def test_reference_copy_on_the_ideal_device_reads_what_the_model_says(profile, s
     cfg = simsettings.ideal(profile, seed)
     with simgpu.active(cfg):
         measured = bw.copy_bandwidth(mib * 2**20, iters=5)
-    assert measured == pytest.approx(expected.copy_gbs(cfg, mib * 2**20), rel=1e-3)
+    # each kernel's time jitters within 1 +/- kernel_jitter, so their mean does too
+    assert measured == pytest.approx(expected.copy_gbs(cfg, mib * 2**20), rel=cfg["kernel_jitter"] + 1e-3)
 
 
 @settings(max_examples=10, deadline=None, derandomize=True)
@@ -83,9 +84,10 @@ def test_reference_matmul_on_the_ideal_device_reads_what_the_model_says(profile,
     cfg = simsettings.ideal(profile, None)
     with simgpu.active(cfg):
         measured = flops.matmul_tflops(n, iters=3)
-    assert measured == pytest.approx(expected.matmul_tflops(cfg, n), rel=1e-3)
+    tolerance = cfg["kernel_jitter"] + 1e-3     # each kernel's time jitters within 1 +/- kernel_jitter
+    assert measured == pytest.approx(expected.matmul_tflops(cfg, n), rel=tolerance)
     if n == 8192:                            # compute-bound: the matmul efficiency of the peak
-        assert measured == pytest.approx(cfg["peak_tflops"] * cfg["matmul_efficiency"], rel=1e-3)
+        assert measured == pytest.approx(cfg["peak_tflops"] * cfg["matmul_efficiency"], rel=tolerance)
 
 
 @settings(max_examples=10, deadline=None, derandomize=True)

@@ -17,13 +17,12 @@ from shared.lessons.why17.gpu.rubric import (
     ITERS,
     JUDGES,
     LAUNCH_BOUND_SHARE,
-    MATMUL_N,
     PEAK_MIN,
     SPEED_OF_LIGHT,
     SYNC_BOUNDS,
     SYNC_LESSON,
     WARMUP_MIN,
-    sizes,
+    asked,
     unit,
 )
 from shared.simgpu.device import NOT_COMPLETED
@@ -32,11 +31,11 @@ from shared.simgpu.ratios import RATIO_TOLERANCE, explain, fmt_ratio, single
 
 
 def _small(s: Session) -> int:
-    return sizes(s.cfgs["ideal"])[0]
+    return asked(s.cfgs)[0]
 
 
 def _large(s: Session) -> int:
-    return sizes(s.cfgs["ideal"])[1]
+    return asked(s.cfgs)[1]
 
 
 def sync_present(s: Session, function: str) -> Verdict:
@@ -237,7 +236,7 @@ def flops_counted_2n3(s: Session, function: str) -> Verdict:
     raw, x, _trace = s.measure(function, "ideal")
     if x is None:
         return s.rubric.not_a_number(check, function, raw)
-    ratio = x / s.reference("matmul_tflops", "ideal", MATMUL_N, iters=ITERS)
+    ratio = x / s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=ITERS)
     head = f"{function} reads {fmt_ratio(ratio)} the reference TFLOP/s on the same simulated GPU"
     explained = explain(ratio, FLOP_FACTORS, TFLOPS_UNITS)
     if explained == (1.0, 1.0):
@@ -268,7 +267,7 @@ def within_peak(s: Session, function: str) -> Verdict:
     if x is None:
         return s.rubric.not_a_number(check, function, raw)
     peak_ratio = x / cfg["peak_tflops"]
-    ratio = x / s.reference("matmul_tflops", "ideal", MATMUL_N, iters=ITERS)
+    ratio = x / s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=ITERS)
     explained = single(explain(ratio, FLOP_FACTORS, TFLOPS_UNITS))
     if explained not in (None, (1.0, 1.0)):
         return Verdict(check, True, f"{function}'s gap is a FLOP count or unit (see flops_counted_2n3).", ratio)
@@ -300,7 +299,7 @@ def _same_count_as_base(s: Session, function: str, ratio: float) -> str | None:
     _raw, y, _trace = s.measure(base, "ideal")
     if y is None:
         return None
-    base_ratio = y / s.reference(base, "ideal", MATMUL_N, iters=ITERS)
+    base_ratio = y / s.reference(base, "ideal", asked(s.cfgs)[2], iters=ITERS)
     if abs(math.log(ratio / base_ratio)) > math.log(RATIO_TOLERANCE):
         return None
     verdict = s.verdict(s.rubric.check_id("flops_counted_2n3", base))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from shared.lessons.why17.gpu.rubric import BASE, ITERS, MATMUL_N, factors, sizes
+from shared.lessons.why17.gpu.rubric import BASE, ITERS, asked, factors
 from shared.simgpu.judging import Diagnosis, Session
 from shared.simgpu.ratios import RATIO_TOLERANCE, explain
 
@@ -24,9 +24,9 @@ BAND = (0.3, 3.5)
 
 def _reference(s: Session, function: str) -> float:
     if function in ("copy_bandwidth", "bandwidth_sweep"):
-        return s.reference("copy_bandwidth", "ideal", sizes(s.cfgs["ideal"])[1], iters=ITERS)
+        return s.reference("copy_bandwidth", "ideal", asked(s.cfgs)[1], iters=ITERS)
     if function == "matmul_tflops":
-        return s.reference("matmul_tflops", "ideal", MATMUL_N, iters=ITERS)
+        return s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=ITERS)
     return s.reference(function, "ideal")
 
 

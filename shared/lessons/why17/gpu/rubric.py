@@ -27,6 +27,8 @@ value beyond the ratio.
 """
 from __future__ import annotations
 
+import random
+from fractions import Fraction
 from typing import Any
 
 from shared.lessons.why17.gpu.factors import BYTE_FACTORS, FLOP_FACTORS, GBS_UNITS, TFLOPS_UNITS
@@ -90,6 +92,51 @@ def sizes(cfg: dict) -> tuple[int, int]:
     return max(MIB, l2 // 8 // MIB * MIB), -(-8 * l2 // MIB) * MIB
 
 
+def asked(cfgs: dict) -> tuple[int, int, int]:
+    """(small copy bytes, large copy bytes, matmul n) the checks ask for. On a student's machine
+    ``sizes`` of the ideal device and MATMUL_N; under the grader's secret (``cfgs["draw"]``, see
+    autograder/gpu/probe.py) drawn from it: the small copy within [L2/10, L2/8] (a buffer of 4x
+    the bytes asked still fits in the L2, and the copy is not all launch), the large within
+    [6, 12] x L2 (whole MiB, neither a simple fraction of the L2 such as 8x or 1/8 where another
+    size can be had), n within [3072, 6144] (a multiple of 64, never a power of two), so that no
+    program can know the sizes it will be judged at from the public L2 size or the lesson's text."""
+    if "draw" not in cfgs:
+        return (*sizes(cfgs["ideal"]), MATMUL_N)
+    rng = random.Random(f"why17-asked\0{cfgs['draw']}")
+    l2 = cfgs["ideal"]["l2_bytes"]
+    return _copy_size(rng, l2, 1 / 10, 1 / 8), _copy_size(rng, l2, 6, 12), _matmul_n(rng)
+
+
+def _copy_size(rng: random.Random, l2: int, low: float, high: float) -> int:
+    """Whole MiB within [low, high] x ``l2`` (at least 1 MiB), not a fraction of it with a
+    denominator up to 16 (at most 100 tries)."""
+    lo = max(1, -(-int(l2 * low) // MIB))
+    hi = max(lo, int(l2 * high) // MIB)
+    size = rng.randint(lo, hi) * MIB
+    for _ in range(100):
+        if Fraction(size, l2).denominator > 16:
+            break
+        size = rng.randint(lo, hi) * MIB
+    return size
+
+
+def _matmul_n(rng: random.Random) -> int:
+    """A matmul side within [3072, 6144], a multiple of 64 and not a power of two."""
+    n = 4096
+    while n & (n - 1) == 0:
+        n = rng.randrange(3072, 6145, 64)
+    return n
+
+
+def extra(cfgs: dict, function: str, i: int) -> int:
+    """The size of the ``i``-th call the grader makes of ``function`` before the judged ones
+    (copy bytes within [L2/16, 12 x L2], or a matmul n), drawn from the secret."""
+    rng = random.Random(f"why17-extra\0{cfgs.get('draw')}\0{function}\0{i}")
+    if function == "copy_bandwidth":
+        return _copy_size(rng, cfgs["ideal"]["l2_bytes"], 1 / 16, 12)
+    return _matmul_n(rng)
+
+
 def unit(function: str) -> str:
     """The unit ``function`` returns."""
     return "GB/s" if MODULE[function] == "bw" else "TFLOP/s"
@@ -121,19 +168,28 @@ class Why17(Rubric):
         self.checks, self._diagnose, self._agrees, self._not_the_work = checks, diagnose, agrees, not_the_work
 
     def call(self, s: Session, function: str, variant: Any) -> tuple[tuple, dict]:
-        size = variant or sizes(s.cfgs["ideal"])[1]
+        small, large, n = asked(s.cfgs)
+        if isinstance(variant, tuple):               # ("extra", i): a call before the judged ones
+            return (extra(s.cfgs, function, variant[1]),), {"iters": ITERS}
+        size = variant or large
         if function == "copy_bandwidth":
             return (size,), {"iters": ITERS}
         if function == "bandwidth_sweep":
             return ((size // MIB,),), {"iters": ITERS}
         if function == "matmul_tflops":
-            return (MATMUL_N,), {"iters": ITERS}
+            return (n,), {"iters": ITERS}
         return (), {}
 
     def variants(self, s: Session, function: str, setting: str) -> tuple:
         if (function, setting) == ("copy_bandwidth", "ideal"):
-            return sizes(s.cfgs["ideal"])          # the cache cliff compares a small copy with a large one
+            return asked(s.cfgs)[:2]               # the cache cliff compares a small copy with a large one
         return (None,)
+
+    def prelude(self, s: Session, module: str, setting: str) -> list:
+        """Calls of the module's base function (copy_bandwidth, matmul_tflops) at drawn sizes
+        before the judged ones, as many as the settings' ``prelude`` says for ``setting``."""
+        function = "copy_bandwidth" if module == "bw" else "matmul_tflops"
+        return [(function, ("extra", i)) for i in range(s.cfgs.get("prelude", {}).get(setting, 0))]
 
     def pick(self, function: str, value: Any, args: tuple) -> Any:
         return _sweep_entry(value, args[0][0]) if function == "bandwidth_sweep" else value

@@ -21,11 +21,10 @@ from shared.lessons.why17.gpu.rubric import (
     FILL_SHARE,
     JUDGES,
     LAUNCH_BOUND_SHARE,
-    MATMUL_N,
     MIB,
     MODULE,
+    asked,
     factors,
-    sizes,
     unit,
 )
 from shared.simgpu.judging import Diagnosis, Session
@@ -80,7 +79,8 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
     if MODULE[function] == "bw":
         return _copy_slip(s, function, timed, seconds)
     flops = timed.get("matmul_flops", 0.0)
-    asked_flops = 2.0 * MATMUL_N**3
+    n = asked(s.cfgs)[2]
+    asked_flops = 2.0 * n**3
     if (function == "matmul_tflops" and timed.get("matmuls")
             and timed["matmul_max_flops"] * RATIO_TOLERANCE < asked_flops
             and timed.get("matmul_latency_share", 0) < LAUNCH_BOUND_SHARE):
@@ -88,7 +88,7 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
         return Diagnosis(
             "small_matmuls", _owner(s, function, "flops_counted_2n3"),
             f"{function} timed matmuls of at most {timed['matmul_max_flops'] / 1e9:.3g} GFLOP each "
-            f"(about n={side:.0f}) when asked for n={MATMUL_N}, and counted the FLOPs of the n "
+            f"(about n={side:.0f}) when asked for n={n}, and counted the FLOPs of the n "
             "asked: multiply matrices of the size asked. Reread: Build It, matmul_tflops.",
             flops / seconds / 1e12, asked_flops / timed["matmul_max_flops"], timed["matmul_max_flops"])
     if timed.get("matmuls") and timed.get("fill_bytes", 0) > 0:
@@ -128,16 +128,16 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
                 f"buffer (it needs at least {CACHE_MULTIPLE}x, read from torch.cuda."
                 "get_device_properties(...).L2_cache_size): the copy runs from the cache, not "
                 f"from main memory. {CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9)
-    asked = None if function == "measured_bandwidth" else sizes(s.cfgs["ideal"])[1]
+    wanted = None if function == "measured_bandwidth" else asked(s.cfgs)[1]
     extent = timed.get("copy_extent_bytes", 0)
-    if (asked and timed.get("copies") and extent * RATIO_TOLERANCE < asked
+    if (wanted and timed.get("copies") and extent * RATIO_TOLERANCE < wanted
             and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE):
         return Diagnosis(
             "short_copies", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
             f"{function} timed copies over {extent / MIB:.3g} MiB of one buffer when asked for "
-            f"{asked / MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
+            f"{wanted / MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
             f"buffers of n_bytes. {CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9,
-            asked / extent, extent)
+            wanted / extent, extent)
     if timed.get("copies") and timed.get("fill_bytes", 0) >= FILL_SHARE * timed["copy_bytes"]:
         found = Diagnosis(
             "extra_work", _owner(s, function, "bytes_counted_twice"),
