@@ -8,7 +8,7 @@ import os
 import pytest
 
 from autograder.sandbox import rootfs
-from tests.sandbox.test_security_jail import needs_namespaces, seen
+from tests.helpers.jailed import needs_namespaces, seen
 
 no_gpu = pytest.mark.skipif(os.path.exists("/dev/nvidia0"),
                             reason="a real GPU's nodes are bound as they are; nothing is presented")
