@@ -47,8 +47,11 @@ STARVED = textwrap.dedent("""
             pass
         print(json.dumps({"id": job["id"], "results": {"score": 1, "tests": []}}), flush=True)
 """)
-#: Busy loops pinned to the stand-in's core: it gets at most a quarter of it.
-BUSY = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\nwhile True: pass"
+#: Busy loops pinned to the stand-in's core, each in a session of its own as the pool's worker is
+#: (the kernel's autogroups share a core between sessions first): the stand-in gets at most a
+#: quarter of the core. Each says when it runs there.
+BUSY = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); print(flush=True)\n"
+        "while True: pass")
 
 
 def _run(jobs, *, workers=2, budget_s=60.0, argv=None):
@@ -72,9 +75,13 @@ def test_a_dying_worker_is_replaced_the_job_retried_once_then_zeroed(tmp_path):
 def test_a_grading_starved_by_a_busy_machine_is_not_charged_its_wall_time(tmp_path):
     script = tmp_path / "starved.py"
     script.write_text(STARVED)
-    busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(3)]
+    busy = [subprocess.Popen([sys.executable, "-c", BUSY], stdout=subprocess.PIPE, start_new_session=True)
+            for _ in range(3)]
     try:
-        out, _ = _run([Job("slow", {"path": "/x", "cpu_s": 0.6})], workers=1, budget_s=1.0,
+        for proc in busy:
+            proc.stdout.readline()   # pinned and spinning
+        # 0.9 CPU s at a quarter of a core at most: past the 1 s budget in wall time, within it in CPU
+        out, _ = _run([Job("slow", {"path": "/x", "cpu_s": 0.9})], workers=1, budget_s=1.0,
                       argv=[sys.executable, str(script)])
     finally:
         for proc in busy:
