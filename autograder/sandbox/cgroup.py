@@ -118,29 +118,43 @@ def first_usable(places: list[tuple[str, str]], make, controller: str) -> tuple[
 def create(name: str, limit_bytes: int) -> str | None:
     """A fresh group ``PREFIX + name`` limited to ``limit_bytes``; the path of its cgroup.procs
     file (the jail writes its pid there), or None where groups cannot be made."""
-    where = available()
+    folder = folder_of(name)
+    if folder is not None and os.path.isdir(folder):   # left by a launcher that failed to start
+        remove(name)
+    return make_group(available(), name, lambda version, base, group: _make(version, base, group, limit_bytes))
+
+
+def folder_of(name: str) -> str | None:
+    return group_folder(available(), name)
+
+
+def peak_bytes(name: str) -> int | None:
+    """The most memory group ``name`` has held at once (bytes), where the kernel reports it."""
+    return read_peak(folder_of(name), ("memory.max_usage_in_bytes", "memory.peak"))
+
+
+def group_folder(where: tuple[str, str] | str, name: str) -> str | None:
+    """The folder of group ``PREFIX + name`` under ``where`` (an ``available()`` answer), or None
+    where groups cannot be made."""
+    return None if isinstance(where, str) else os.path.join(where[1], PREFIX + name)
+
+
+def make_group(where: tuple[str, str] | str, name: str, make) -> str | None:
+    """The cgroup.procs path of the group ``make(version, base, PREFIX + name)`` makes under
+    ``where`` (an ``available()`` answer), or None where groups cannot be made or it refused."""
     if isinstance(where, str):
         return None
     version, base = where
-    folder = os.path.join(base, PREFIX + name)
-    if os.path.isdir(folder):            # left by a launcher that failed to start: start afresh
-        remove(name)
     try:
-        folder = _make(version, base, PREFIX + name, limit_bytes)
+        folder = make(version, base, PREFIX + name)
     except OSError:
         return None
     return os.path.join(folder, "cgroup.procs")
 
 
-def folder_of(name: str) -> str | None:
-    where = available()
-    return None if isinstance(where, str) else os.path.join(where[1], PREFIX + name)
-
-
-def peak_bytes(name: str) -> int | None:
-    """The most memory group ``name`` has held at once (bytes), where the kernel reports it."""
-    folder = folder_of(name)
-    for file in ("memory.max_usage_in_bytes", "memory.peak"):
+def read_peak(folder: str | None, files: tuple[str, ...]) -> int | None:
+    """The first number in the first of ``files`` in ``folder`` the kernel provides, else None."""
+    for file in files:
         try:
             with open(os.path.join(folder, file)) as f:
                 return int(f.read().split()[0])

@@ -59,32 +59,18 @@ def available() -> tuple[str, str] | str:
 
 
 def folder_of(name: str) -> str | None:
-    where = available()
-    return None if isinstance(where, str) else os.path.join(where[1], cgroup.PREFIX + name)
+    return cgroup.group_folder(available(), name)
 
 
 def create(name: str, tasks: int) -> str | None:
     """A group ``PREFIX + name`` holding at most ``tasks`` processes and threads; the path of its
     cgroup.procs file (the jail writes its pid there), or None where groups cannot be made."""
-    where = available()
-    if isinstance(where, str):
-        return None
-    version, base = where
-    try:
-        folder = _make(version, base, cgroup.PREFIX + name, tasks)
-    except OSError:
-        return None
-    return os.path.join(folder, "cgroup.procs")
+    return cgroup.make_group(available(), name, lambda version, base, group: _make(version, base, group, tasks))
 
 
 def peak(name: str) -> int | None:
     """The most tasks group ``name`` has held at once, where the kernel reports it (pids.peak)."""
-    folder = folder_of(name)
-    try:
-        with open(os.path.join(folder, "pids.peak")) as f:
-            return int(f.read().split()[0])
-    except (OSError, ValueError, TypeError, IndexError):
-        return None
+    return cgroup.read_peak(folder_of(name), ("pids.peak",))
 
 
 def remove(name: str) -> None:
