@@ -22,8 +22,14 @@ class Op:
 
 
 def nbytes(t: torch.Tensor) -> int:
-    """Bytes a kernel touches in ``t``: its elements times their size (views count their part)."""
-    return t.numel() * t.element_size()
+    """Bytes a kernel moves to or from memory for ``t``: its distinct elements times their size.
+    Views count their part; a dimension expanded with stride 0 repeats the same bytes, which the
+    caches serve after the first read, so one byte expanded to n counts one byte, not n."""
+    distinct = 1
+    for n, stride in zip(t.shape, t.stride(), strict=True):
+        if stride != 0 or n == 0:
+            distinct *= n
+    return distinct * t.element_size()
 
 
 def byte_range(t: torch.Tensor) -> tuple[int, int]:

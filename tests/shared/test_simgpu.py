@@ -302,6 +302,19 @@ def test_every_style_of_copy_moves_read_plus_write_bytes(make, copy):
     assert [(g["read_bytes"], g["write_bytes"]) for g in groups] == [(n, n)]
 
 
+@pytest.mark.parametrize("source", ["one byte", "one row"])
+def test_a_source_expanded_with_stride_zero_reads_its_distinct_bytes_only(source):
+    """A copy from ``expand``-ed data is a fill on a GPU: the caches serve the repeated bytes,
+    so the copy moves what it writes, not twice that."""
+    n, row = 64 * MIB, 4096
+    with simgpu.active(H100):
+        src = {"one byte": lambda: torch.zeros(1, dtype=torch.uint8, device="cuda").expand(n),
+               "one row": lambda: torch.zeros(1, row, dtype=torch.uint8, device="cuda").expand(n // row, row)}[source]()
+        torch.empty(src.shape, dtype=torch.uint8, device="cuda").copy_(src)
+    groups = [g for g in simgpu.trace()["op_groups"] if g["kind"] == "copy"]
+    assert [(g["read_bytes"], g["write_bytes"]) for g in groups] == [(1 if source == "one byte" else row, n)]
+
+
 @pytest.mark.parametrize("matmul", ["@", "matmul", "mm", "bmm", "addmm", "linear"])
 def test_matmuls_count_two_flops_per_multiply_add(matmul):
     m, k, n = 64, 128, 32
