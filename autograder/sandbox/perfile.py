@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.core.errors import StudentError
-from autograder.sandbox import imports, isolation
+from autograder.sandbox import between, imports, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 
 #: Options the child of a file in ``plots`` gets instead of the caller's (only those the caller
@@ -142,9 +142,13 @@ class PerFileSandbox:
             # call; the thorough sweep, which waits for three quiet looks in a row, only when
             # that look finds a stray. The sweep's sleeps cost ~5 ms a call, seconds for the
             # ~900 calls of a grading.
+            # Processes the call left running burn CPU until the sweep kills them, longer on a
+            # busy machine: that is the call's residue, not CPU used between calls, so the time
+            # between calls starts again once they are gone.
             child = box.child
             if child is not None and self._watch(child.proc.pid).strays():
                 isolation.sweep(child.proc.pid)
+                between.mark(child)
 
     def _watch(self, launcher_pid: int) -> isolation.StrayWatch:
         """The stray watch of the child launched as ``launcher_pid`` (one per child)."""

@@ -15,6 +15,7 @@ import pytest
 from autograder.core.errors import StudentCrashed
 from autograder.sandbox import between, forkserver, isolation, pidsgroup, policy
 from autograder.sandbox.parent import Limits, Sandbox
+from autograder.sandbox.perfile import PerFileSandbox
 from shared.simgpu import config as simgpu_config
 from tests.helpers.paths import ROOT
 
@@ -113,3 +114,32 @@ def test_a_thread_a_call_starts_and_joins_is_no_charge(tmp_path):
             assert box.call("timer", "work", (50,))[0] == 32 * 50
             time.sleep(0.05)
         assert box.child.idle_cpu <= between.ALLOWANCE_S / 4
+
+
+def test_processes_a_call_leaves_burn_cpu_until_the_sweep_and_are_not_charged_between_calls(monkeypatch, tmp_path):
+    """A process a call leaves running is the call's residue: the sweep after the call kills it.
+    Whatever it burns before the sweep ends (longer on a busy machine, here a sweep that starts
+    3 s late) is not CPU used between calls, so the child is not stopped for it."""
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "leaver.py").write_text(
+        "import os\n"
+        "def spin():\n"
+        "    if os.fork() == 0:\n"
+        "        while True:\n"
+        "            pass\n"
+        "    return 1\n")
+    sweep = isolation.sweep
+
+    def late_sweep(pid):
+        time.sleep(3.0)
+        return sweep(pid)
+
+    monkeypatch.setattr(isolation, "sweep", late_sweep)
+    box = PerFileSandbox(folder, LIMITS, preload=(), simgpu=False)
+    try:
+        for _ in range(2):
+            assert box.call("leaver", "spin")[0] == 1
+        assert box.current[2].child.idle_cpu <= between.ALLOWANCE_S
+    finally:
+        box.close()
