@@ -5,9 +5,15 @@ nbgrader course, a notebook run) is built once, not once per worker. The modules
 Slurm cluster go to one worker together: the cluster is a session fixture, and one per worker
 would start two sets of daemons on one machine. The modules that take longest start first, so
 that no worker is left with a long module while the others have finished.
+
+Two modules are longer than a fair share of the run: their tests go out in a few units each
+(SPLIT), each unit paying its own module fixtures (a grading of the baseline, a probe of the
+sandbox). A test that waits out time limits in wall-clock time is a unit of its own, handed out
+first (ALONE), so that its wait overlaps the other workers' work instead of ending the run.
 """
 from __future__ import annotations
 
+import collections
 import os
 
 import hypothesis
@@ -34,25 +40,55 @@ LONGEST_FIRST = ("tests/lessons/why17/test_gpu_adversarial.py", "tests/exports/t
                  "tests/exports/test_bundle.py", "tests/shared/test_simgpu_command.py",
                  "tests/lessons/why17/test_markers.py")
 
+#: Modules handed out in this many units (a test's unit from its id): each is longer than a
+#: worker's fair share of the run (Dec 2026: 187 and 35 gradings).
+SPLIT = {"tests/lessons/why17/test_gpu_adversarial.py": 4, "tests/sandbox/test_security_attacks.py": 3}
+#: Tests that spend most of their time waiting out time limits (the attack that never returns
+#: hangs each call that reaches it until the call's limit): a unit each, handed out first.
+ALONE = ("tests/sandbox/test_security_attacks.py::"
+         "test_attack_gains_nothing_and_honest_work_is_still_graded[sleep_forever]",)
+
+
+def work_units(nodeids: list[str]) -> dict[str, str]:
+    """The unit of work each test goes to a worker in: its module, the Slurm modules together,
+    the test alone (ALONE), or for a SPLIT module one of its shares, dealt in turn."""
+    units, dealt = {}, collections.Counter()
+    for nodeid in nodeids:
+        module = nodeid.split("::", 1)[0]
+        if nodeid in ALONE:
+            units[nodeid] = nodeid
+        elif module in SLURM_MODULES:
+            units[nodeid] = "slurm"
+        elif module in SPLIT:
+            units[nodeid] = f"{module}::{dealt[module] % SPLIT[module]}"
+            dealt[module] += 1
+        else:
+            units[nodeid] = module
+    return units
+
 
 def _scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 
     class ModuleScheduling(LoadScopeScheduling):
-        """LoadScope by module (classes stay with their module); the Slurm modules together."""
+        """LoadScope by work_unit: by module (classes stay with their module), but SPLIT and ALONE."""
+
+        units: dict[str, str] | None = None
 
         def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            return "slurm" if module in SLURM_MODULES else module
+            if self.units is None:          # the run's collection, in order, is known by now
+                self.units = work_units(self.collection)
+            return self.units[nodeid]
 
     config.option.loadscopereorder = False     # keep the order pytest_collection_modifyitems sets
     return ModuleScheduling(config, log)
 
 
 def pytest_collection_modifyitems(config, items):
-    """The longest modules first (a stable sort: the rest keep their order)."""
+    """The ALONE tests, then the longest modules first (a stable sort: the rest keep their order)."""
     rank = {module: i for i, module in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+    alone = ALONE if hasattr(config, "workerinput") else ()    # under xdist only: else a module runs in two parts
+    items.sort(key=lambda item: -1 if item.nodeid in alone else rank.get(item.nodeid.split("::", 1)[0], len(rank)))
 
 
 @pytest.hookimpl(optionalhook=True)
