@@ -6,8 +6,8 @@ Slurm cluster go to one worker together: the cluster is a session fixture, and o
 would start two sets of daemons on one machine. The modules that take longest start first, so
 that no worker is left with a long module while the others have finished.
 
-Two modules are longer than a fair share of the run: their tests go out in a few units each
-(SPLIT), each unit paying its own module fixtures (a grading of the baseline, a probe of the
+Two modules are longer than a fair share of the run: the cases of their parametrized test go out
+in a few units each (SPLIT), each unit paying its own module fixtures (a grading of the baseline, a probe of the
 sandbox). Long tests that need no fixture of their module go out alone (ALONE). A test that
 waits out time limits in wall-clock time goes out alone and first (ALONE_FIRST), so that its
 wait overlaps the other workers' work instead of ending the run.
@@ -47,10 +47,16 @@ LONGEST_FIRST = ("tests/lessons/why17/test_gpu_adversarial.py", "tests/sandbox/t
                  "tests/lessons/why17/test_grade_wrong.py", "tests/core/test_second_assignment.py",
                  "tests/lessons/why17/test_markers.py")
 
-#: Modules handed out in this many units, their tests dealt in turn: each is longer than a
-#: worker's fair share of the run (187 and 35 gradings), and its module fixtures are cheap (the
-#: fork server, kept per worker; a grading of the attacks' baseline).
-SPLIT = {"tests/lessons/why17/test_gpu_adversarial.py": 4, "tests/sandbox/test_security_attacks.py": 3}
+#: Parametrized tests whose cases are dealt in turn into this many units: each module is longer
+#: than a worker's fair share of the run (187 and 35 gradings), and its module fixtures are cheap
+#: (the fork server, kept per worker; a grading of the attacks' baseline). The module's other
+#: tests stay in one unit.
+SPLIT = {"tests/lessons/why17/test_gpu_adversarial.py::test_each_submission_gets_what_its_manifest_says": 4,
+         "tests/sandbox/test_security_attacks.py::test_attack_gains_nothing_and_honest_work_is_still_graded": 3}
+#: Cases of a SPLIT test that stay with their module: the escapee's grading and the test that
+#: looks for its process by name on the whole machine must not run side by side.
+NOT_DEALT = ("tests/sandbox/test_security_attacks.py::test_attack_gains_nothing_and_honest_work_is_still_graded"
+             "[escapee]",)
 #: Long tests that use no fixture of their module: a unit each (each parameter too), in their
 #: module's place, so that a module's long tests run side by side on the workers.
 ALONE = ("tests/batch/test_batch_grade_all.py::test_changed_content_is_regraded_and_force_regrades_all",
@@ -69,17 +75,18 @@ ALONE_FIRST = ("tests/sandbox/test_security_attacks.py::"
 
 def work_units(nodeids: list[str]) -> dict[str, str]:
     """The unit of work each test goes to a worker in: its module, the Slurm modules together,
-    the test alone (ALONE, ALONE_FIRST), or for a SPLIT module one of its shares, dealt in turn."""
+    the test alone (ALONE, ALONE_FIRST), or for a case of a SPLIT test one of its shares, dealt
+    in turn."""
     units, dealt = {}, collections.Counter()
     for nodeid in nodeids:
-        module = nodeid.split("::", 1)[0]
-        if nodeid in ALONE_FIRST or nodeid.split("[", 1)[0] in ALONE:
+        module, function = nodeid.split("::", 1)[0], nodeid.split("[", 1)[0]
+        if nodeid in ALONE_FIRST or function in ALONE:
             units[nodeid] = nodeid
         elif module in SLURM_MODULES:
             units[nodeid] = "slurm"
-        elif module in SPLIT:
-            units[nodeid] = f"{module}::{dealt[module] % SPLIT[module]}"
-            dealt[module] += 1
+        elif function in SPLIT and nodeid not in NOT_DEALT:
+            units[nodeid] = f"{function}::{dealt[function] % SPLIT[function]}"
+            dealt[function] += 1
         else:
             units[nodeid] = module
     return units

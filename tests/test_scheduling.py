@@ -14,24 +14,28 @@ def _functions(module: str) -> set[str]:
 
 
 def test_every_module_and_test_the_schedule_names_exists():
-    for module in (*conftest.LONGEST_FIRST, *conftest.SPLIT, *conftest.SLURM_MODULES):
+    for module in (*conftest.LONGEST_FIRST, *conftest.SLURM_MODULES):
         assert (ROOT / module).is_file(), module
-    for nodeid in (*conftest.ALONE, *conftest.ALONE_FIRST):
+    for nodeid in (*conftest.SPLIT, *conftest.NOT_DEALT, *conftest.ALONE, *conftest.ALONE_FIRST):
         module, function = nodeid.split("[", 1)[0].split("::")
         assert function in _functions(module), nodeid
     assert (ROOT / "autograder/lessons/why17/fixtures/attacks/sleep_forever/bw.py").is_file()
 
 
 def test_units_keep_modules_whole_but_split_deal_and_alone():
-    adversarial = "tests/lessons/why17/test_gpu_adversarial.py"
+    dealt = next(iter(conftest.SPLIT))
+    module = dealt.split("::")[0]
     alone = conftest.ALONE[0]
-    ids = [f"{adversarial}::test_each[{i}]" for i in range(9)] + [
-        "tests/core/test_x.py::test_a", "tests/core/test_x.py::test_b", f"{alone}", *conftest.SLURM_MODULES,
-        f"{alone.split('::')[0]}::test_other", *conftest.ALONE_FIRST]
+    ids = [f"{dealt}[{i}]" for i in range(9)] + [
+        f"{module}::test_other", "tests/core/test_x.py::test_a", "tests/core/test_x.py::test_b", alone,
+        f"{alone.split('::')[0]}::test_other", *conftest.SLURM_MODULES, *conftest.ALONE_FIRST, *conftest.NOT_DEALT]
     units = conftest.work_units(ids)
-    shares = [units[f"{adversarial}::test_each[{i}]"] for i in range(9)]
-    assert len(set(shares)) == conftest.SPLIT[adversarial] and shares[0] == shares[conftest.SPLIT[adversarial]]
+    shares = [units[f"{dealt}[{i}]"] for i in range(9)]
+    assert len(set(shares)) == conftest.SPLIT[dealt] and shares[0] == shares[conftest.SPLIT[dealt]]
+    assert module not in shares and units[f"{module}::test_other"] == module
     assert units["tests/core/test_x.py::test_a"] == units["tests/core/test_x.py::test_b"] == "tests/core/test_x.py"
     assert units[alone] == alone and units[f"{alone.split('::')[0]}::test_other"] == alone.split("::")[0]
     assert {units[m] for m in conftest.SLURM_MODULES} == {"slurm"}
     assert units[conftest.ALONE_FIRST[0]] == conftest.ALONE_FIRST[0]
+    kept = conftest.NOT_DEALT[0]
+    assert units[kept] == kept.split("::")[0]
