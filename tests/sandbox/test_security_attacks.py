@@ -80,8 +80,10 @@ def scores(results: dict) -> dict[str, float]:
     return {t["check"]: t["score"] for t in results["tests"]}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def baseline(tmp_path_factory) -> dict:
+    """The baseline's results, graded once per test process: the module's cases go to the
+    workers in several units (tests/conftest.py), and a module fixture is graded again for each."""
     return grade("baseline", tmp_path_factory.mktemp("baseline"))
 
 
