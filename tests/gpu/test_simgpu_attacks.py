@@ -27,6 +27,7 @@ from shared import simgpu
 from shared.lessons.why17.gpu import RUBRIC, model_reference
 from shared.simgpu import local
 from shared.simgpu import settings as simsettings
+from tests.helpers import lesson_server
 from tests.helpers.paths import ROOT
 
 #: Slow, left out of `make check`: every test grades through the fork server (test_probe.py is
@@ -41,9 +42,7 @@ NAMES = sorted(p.name for p in ATTACKS.glob("gpu_*") if p.is_dir())
 
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
-    forkserver.start(**lesson.server_imports(course.load().assignment()))
-    yield
-    forkserver.stop()
+    lesson_server.keep()
 
 
 def submission(attack: str, dest: Path) -> Path:

@@ -20,13 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder.core import course, lesson
 from autograder.core.errors import StudentCrashed
 from autograder.grading.grade import grade_submission
-from autograder.sandbox import forkserver, isolation, policy
+from autograder.sandbox import isolation, policy
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
-from tests.helpers import loopback
+from tests.helpers import lesson_server, loopback
 from tests.helpers.paths import ROOT
 from tests.helpers.procs import processes_named
 
@@ -48,9 +47,7 @@ ATTACK_NAMES = sorted(p.name for p in ATTACKS.iterdir() if p.is_dir() and p.name
 
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
-    forkserver.start(**lesson.server_imports(course.load().assignment()))
-    yield
-    forkserver.stop()
+    lesson_server.keep()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -83,8 +80,10 @@ def scores(results: dict) -> dict[str, float]:
     return {t["check"]: t["score"] for t in results["tests"]}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def baseline(tmp_path_factory) -> dict:
+    """The baseline's results, graded once per test process: the module's cases go to the
+    workers in several units (tests/conftest.py), and a module fixture is graded again for each."""
     return grade("baseline", tmp_path_factory.mktemp("baseline"))
 
 

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.core import course, lesson
 from autograder.core.errors import StudentTimeout
-from autograder.sandbox import forkserver
 from autograder.sandbox.parent import Limits
 from autograder.sandbox.perfile import PerFileSandbox
 from shared.simgpu import settings as simsettings
+from tests.helpers import lesson_server
 
 #: Slow, left out of `make check`: every test calls through the fork server this module starts.
 pytestmark = pytest.mark.slow
@@ -27,9 +26,7 @@ MODULE = ("import os\n"
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
     """Children fork from a process that already imported torch."""
-    forkserver.start(**lesson.server_imports(course.load().assignment()))
-    yield
-    forkserver.stop()
+    lesson_server.keep()
 
 
 def _configs() -> list[dict]:

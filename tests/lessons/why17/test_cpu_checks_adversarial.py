@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.core import course, lesson
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import adversarial
-from autograder.sandbox import forkserver
+from tests.helpers import lesson_server
 
 #: Slow, left out of `make check`: one grading per entry.
 pytestmark = pytest.mark.slow
@@ -27,9 +26,7 @@ ENTRIES = [e for e in adversarial.entries()
 
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
-    forkserver.start(**lesson.server_imports(course.load().assignment()))
-    yield
-    forkserver.stop()
+    lesson_server.keep()
 
 
 @pytest.mark.parametrize("entry", [

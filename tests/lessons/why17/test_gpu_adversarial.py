@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.core import course, lesson, settings
+from autograder.core import settings
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import adversarial
-from autograder.sandbox import forkserver
+from tests.helpers import lesson_server
 
 #: Slow, left out of `make check`: 94 gradings of the adversarial set.
 pytestmark = pytest.mark.slow
@@ -23,9 +23,7 @@ ENTRIES = adversarial.entries()
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
     """Children fork from a process that already imported torch."""
-    forkserver.start(**lesson.server_imports(course.load().assignment()))
-    yield
-    forkserver.stop()
+    lesson_server.keep()
 
 
 def test_the_set_is_as_large_as_promised():

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from autograder.core import course, lesson, settings
+from autograder.core import settings
 from autograder.core.registry import CheckFailed
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.checks import bw_cpu
 from autograder.lessons.why17.checks.gpu import VERDICTS
 from autograder.lessons.why17.fixtures import build
-from autograder.sandbox import forkserver
 from shared.lessons.why17.gpu import RUBRIC
+from tests.helpers import lesson_server
 from tests.helpers.paths import ROOT
 from tests.lessons.why17.expected import WRONG
 
@@ -36,9 +36,7 @@ GOOD = sorted(p.name for p in SUBMISSIONS.glob("good_*"))
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
     """Children fork from a process that already imported torch (seconds saved per grade)."""
-    forkserver.start(**lesson.server_imports(course.load().assignment()))
-    yield
-    forkserver.stop()
+    lesson_server.keep()
 
 
 def submission(name: str, tmp_path: Path) -> Path:
