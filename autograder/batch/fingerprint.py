@@ -129,7 +129,7 @@ def _imports_of(path: Path, tops: tuple[str, ...]) -> list[Path]:
         return []
     package = _package_of(path)
     names = []
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             names += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -151,13 +151,37 @@ def _imports_of(path: Path, tops: tuple[str, ...]) -> list[Path]:
     return out
 
 
+#: What holds statements besides statements: an ``except`` clause and a ``case`` of ``match``.
+_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _statements(tree: ast.AST):
+    """Every statement of ``tree`` at any depth (in functions, classes, branches, handlers), and
+    nothing else: an import is a statement, and no expression holds one, so this finds the
+    imports ast.walk finds while visiting a tenth of the nodes (the grading key reads about 140
+    modules on every grade-all run)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                todo.extend(v for v in value if isinstance(v, _HOLDERS))
+
+
 def _package_of(path: Path) -> str:
     """The dotted package a module file belongs to, from the deepest import root holding it."""
-    roots = sorted({ROOT, *(Path(p).resolve() for p in sys.path if p)}, key=lambda r: -len(r.parts))
-    for root in roots:
+    for root in _import_roots(tuple(sys.path)):
         if _inside(path, root) and root != path.parent:
             return ".".join(path.parent.relative_to(root).parts)
     return ""
+
+
+@functools.lru_cache(maxsize=8)
+def _import_roots(path: tuple[str, ...]) -> list[Path]:
+    """The project's root and the folders of ``path`` (sys.path), deepest first."""
+    return sorted({ROOT, *(Path(p).resolve() for p in path if p)}, key=lambda r: -len(r.parts))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1,8 +1,10 @@
-"""A grade-all worker process: ``python -m autograder.batch.worker COURSE_FILE ASSIGNMENT``.
+"""A grade-all worker process: ``python -m autograder.batch.worker COURSE_FILE ASSIGNMENT [CHECKS]``.
 
 It loads the course file it is given once, imports the assignment's grader once, starts a fork
 server (autograder/sandbox/forkserver/) so every sandboxed child it launches is forked from a
-process that already imported torch, then grades one submission per request. Student code never
+process that already imported torch, then grades one submission per request. ``CHECKS``: the
+comma-separated check ids the run grades (its ``--checks``), when not all: the server then
+imports only what those checks' children need (autograder/grading/schedule.py ``server_imports``). Student code never
 runs here: grade_submission runs it in sandboxed children, each a fresh process.
 
 Protocol (JSON lines): the parent writes ``{"id", "path", "assignment", "device", "time_limit_s",
@@ -100,7 +102,7 @@ def _stamped(asg, results: dict, only) -> dict:
 
 
 def main(argv=None) -> int:
-    course_file, assignment = sys.argv[1:3] if argv is None else argv
+    course_file, assignment, *checks = sys.argv[1:] if argv is None else argv
     _set_pdeathsig()
     parent = settings.BATCH_PARENT.get()            # kept: it tags every process of the run
     if parent is not None and os.getppid() != parent:   # grade-all died before we started
@@ -108,11 +110,16 @@ def main(argv=None) -> int:
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)                                   # stray prints go to the log, not the protocol
     sys.stdout = sys.stderr
-    from autograder.core import course, lesson
+    from autograder.core import course
     asg = course.load(course_file).assignment(assignment)
+    plan = None
+    if checks and checks[0]:                        # what the server imports depends on them
+        from autograder.grading.grade import checks_for
+        plan = checks_for(asg, set(checks[0].split(",")))
     if settings.FORKSERVER.get():
+        from autograder.grading import schedule
         from autograder.sandbox import forkserver
-        forkserver.start(wait=False, **lesson.server_imports(asg))   # imported there while we import the grader
+        forkserver.start(wait=False, **schedule.server_imports(asg, plan))   # imported there while we import the grader
     from autograder.grading.grade import load_checks
     load_checks(asg)                                # the grader's imports, paid once per worker
     if settings.FORKSERVER.get():

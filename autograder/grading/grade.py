@@ -177,8 +177,7 @@ class GradingPlan:
     def light(self) -> bool:
         """Whether the student's children may skip torch and the simulated GPU (seconds to import):
         a partial grading (tests, benchmarks) that needs no torch_files module (the Lesson's) and no GPU check."""
-        return self.only is not None and not any(set(c.files) & self.torch_files or _on_gpu(c)
-                                                 for _task, cs in self.checks for c in cs)
+        return self.only is not None and not schedule.needs_torch(self.checks, self.torch_files)
 
 
 
@@ -244,9 +243,12 @@ def plan(path, assignment: course.Assignment | str | None = None, device: str | 
     budget = float(budget_s if budget_s is not None else max(BUDGET_CALLS * limit, MIN_BUDGET_S))
     sub = submission.load(path, expected=handed_in(asg))
     try:
-        forkserver.ensure(**lesson.server_imports(asg))   # imported once per process, forked for every child
+        if only is None:   # every check: torch imports there while the checks load here
+            fork_server(asg, None)
         torch_files = frozenset(declared.torch_files)
         checks = checks_for(asg, only)
+        if only is not None:
+            fork_server(asg, checks)
         needs = dict(declared.depends)
         order, early = schedule.run_order(checks, torch_files, needs)
         shares = points.of_checks(asg, checks_for(asg))
@@ -260,6 +262,19 @@ def plan(path, assignment: course.Assignment | str | None = None, device: str | 
         fixed_limit=bool(time_limit_s), budget_s=budget, started=started, submission=sub,
         checks=checks, order=order, early=early, shares=shares, needs=needs, torch_files=torch_files,
         plot_files=frozenset(declared.plot_files), only=only)
+
+
+def fork_server(asg: course.Assignment, checks: schedule.TaskChecks | None) -> None:
+    """This process's fork server, started for ``checks`` (None: all) of ``asg`` when there is
+    none (schedule.server_imports; kept for every later grading: imported once per process,
+    forked for every child). One that lacks a module these checks need is replaced, the kept
+    reference children it forked stopped first."""
+    imports = schedule.server_imports(asg, checks)
+    server = forkserver.active()
+    if server is not None and not server.covers(imports["preload"]):
+        kept_reference.close_all()
+        forkserver.stop()
+    forkserver.ensure(**imports)
 
 
 @contextmanager

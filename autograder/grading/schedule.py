@@ -9,6 +9,7 @@ GPU checks' simulated-GPU settings run one after another, each in a child of its
 """
 from __future__ import annotations
 
+from autograder.core import lesson
 from autograder.core.course import Task
 from autograder.core.registry import SIMULATED_GPU, Check
 
@@ -46,3 +47,25 @@ def run_order(plan: TaskChecks, preloading: set[str],
         moved -= stuck
     order = [tc for tc in plan if tc[0].id in moved] + [tc for tc in plan if tc[0].id not in moved]
     return order, moved
+
+
+def needs_torch(plan: TaskChecks, torch_files) -> bool:
+    """Whether a check of ``plan`` runs on the simulated GPU or calls a module of ``torch_files``
+    (the Lesson's): otherwise no student child needs torch or the simulator (grade.py's ``light``)."""
+    return any(set(c.files) & set(torch_files) or on_gpu(c) for _task, cs in plan for c in cs)
+
+
+def server_imports(asg, plan: TaskChecks | None) -> dict[str, tuple[str, ...]]:
+    """What the fork server imports to grade ``plan`` (None: every check) of ``asg``: the Lesson's
+    server_imports (autograder/core/lesson.py), less its preload when no check needs torch (no
+    child then preloads any of it) and less its later when no check calls a plot file. A grading
+    of a few torch-free checks (tests, a --checks run) then starts no torch import it never uses:
+    seconds per grade-all worker (docs/performance.md)."""
+    imports = lesson.server_imports(asg)
+    if plan is None:
+        return imports
+    declared = lesson.of(asg)
+    files = {f for _task, cs in plan for c in cs for f in c.files}
+    files |= {n for f in files for n in declared.depends.get(f, ())}
+    return {"preload": imports["preload"] if needs_torch(plan, declared.torch_files) else (),
+            "later": imports["later"] if files & set(declared.plot_files) else ()}

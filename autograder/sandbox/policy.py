@@ -163,7 +163,21 @@ def build(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *, proce
         "limits": limits.rlimits(processes),
         "env": env,
         "in_process": in_process,
+        "font_lists": font_lists() if namespaces else [],
     }
+
+
+def font_lists() -> list[str]:
+    """The grader's matplotlib font lists (``fontlist-v*.json`` in the folder where matplotlib
+    keeps its cache here: MPLCONFIGDIR, else $XDG_CACHE_HOME or ~/.cache, then matplotlib), which
+    the jail copies into a child's own matplotlib folder (rootfs.seed_fonts); none when there are none yet."""
+    base = os.environ.get("MPLCONFIGDIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "matplotlib")
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return []
+    return sorted(os.path.join(base, n) for n in names if n.startswith("fontlist-v") and n.endswith(".json"))
 
 
 def group_name(workdir: Path) -> str:

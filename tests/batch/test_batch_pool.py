@@ -110,6 +110,41 @@ def test_a_hang_past_the_budget_is_zeroed_and_the_batch_goes_on(tmp_path):
     assert [t["check"] for t in out["stub"].results["tests"]] == ["sync_present"]
 
 
+def test_a_worker_told_its_checks_need_no_torch_starts_a_server_without_it(tmp_path):
+    """The run's --checks reach the worker: for checks no child of which needs torch or matplotlib
+    its fork server imports neither (seconds saved per worker), and it still grades."""
+    import json
+    from pathlib import Path
+
+    argv = pool.worker_argv(ROOT / "course.yml", "why17", pool.checks_of([Job("a", {"only": ["measure_file"]})]))
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            cwd=ROOT, text=True)
+    try:
+        assert json.loads(proc.stdout.readline())["ready"] is True
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        server = [Path(f"/proc/{c}/cmdline").read_bytes().split(b"\0") for c in children]
+        assert len(server) == 1 and server[0][2] == b"autograder.sandbox.forkserver"
+        preload, later = server[0][4], server[0][6]
+        assert preload == b"" and later == b""
+        job = {"id": "a", "path": str(ROOT / "solutions" / "why17"), "assignment": "why17", "device": None,
+               "time_limit_s": None, "only": ["measure_file"]}
+        proc.stdin.write(json.dumps(job) + "\n")
+        proc.stdin.flush()
+        reply = json.loads(proc.stdout.readline())
+        assert [t["check"] for t in reply["results"]["tests"]] == ["measure_file"]
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+
+
+def test_the_checks_a_worker_is_told_are_every_job_asks_or_none_for_all():
+    jobs = [Job("a", {"only": ["sync_present"]}), Job("b", {"only": ["measure_file", "sync_present"]})]
+    assert pool.checks_of(jobs) == ["measure_file", "sync_present"]
+    assert pool.checks_of(jobs + [Job("c", {"only": None})]) is None
+    assert pool.worker_argv("c.yml", "why17", None)[-2:] == ["c.yml", "why17"]
+    assert pool.worker_argv("c.yml", "why17", ["x", "y"])[-3:] == ["c.yml", "why17", "x,y"]
+
+
 def test_progress_line_shows_done_total_rate_and_time_left():
     stream = io.StringIO()
     progress = bar.Progress(4, stream)

@@ -109,6 +109,39 @@ def test_the_why17_plan_moves_the_torch_free_tasks_first_and_lightens_partial_gr
     assert heavy.gpu and not heavy.light
 
 
+def test_the_fork_server_imports_only_what_the_checks_asked_for_need():
+    asg = course.load().assignment("why17")
+    every = lesson.server_imports(asg)
+    checks = {c.id: c for _t, cs in grade.checks_for(asg) for c in cs}
+
+    def imports(*ids):
+        return schedule.server_imports(asg, grade.checks_for(asg, set(ids)) if ids else None)
+
+    plot_check = next(i for i, c in checks.items() if "roofline" in c.files)
+    gpu_check = next(i for i, c in checks.items() if schedule.on_gpu(c))
+    assert imports() == every and every["preload"] and every["later"]   # every check: all of it
+    assert imports("measure_file") == {"preload": (), "later": ()}     # no child at all
+    assert imports(plot_check) == {"preload": (), "later": every["later"]}
+    assert imports(gpu_check) == {"preload": every["preload"], "later": ()}
+    assert imports(gpu_check, plot_check) == every
+
+
+def test_a_server_started_for_torch_free_checks_is_replaced_when_torch_is_needed(nothing_kept):
+    asg = course.load().assignment("why17")
+    forkserver.stop()
+    light = forkserver.start(preload=(), later=(), wait=False)
+    try:
+        grade.fork_server(asg, grade.checks_for(asg, {"measure_file"}))
+        assert forkserver.active() is light                      # it covers what these need
+        grade.fork_server(asg, None)
+        heavy = forkserver.active()
+        assert heavy is not light and not light.alive() and heavy.covers(("torch",))
+        grade.fork_server(asg, grade.checks_for(asg, {"measure_file"}))
+        assert forkserver.active() is heavy                      # a wider one serves a lighter grading
+    finally:
+        forkserver.stop()
+
+
 # ---------------------------------------------------------------- made-up plans
 def _check(id, files, *, fn=None, device=CPU, weight=1.0):
     fn = fn or (lambda ctx: None)

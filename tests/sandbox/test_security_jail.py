@@ -248,3 +248,26 @@ def test_protection_line_names_the_limits():
     assert f"Sandbox ({PROT.mode}):" in text
     assert "2048 MiB address space" in text and "40 processes+threads" in text
     assert ("with no network" in text) == (not PROT.network)
+
+
+@needs_namespaces
+def test_a_child_gets_the_graders_font_list_naming_only_fonts_it_can_read(tmp_path, monkeypatch):
+    """The grader's matplotlib font list is copied into the child's own matplotlib folder (its
+    imports of matplotlib then scan no font), less every font the private root does not show."""
+    shown = os.path.realpath(sys.executable)            # the venv's Python: in the view
+    hidden = [str(policy.ROOT / "course.yml"), str(tmp_path / "mine.ttf")]
+    (tmp_path / "mine.ttf").write_text("not a font")
+    fonts = [{"fname": name, "name": name} for name in ("fonts/ttf/DejaVuSans.ttf", shown, *hidden)]
+    cache = tmp_path / "mpl"
+    cache.mkdir()
+    (cache / "fontlist-v9.9.json").write_text(json.dumps({"_version": "9.9", "ttflist": fonts, "afmlist": []}))
+    monkeypatch.setenv("MPLCONFIGDIR", str(cache))
+    got = seen("""
+        import json, os
+        home = os.environ["MPLCONFIGDIR"]
+        data = json.load(open(os.path.join(home, "fontlist-v9.9.json")))
+        print(json.dumps({"files": os.listdir(home), "writable": os.access(home, os.W_OK),
+                          "fonts": [f["fname"] for f in data["ttflist"]]}))
+    """)
+    assert got == {"files": ["fontlist-v9.9.json"], "writable": True,
+                   "fonts": ["fonts/ttf/DejaVuSans.ttf", shown]}

@@ -70,7 +70,7 @@ class LocalExecutor:
         s = self.setup
         with open(s.log, "ab") as log:
             workers = Pool(min(s.workers, len(jobs)), budget_s=s.budget_s, log=log,
-                           worker_argv=worker_argv(s.course_file, s.assignment.name))
+                           worker_argv=worker_argv(s.course_file, s.assignment.name, checks_of(jobs)))
             try:
                 yield from workers.outcomes(jobs)
             except RuntimeError as exc:   # a worker that does not start: nobody can be graded
@@ -84,10 +84,21 @@ def report_stats(stats: list[WorkerStats], stream) -> None:
               f"(largest process it started: {s.children_maxrss_kb / 1024:.0f} MiB)", file=stream)
 
 
-def worker_argv(course_file, assignment: str) -> list[str]:
+def worker_argv(course_file, assignment: str, checks: list[str] | None = None) -> list[str]:
     """The command of a worker grading ``assignment`` of the course in ``course_file``
-    (autograder/batch/worker.py): the course travels as an argument, never in the environment."""
-    return [sys.executable, "-m", "autograder.batch.worker", str(course_file), assignment]
+    (autograder/batch/worker.py): the course travels as an argument, never in the environment.
+    ``checks``: the check ids its jobs ask for (``checks_of``), when not all."""
+    argv = [sys.executable, "-m", "autograder.batch.worker", str(course_file), assignment]
+    return argv + [",".join(checks)] if checks else argv
+
+
+def checks_of(jobs) -> list[str] | None:
+    """Every check id the ``jobs`` ask for (their payloads' ``only``), sorted; None when one asks
+    for all of them (a worker then prepares for every check)."""
+    asked = [job.payload.get("only") for job in jobs]
+    if not asked or any(not only for only in asked):
+        return None
+    return sorted({check for only in asked for check in only})
 
 
 class Pool:

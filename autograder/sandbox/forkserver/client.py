@@ -137,6 +137,8 @@ class ForkServer:
         self._sock = parent_sock
         self._lock = threading.Lock()
         self.pid = self._proc.pid
+        #: What it was asked to import before it is ready (``covers``).
+        self.preload = tuple(preload)
         self.preloaded: tuple[str, ...] | None = None
         #: Modules of ``later`` the server had still to import at its last reply (see ``settled``).
         self.later_left = len(later)
@@ -155,6 +157,11 @@ class ForkServer:
                 self.close()
                 raise ForkServerError("the fork server did not start")
             self.preloaded = tuple(ready.get("preloaded", ()))
+
+    def covers(self, preload) -> bool:
+        """Whether it was asked to import every module of ``preload`` before it is ready (a
+        server started for a few torch-free checks is not the one torch's children want)."""
+        return set(preload) <= set(self.preload)
 
     def is_ready(self) -> bool:
         """Whether the server has imported ``preload``, without waiting for it."""

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from autograder.batch import record
 from autograder.batch.executors.base import Job, Outcome
-from autograder.batch.executors.local import Pool, worker_argv
+from autograder.batch.executors.local import Pool, checks_of, worker_argv
 from autograder.batch.executors.slurm.plan import Manifest
 from autograder.batch.plan import grading_key
 from autograder.classdata import partial, store
@@ -80,12 +80,12 @@ def grade_slice(manifest_path: Path, index: int, stream=None) -> int:
     by_key = {j["student"]: j for j in todo}
     run_at = partial.now()
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    pending = [Job(j["student"], j["payload"], j["digest"]) for j in todo]
     workers = Pool(min(manifest.workers, len(todo)), budget_s=manifest.budget_s, log=sys.stderr,
-                   worker_argv=worker_argv(manifest.course, manifest.assignment))
+                   worker_argv=worker_argv(manifest.course, manifest.assignment, checks_of(pending)))
     started = time.monotonic()
     try:
-        with contextlib.closing(workers.outcomes([Job(j["student"], j["payload"], j["digest"])
-                                                  for j in todo])) as outcomes:
+        with contextlib.closing(workers.outcomes(pending)) as outcomes:
             for outcome in outcomes:   # closed on any error: the workers are killed
                 _save(st, manifest, asg, by_key[outcome.job.key], outcome, run_at, stream)
     except KeyboardInterrupt:
