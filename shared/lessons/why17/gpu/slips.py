@@ -1,39 +1,37 @@
-"""Slips the timed region shows directly (``diagnose``), each charged once on the check that names it.
+"""The slips a timed region shows (``diagnose``), each charged once on the check that names it.
 
 What ran between the function's first and last clock reading (``trace["timed"]``, from
-shared/simgpu/window.py) shows: host-link copies (a CPU tensor copied to or from the device),
-copies over fewer bytes of one buffer than the n_bytes asked (not launch-bound: a launch-bound
-copy measures nothing and the grader's probe fails every check for it), fills in the timed
-region, matmuls smaller than the n asked, and launch-bound matmuls in measured_peak_tflops. A
-function that calls another with the same slip is charged there: the same matmuls, or the same
-short copies (measured_bandwidth timing a capped copy_bandwidth, whose copies may then fit in the
-cache), so long as its number is still the rate of the work it timed.
+shared/simgpu/window.py) shows: host-link copies, copies over fewer bytes of one buffer than the
+n_bytes asked (not launch-bound: a launch-bound copy measures nothing and the grader's probe
+fails every check for it), fills in the timed region, matmuls smaller than the n asked, and
+launch-bound matmuls in measured_peak_tflops. A function that calls another with the same slip
+is charged there (the same matmuls, or the same short copies), so long as its number is still
+the rate of the work it timed.
+
+A number off the reference by a count (bytes once, n**3), a unit, or a whole number of work
+items (a batch of k matmuls counted as one) is one mistake, charged on its check. Off by any
+other factor (a measurement divided by an "efficiency", a clock patched to run slow, a
+spec-sheet figure) it is no measurement and fails every check of its function
+(``not_measured``), unless the clock started before the warm-up, which is charged there alone.
 """
 from __future__ import annotations
 
 import math
 
-from shared.lessons.why17.gpu import measured
-from shared.lessons.why17.gpu.rubric import (
-    BASE,
-    CACHE_LESSON,
-    CACHE_MULTIPLE,
-    FILL_SHARE,
-    JUDGES,
-    LAUNCH_BOUND_SHARE,
-    MIB,
-    MODULE,
-    asked,
-    factors,
-    unit,
-)
+from shared.lessons.why17.gpu import rubric as r
+from shared.lessons.why17.gpu.checks import warmup_present
 from shared.simgpu.judging import Diagnosis, Session
 from shared.simgpu.ratios import RATIO_TOLERANCE, explain, fmt_ratio
+
+#: Work items a count may miss as a whole (a batch of k products or copies counted as one).
+WHOLE_ITEMS = range(1, 17)
+#: Ratios outside this band are a unit's matter (units_gb_per_s says which), not a forgery's.
+BAND = (0.3, 3.5)
 
 
 def _owner(s: Session, function: str, *checks: str) -> str:
     """The id of the first of ``checks`` that judges ``function`` (else of the first check that does)."""
-    judging = [c for c in checks if function in JUDGES[c]] or [c for c in JUDGES if function in JUDGES[c]]
+    judging = [c for c in checks if function in r.JUDGES[c]] or [c for c in r.JUDGES if function in r.JUDGES[c]]
     return s.rubric.check_id(judging[0], function)
 
 
@@ -45,7 +43,7 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
         return None
     timed = trace.get("timed") or {}
     found = _slip(s, function, timed)
-    base = BASE.get(function)
+    base = r.BASE.get(function)
     other = s.diagnosis(base) if base is not None else None
     if found is None and other is not None and other.kind == "small_matmuls" and timed.get("matmuls"):
         # measured_peak_tflops calling the capped matmul_tflops: the same matmuls, the same slip
@@ -69,21 +67,21 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
     if found is not None and other is not None and other.kind == found.kind:
         return Diagnosis(found.kind, other.owner, f"{function} shows the same slip as {base}, "
                          f"charged once there ([{other.owner}]).", found.rate, found.scale, found.work, base)
-    return found if found is not None else measured.diagnose(s, function)
+    return found if found is not None else not_measured(s, function)
 
 
 def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
     seconds = timed.get("duration_s") or 0.0
     if seconds <= 0:
         return None
-    if MODULE[function] == "bw":
+    if r.MODULE[function] == "bw":
         return _copy_slip(s, function, timed, seconds)
     flops = timed.get("matmul_flops", 0.0)
-    n = asked(s.cfgs)[2]
+    n = r.asked(s.cfgs)[2]
     asked_flops = 2.0 * n**3
     if (function == "matmul_tflops" and timed.get("matmuls")
             and timed["matmul_max_flops"] * RATIO_TOLERANCE < asked_flops
-            and timed.get("matmul_latency_share", 0) < LAUNCH_BOUND_SHARE):
+            and timed.get("matmul_latency_share", 0) < r.LAUNCH_BOUND_SHARE):
         side = round(timed["matmul_max_flops"] / 2) ** (1 / 3)
         return Diagnosis(
             "small_matmuls", _owner(s, function, "flops_counted_2n3"),
@@ -101,7 +99,7 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
         if _explained(s, function, found):
             return found
     if (function == "measured_peak_tflops" and timed.get("matmuls")
-            and timed.get("matmul_latency_share", 0) >= LAUNCH_BOUND_SHARE):
+            and timed.get("matmul_latency_share", 0) >= r.LAUNCH_BOUND_SHARE):
         return Diagnosis(
             "launch_bound", _owner(s, function, "within_peak"),
             f"{function} times matmuls so small that launch latency is "
@@ -119,26 +117,26 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
             "(PCIe or NVLink-C2C), not the GPU's memory. Copy between two buffers on the GPU. "
             "Reread: Build It, bw.py.", timed["transfer_bytes"] / seconds / 1e9)
     if (function == "measured_bandwidth" and timed.get("copies")
-            and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE):
+            and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE):
         times = timed.get("copy_extent_bytes", 0) / s.cfgs["ideal"]["l2_bytes"]
-        if times < CACHE_MULTIPLE:
+        if times < r.CACHE_MULTIPLE:
             return Diagnosis(
                 "cache_sized", _owner(s, function, "buffer_exceeds_cache"),
                 f"{function} times copies over at most {fmt_ratio(times)} the L2 cache of one "
-                f"buffer (it needs at least {CACHE_MULTIPLE}x, read from torch.cuda."
+                f"buffer (it needs at least {r.CACHE_MULTIPLE}x, read from torch.cuda."
                 "get_device_properties(...).L2_cache_size): the copy runs from the cache, not "
-                f"from main memory. {CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9)
-    wanted = None if function == "measured_bandwidth" else asked(s.cfgs)[1]
+                f"from main memory. {r.CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9)
+    wanted = None if function == "measured_bandwidth" else r.asked(s.cfgs)[1]
     extent = timed.get("copy_extent_bytes", 0)
     if (wanted and timed.get("copies") and extent * RATIO_TOLERANCE < wanted
-            and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE):
+            and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE):
         return Diagnosis(
             "short_copies", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
-            f"{function} timed copies over {extent / MIB:.3g} MiB of one buffer when asked for "
-            f"{wanted / MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
-            f"buffers of n_bytes. {CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9,
+            f"{function} timed copies over {extent / r.MIB:.3g} MiB of one buffer when asked for "
+            f"{wanted / r.MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
+            f"buffers of n_bytes. {r.CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9,
             wanted / extent, extent)
-    if timed.get("copies") and timed.get("fill_bytes", 0) >= FILL_SHARE * timed["copy_bytes"]:
+    if timed.get("copies") and timed.get("fill_bytes", 0) >= r.FILL_SHARE * timed["copy_bytes"]:
         found = Diagnosis(
             "extra_work", _owner(s, function, "bytes_counted_twice"),
             f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
@@ -162,7 +160,7 @@ def _same_copies(timed: dict, extent: float) -> bool:
     mine = timed.get("copy_extent_bytes", 0)
     return (bool(timed.get("copies")) and (timed.get("duration_s") or 0) > 0 and mine > 0 and extent > 0
             and abs(math.log(mine / extent)) <= math.log(RATIO_TOLERANCE)
-            and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE)
+            and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE)
 
 
 def _same_shrink(s: Session, function: str, timed: dict, scale: float) -> bool:
@@ -173,7 +171,7 @@ def _same_shrink(s: Session, function: str, timed: dict, scale: float) -> bool:
     seconds = timed.get("duration_s") or 0
     if x is None or not timed.get("copies") or seconds <= 0 or scale <= 1 * RATIO_TOLERANCE:
         return False
-    if timed.get("latency_share", 0) >= LAUNCH_BOUND_SHARE:
+    if timed.get("latency_share", 0) >= r.LAUNCH_BOUND_SHARE:
         return False
     rate = 2 * timed["copy_bytes"] / seconds / 1e9
     return abs(math.log(x / rate / scale)) <= math.log(RATIO_TOLERANCE)
@@ -182,7 +180,7 @@ def _same_shrink(s: Session, function: str, timed: dict, scale: float) -> bool:
 def _reports_what_ran(s: Session, base: str, diagnosis: Diagnosis) -> bool:
     """Whether ``base``'s number is the rate of the short copies it made (not of the size asked)."""
     _raw, x, _trace = s.measure(base, "ideal")
-    counts, units = factors(base)
+    counts, units = r.factors(base)
     return x is not None and diagnosis.rate > 0 and explain(x / diagnosis.rate, counts, units) is not None
 
 
@@ -194,7 +192,7 @@ def _size_scale(s: Session, function: str, rate: float, extent: float) -> float 
         return None
     cfg = s.cfgs["ideal"]
     n = x / rate * extent
-    fits = CACHE_MULTIPLE * cfg["l2_bytes"] / RATIO_TOLERANCE <= n <= cfg["memory_bytes"] / 2
+    fits = r.CACHE_MULTIPLE * cfg["l2_bytes"] / RATIO_TOLERANCE <= n <= cfg["memory_bytes"] / 2
     return n / extent if fits else None
 
 
@@ -224,7 +222,7 @@ def _explained(s: Session, function: str, diagnosis: Diagnosis | None) -> set[tu
     _raw, x, _trace = s.measure(function, "ideal")
     if diagnosis is None or x is None or diagnosis.rate <= 0:
         return set()
-    counts, units = factors(function)
+    counts, units = r.factors(function)
     found = (explain(x / (diagnosis.rate * scale), counts, units) for scale in {1.0, diagnosis.scale})
     return {e for e in found if e is not None}
 
@@ -233,7 +231,59 @@ def not_the_work(s: Session, function: str, diagnosis: Diagnosis) -> str:
     """Why ``function``'s number, which its timed work does not explain, earns no check."""
     _raw, x, _trace = s.measure(function, "ideal")
     ratio = x / diagnosis.rate if x is not None and diagnosis.rate > 0 else math.nan
-    return (f"{function} returned {fmt_ratio(ratio)} the {unit(function)} that the work between its "
+    return (f"{function} returned {fmt_ratio(ratio)} the {r.unit(function)} that the work between its "
             "clock readings ran at, which no count, unit or size asked explains: the number is not "
             "a measurement of the work it timed (a correction factor, a guess or a spec-sheet "
             "figure). Return the rate of the work you time. Reread: Build It.")
+
+
+def _reference(s: Session, function: str) -> float:
+    if function in ("copy_bandwidth", "bandwidth_sweep"):
+        return r.ref_copy(s)
+    return r.ref_matmul(s) if function == "matmul_tflops" else s.reference(function, "ideal")
+
+
+def _to_reference(s: Session, function: str) -> tuple[float, float] | None:
+    """(student / reference on the ideal device, the reference's number), or None."""
+    _raw, x, _trace = s.measure(function, "ideal")
+    if x is None:
+        return None
+    ref = _reference(s, function)
+    return (x / ref, ref) if ref > 0 else None
+
+
+def _whole_items(ratio: float, function: str) -> bool:
+    counts, units = r.factors(function)
+    whole = {**{float(k): "" for k in WHOLE_ITEMS}, **{1.0 / k: "" for k in WHOLE_ITEMS}}
+    return explain(ratio, counts, units) is not None or explain(ratio, whole, {1.0: ""}) is not None
+
+
+def _warm_up_timed(s: Session, function: str) -> bool:
+    return any(f is not None and not warmup_present(s, f).passed for f in (function, r.BASE.get(function)))
+
+
+def not_measured(s: Session, function: str) -> Diagnosis | None:
+    """A diagnosis that fails every check of ``function`` when its number is no measurement: off
+    the reference by a factor no count, unit or whole number of work items explains."""
+    base = r.BASE.get(function)
+    if base is not None:
+        other = s.diagnosis(base)
+        if other is None or other.kind != "not_measured":
+            return None             # the caller's own sizes or dtype: its checks judge them
+    try:
+        found = _to_reference(s, function)
+    except Exception:  # the call's (or the reference's) own failure is the checks' to report
+        return None
+    if found is None:
+        return None
+    ratio, ref = found
+    if not BAND[0] <= ratio <= BAND[1] or _whole_items(ratio, function):
+        return None
+    if base is not None:
+        base_ratio = _to_reference(s, base)
+        if base_ratio is None or abs(math.log(ratio / base_ratio[0])) > math.log(RATIO_TOLERANCE):
+            return None
+    if _warm_up_timed(s, function):
+        return None
+    owner = s.rubric.check_id(next(c for c, fs in s.rubric.judges.items() if function in fs), function)
+    return Diagnosis("not_measured", owner, "", ref)
