@@ -49,17 +49,10 @@ BW = ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth")
 FLOPS = ("matmul_tflops", "measured_peak_tflops")
 MODULE = {**{f: "bw" for f in BW}, **{f: "flops" for f in FLOPS}}
 #: Every check and the functions it judges, the lesson's own first.
-JUDGES = {
-    "sync_present": ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth", "matmul_tflops",
-                     "measured_peak_tflops"),
-    "warmup_present": ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth", "matmul_tflops",
-                       "measured_peak_tflops"),
-    "bytes_counted_twice": ("copy_bandwidth", "bandwidth_sweep"),
-    "units_gb_per_s": ("copy_bandwidth", "bandwidth_sweep"),
-    "buffer_exceeds_cache": ("measured_bandwidth", "copy_bandwidth"),
-    "flops_counted_2n3": ("matmul_tflops",),
-    "within_peak": ("measured_peak_tflops",),
-}
+JUDGES = {"sync_present": BW + FLOPS, "warmup_present": BW + FLOPS,
+          "bytes_counted_twice": BW[:2], "units_gb_per_s": BW[:2],
+          "buffer_exceeds_cache": ("measured_bandwidth", "copy_bandwidth"),
+          "flops_counted_2n3": ("matmul_tflops",), "within_peak": ("measured_peak_tflops",)}
 #: A function that usually calls another: one mistake there is charged once, on the other.
 BASE = {"bandwidth_sweep": "copy_bandwidth", "measured_bandwidth": "copy_bandwidth",
         "measured_peak_tflops": "matmul_tflops"}
@@ -164,18 +157,12 @@ class Why17(Rubric):
         if isinstance(variant, tuple):               # ("extra", i): a call before the judged ones
             return (extra(s.cfgs, function, variant[1]),), {"iters": ITERS}
         size = variant or large
-        if function == "copy_bandwidth":
-            return (size,), {"iters": ITERS}
-        if function == "bandwidth_sweep":
-            return ((size // MIB,),), {"iters": ITERS}
-        if function == "matmul_tflops":
-            return (n,), {"iters": ITERS}
-        return (), {}
+        args = {"copy_bandwidth": (size,), "bandwidth_sweep": ((size // MIB,),), "matmul_tflops": (n,)}
+        return (args[function], {"iters": ITERS}) if function in args else ((), {})
 
     def variants(self, s: Session, function: str, setting: str) -> tuple:
-        if (function, setting) == ("copy_bandwidth", "ideal"):
-            return asked(s.cfgs)[:2]               # the cache cliff compares a small copy with a large one
-        return (None,)
+        # the cache cliff compares a small copy with a large one
+        return asked(s.cfgs)[:2] if (function, setting) == ("copy_bandwidth", "ideal") else (None,)
 
     def prelude(self, s: Session, module: str, setting: str) -> list:
         """Calls of the module's base function (copy_bandwidth, matmul_tflops) at drawn sizes
