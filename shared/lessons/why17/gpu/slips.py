@@ -21,7 +21,7 @@ import math
 from shared.lessons.why17.gpu import rubric as r
 from shared.lessons.why17.gpu.checks import warmup_present
 from shared.simgpu.judging import Diagnosis, Session
-from shared.simgpu.ratios import RATIO_TOLERANCE, explain, fmt_ratio
+from shared.simgpu.ratios import RATIO_TOLERANCE, close, explain, fmt_ratio
 
 #: Work items a count may miss as a whole (a batch of k products or copies counted as one).
 WHOLE_ITEMS = range(1, 17)
@@ -45,29 +45,31 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
     found = _slip(s, function, timed)
     base = r.BASE.get(function)
     other = s.diagnosis(base) if base is not None else None
-    if found is None and other is not None and other.kind == "small_matmuls" and timed.get("matmuls"):
-        # measured_peak_tflops calling the capped matmul_tflops: the same matmuls, the same slip
-        if timed["matmul_max_flops"] <= other.work * RATIO_TOLERANCE:
-            seconds = timed["duration_s"] or 1.0
-            rate = timed["matmul_flops"] / seconds / 1e12
-            found = Diagnosis(other.kind, other.owner, "", rate, _cube_scale(s, function, rate), other.work)
-    if (other is not None and other.kind == "short_copies" and (found is None or found.kind == "cache_sized")
-            and (_same_copies(timed, other.work) or _same_shrink(s, function, timed, other.scale))):
-        # measured_bandwidth calling the capped copy_bandwidth: the same short copies, which may
-        # then sit in the cache. The slip is the base's when the number is their rate reported
-        # for a size the caller may have asked; a size too small for main memory is the
-        # caller's own slip (found stays cache_sized).
-        rate = 2 * timed["copy_bytes"] / timed["duration_s"] / 1e9
-        extent = timed["copy_extent_bytes"]
-        scale = _size_scale(s, function, rate, extent)
-        if scale is None and _reports_what_ran(s, base, other):
-            scale = 1.0       # the base returns the rate of the copies it made, and so does this
-        if scale is not None:
-            found = Diagnosis(other.kind, other.owner, "", rate, scale, extent)
+    if other is not None and (found is None or (found.kind, other.kind) == ("cache_sized", "short_copies")):
+        found = _shared(s, function, timed, base, other) or found
     if found is not None and other is not None and other.kind == found.kind:
         return Diagnosis(found.kind, other.owner, f"{function} shows the same slip as {base}, "
                          f"charged once there ([{other.owner}]).", found.rate, found.scale, found.work, base)
     return found if found is not None else not_measured(s, function)
+
+
+def _shared(s: Session, function: str, timed: dict, base: str, other: Diagnosis) -> Diagnosis | None:
+    """``base``'s slip (``other``) in ``function``'s timed region: the same matmuls, or the same
+    short copies (which may then sit in the cache), while the number is their rate reported for
+    a size the caller may have asked (else a cache-sized buffer is the caller's own slip)."""
+    if other.kind == "small_matmuls" and timed.get("matmuls"):
+        if timed["matmul_max_flops"] <= other.work * RATIO_TOLERANCE:
+            rate = timed["matmul_flops"] / (timed["duration_s"] or 1.0) / 1e12
+            return Diagnosis(other.kind, other.owner, "", rate, _cube_scale(s, function, rate), other.work)
+    if other.kind == "short_copies" and (_same_copies(timed, other.work)
+                                         or _same_shrink(s, function, timed, other.scale)):
+        rate, extent = _copy_rate(timed), timed["copy_extent_bytes"]
+        scale = _size_scale(s, function, rate, extent)
+        if scale is None and _reports_what_ran(s, base, other):
+            scale = 1.0       # the base returns the rate of the copies it made, and so does this
+        if scale is not None:
+            return Diagnosis(other.kind, other.owner, "", rate, scale, extent)
+    return None
 
 
 def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
@@ -125,7 +127,7 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
                 f"{function} times copies over at most {fmt_ratio(times)} the L2 cache of one "
                 f"buffer (it needs at least {r.CACHE_MULTIPLE}x, read from torch.cuda."
                 "get_device_properties(...).L2_cache_size): the copy runs from the cache, not "
-                f"from main memory. {r.CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9)
+                f"from main memory. {r.CACHE_LESSON}", _copy_rate(timed))
     wanted = None if function == "measured_bandwidth" else r.asked(s.cfgs)[1]
     extent = timed.get("copy_extent_bytes", 0)
     if (wanted and timed.get("copies") and extent * RATIO_TOLERANCE < wanted
@@ -134,7 +136,7 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
             "short_copies", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
             f"{function} timed copies over {extent / r.MIB:.3g} MiB of one buffer when asked for "
             f"{wanted / r.MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
-            f"buffers of n_bytes. {r.CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9,
+            f"buffers of n_bytes. {r.CACHE_LESSON}", _copy_rate(timed),
             wanted / extent, extent)
     if timed.get("copies") and timed.get("fill_bytes", 0) >= r.FILL_SHARE * timed["copy_bytes"]:
         found = Diagnosis(
@@ -142,7 +144,7 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
             f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
             "written besides the copies), so the copies look slower than they are: fill before "
             "the clock starts and time only the copies. Reread: Build It, bw.py step 4.",
-            2 * timed["copy_bytes"] / seconds / 1e9)
+            _copy_rate(timed))
         # Fills between the first and the last clock reading slowed the number only when it is
         # the copies' rate over that whole span; a number that is the copies' rate over the spans
         # between clock readings that hold no fill (a refill outside each rep's window, a clock
@@ -154,44 +156,53 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
     return None
 
 
-def _same_copies(timed: dict, extent: float) -> bool:
-    """Whether the timed region copied, device to device and not launch-bound, over the same
-    bytes of one buffer (``extent``, within RATIO_TOLERANCE) as a base function's short copies."""
-    mine = timed.get("copy_extent_bytes", 0)
-    return (bool(timed.get("copies")) and (timed.get("duration_s") or 0) > 0 and mine > 0 and extent > 0
-            and abs(math.log(mine / extent)) <= math.log(RATIO_TOLERANCE)
+def _copies_timed(timed: dict) -> bool:
+    """Whether the timed region copied device to device, for a while, not launch-bound."""
+    return (bool(timed.get("copies")) and (timed.get("duration_s") or 0) > 0
             and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE)
 
 
+def _copy_rate(timed: dict) -> float:
+    """GB/s the timed region's copies ran at, counting each copy's bytes twice (read + write)."""
+    return 2 * timed["copy_bytes"] / timed["duration_s"] / 1e9
+
+
+def _over(s: Session, function: str, rate: float) -> float | None:
+    """``function``'s number on the seeded device over ``rate`` (its timed work's), or None."""
+    x = s.measure(function, "ideal")[1]
+    return x / rate if x is not None and rate > 0 else None
+
+
+def _same_copies(timed: dict, extent: float) -> bool:
+    """Whether the timed region's copies span the same bytes of one buffer as a base function's
+    short copies (``extent``)."""
+    mine = timed.get("copy_extent_bytes", 0)
+    return _copies_timed(timed) and mine > 0 and extent > 0 and close(mine, extent)
+
+
 def _same_shrink(s: Session, function: str, timed: dict, scale: float) -> bool:
-    """Whether the timed region's copies, device to device and not launch-bound, are reported
-    ``scale`` times their rate, as the base's short copies are: buffers a fixed fraction of the
-    size asked (n_bytes // 8 elements of a byte each), the same slip at the caller's size."""
-    _raw, x, _trace = s.measure(function, "ideal")
-    seconds = timed.get("duration_s") or 0
-    if x is None or not timed.get("copies") or seconds <= 0 or scale <= 1 * RATIO_TOLERANCE:
+    """Whether the timed region's copies are reported ``scale`` times their rate, as the base's
+    short copies are (buffers a fixed fraction of the size asked): the same slip at the caller's size."""
+    if not _copies_timed(timed) or scale <= 1 * RATIO_TOLERANCE:
         return False
-    if timed.get("latency_share", 0) >= r.LAUNCH_BOUND_SHARE:
-        return False
-    rate = 2 * timed["copy_bytes"] / seconds / 1e9
-    return abs(math.log(x / rate / scale)) <= math.log(RATIO_TOLERANCE)
+    over = _over(s, function, _copy_rate(timed))
+    return over is not None and close(over, scale)
 
 
 def _reports_what_ran(s: Session, base: str, diagnosis: Diagnosis) -> bool:
     """Whether ``base``'s number is the rate of the short copies it made (not of the size asked)."""
-    _raw, x, _trace = s.measure(base, "ideal")
-    counts, units = r.factors(base)
-    return x is not None and diagnosis.rate > 0 and explain(x / diagnosis.rate, counts, units) is not None
+    over = _over(s, base, diagnosis.rate)
+    return over is not None and explain(over, *r.factors(base)) is not None
 
 
 def _size_scale(s: Session, function: str, rate: float, extent: float) -> float | None:
     """The number over ``rate`` when it is n / ``extent`` for an n the caller may have asked (a
     buffer of at least CACHE_MULTIPLE x the L2, two of which fit in the device's memory), else None."""
-    _raw, x, _trace = s.measure(function, "ideal")
-    if x is None or rate <= 0:
+    over = _over(s, function, rate)
+    if over is None:
         return None
     cfg = s.cfgs["ideal"]
-    n = x / rate * extent
+    n = over * extent
     fits = r.CACHE_MULTIPLE * cfg["l2_bytes"] / RATIO_TOLERANCE <= n <= cfg["memory_bytes"] / 2
     return n / extent if fits else None
 
@@ -199,11 +210,9 @@ def _size_scale(s: Session, function: str, rate: float, extent: float) -> float 
 def _cube_scale(s: Session, function: str, rate: float) -> float:
     """The number over ``rate`` when it is (n / cap)**3 for whole n / cap (an n asked of the
     capped function that the caller picked), else 1."""
-    _raw, x, _trace = s.measure(function, "ideal")
-    if x is None or rate <= 0:
-        return 1.0
-    side = round((x / rate) ** (1 / 3))
-    return side**3 if side >= 1 and abs(math.log(x / rate / side**3)) <= math.log(RATIO_TOLERANCE) else 1.0
+    over = _over(s, function, rate)
+    side = round(over ** (1 / 3)) if over is not None else 0
+    return side**3 if side >= 1 and close(over, side**3) else 1.0
 
 
 def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
@@ -219,18 +228,16 @@ def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
 
 def _explained(s: Session, function: str, diagnosis: Diagnosis | None) -> set[tuple[float, float]]:
     """The (count, unit) factors that make ``function``'s number the rate of its timed work."""
-    _raw, x, _trace = s.measure(function, "ideal")
-    if diagnosis is None or x is None or diagnosis.rate <= 0:
+    over = _over(s, function, diagnosis.rate) if diagnosis is not None else None
+    if over is None:
         return set()
-    counts, units = r.factors(function)
-    found = (explain(x / (diagnosis.rate * scale), counts, units) for scale in {1.0, diagnosis.scale})
+    found = (explain(over / scale, *r.factors(function)) for scale in {1.0, diagnosis.scale})
     return {e for e in found if e is not None}
 
 
 def not_the_work(s: Session, function: str, diagnosis: Diagnosis) -> str:
     """Why ``function``'s number, which its timed work does not explain, earns no check."""
-    _raw, x, _trace = s.measure(function, "ideal")
-    ratio = x / diagnosis.rate if x is not None and diagnosis.rate > 0 else math.nan
+    ratio = _over(s, function, diagnosis.rate) or math.nan
     return (f"{function} returned {fmt_ratio(ratio)} the {r.unit(function)} that the work between its "
             "clock readings ran at, which no count, unit or size asked explains: the number is not "
             "a measurement of the work it timed (a correction factor, a guess or a spec-sheet "
@@ -281,7 +288,7 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
         return None
     if base is not None:
         base_ratio = _to_reference(s, base)
-        if base_ratio is None or abs(math.log(ratio / base_ratio[0])) > math.log(RATIO_TOLERANCE):
+        if base_ratio is None or not close(ratio, base_ratio[0]):
             return None
     if _warm_up_timed(s, function):
         return None
