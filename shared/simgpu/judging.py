@@ -1,15 +1,17 @@
 """The engine that runs a lesson's GPU rubric on the simulated device; it knows no lesson.
 
 Each verdict (``Rubric.verdicts``) asks every call of the function's module, setting by setting
-(``Session.prefetch``), then reads the facts in this order, the first that applies deciding:
+(``Session.prefetch``), then follows the ordered table of docs/simulated-gpu.md, the first row
+that applies deciding (``_Instance.__call__``):
 
-1. a slip the timed region shows (``rubric.diagnose``) is charged once, on the check that names
-   it; every other check of the function passes, pointing there. This holds while the number is
-   the rate the slipped work ran at (``rubric.agrees``, else it fails every check:
-   ``rubric.not_the_work``) and, behind the gate, moves as that work did;
-2. the optional ``gate`` (the hidden grader's probe) fails every check of a number that does
-   not measure the work it timed;
-3. the check itself, passing (pointing there) when the function's base function fails it too.
+1. not a measurement: the number is off the rate of its slipped work (``rubric.agrees``, message
+   ``rubric.not_the_work``), or off the reference by no known factor (a ``not_measured`` slip);
+2. a slip the timed region shows (``rubric.diagnose``): charged on the check that names it,
+   the function's other checks passing and pointing there;
+3. the optional ``gate`` (the hidden grader's probe): a number that does not move as its timed
+   work did fails every check (asked before row 2 charges, the slipped work need not follow);
+4. the check itself (``rubric.checks``);
+5. a check the function's base fails too: passes, pointing at the base's.
 
 A runner (the grader's sandbox, or the student's process) has ``student_traced(module, function,
 *args, sim, **kwargs) -> (value, trace)`` and ``reference(...) -> float``; optionally ``memo`` (a
@@ -51,12 +53,11 @@ class Diagnosis:
 
 
 class Rubric:
-    """A lesson's GPU checks. A subclass sets the tables and supplies, besides ``checks``
-    (check -> ``fn(session, function) -> Verdict``): ``call(s, function, variant) -> (args,
-    kwargs)``, ``variants(s, function, setting)``, ``prelude(s, module, setting)`` (unjudged
-    calls first), ``pick(function, value, args)``, ``number(value)``, ``diagnose`` (with ``agrees`` and
-    ``not_the_work``: step 1 above; none by default) and, for the probe, ``work``, ``speed``, ``not_a_number``
-    and ``not_following``.
+    """A lesson's GPU checks: the tables below and ``checks`` (check -> ``fn(session, function) ->
+    Verdict``); a subclass supplies ``call(s, function, variant) -> (args, kwargs)``, ``variants(s,
+    function, setting)``, ``prelude(s, module, setting)`` (unjudged calls first), ``pick(function,
+    value, args)``, ``number(value)``, ``diagnose``, ``agrees`` and ``not_the_work`` (rows 1-2 above)
+    and, for the probe, ``work``, ``speed``, ``not_a_number`` and ``not_following``.
 
     judges:  check -> the functions it judges, the lesson's own first (id: the bare check name;
              the others' ``<check>.<function>``)
@@ -68,18 +69,6 @@ class Rubric:
     module: dict[str, str] = {}
     base: dict[str, str] = {}
     checks: dict[str, Callable[["Session", str], Verdict]] = {}
-
-    def variants(self, s: "Session", function: str, setting: str) -> tuple:
-        return (None,)
-
-    def prelude(self, s: "Session", module: str, setting: str) -> list:
-        return []
-
-    def pick(self, function: str, value: Any, args: tuple) -> Any:
-        return value
-
-    def diagnose(self, s: "Session", function: str) -> Diagnosis | None:
-        return None
 
     def check_id(self, check: str, function: str) -> str:
         """'sync_present' for the check's first function, else 'sync_present.matmul_tflops'."""
@@ -202,21 +191,16 @@ class _Instance:
         s = Session(rubric, run, profile, seed, self.settings, self.verdicts)
         s.prefetch(rubric.module[function])
         slip = s.diagnosis(function)
-        if slip is not None:
-            if not rubric.agrees(s, function, slip):   # it timed work, and returned something else
-                return Verdict(vid, False, rubric.not_the_work(s, function, slip))
-            # the slipped work need not follow the device (it may sit in the cache), but the
-            # number must move as that work did: one that agrees on one device only is a guess
-            stale = gate(s, vid, function, slipped=True) if gate is not None else None
-            if stale is not None:
-                return stale
+        if slip is not None and not rubric.agrees(s, function, slip):                  # row 1
+            return Verdict(vid, False, rubric.not_the_work(s, function, slip))
+        stale = gate(s, vid, function, slipped=slip is not None) if gate is not None else None
+        if stale is not None:                                                           # row 3
+            return stale
+        if slip is not None:                                                            # rows 1-2
             if slip.owner == vid:
                 return Verdict(vid, False, slip.message)
             return Verdict(vid, True, f"not judged here: {function}'s timing is judged in [{slip.owner}].")
-        stale = gate(s, vid, function) if gate is not None else None
-        if stale is not None:      # nothing measured: no check can pass, none is charged elsewhere
-            return stale
-        verdict = rubric.checks[self.check](s, function)
+        verdict = rubric.checks[self.check](s, function)                                # row 4
         base = rubric.base.get(function)
         if verdict.passed or base is None or base not in rubric.judges[self.check]:
             return verdict
@@ -228,4 +212,4 @@ class _Instance:
         if other.passed:
             return verdict
         return Verdict(verdict.check, True, f"not judged here: {function} relies on {base}, judged in [{base_id}].",
-                       verdict.ratio)
+                       verdict.ratio)                                                   # row 5
