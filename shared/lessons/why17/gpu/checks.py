@@ -12,7 +12,7 @@ from shared.lessons.why17.gpu import rubric as r
 from shared.lessons.why17.gpu.factors import BYTE_FACTORS, FLOP_FACTORS, GBS_UNITS, TFLOPS_UNITS
 from shared.simgpu.device import NOT_COMPLETED
 from shared.simgpu.judging import Session, Verdict
-from shared.simgpu.ratios import RATIO_TOLERANCE, explain, fmt_ratio, single
+from shared.simgpu.ratios import close, explain, fmt_ratio, single
 
 
 def sync_present(s: Session, function: str) -> Verdict:
@@ -76,11 +76,9 @@ def warmup_present(s: Session, function: str) -> Verdict:
 
 def _copy_ratio(s: Session, function: str):
     """(student/reference GB/s at the large size, largest allocation / n_bytes asked, raw value)."""
-    raw, x, trace = s.measure(function, "ideal")
-    if x is None:
-        return None, None, raw
+    raw, ratio, _ref = r.versus(s, function)
     large = r.asked(s.cfgs)[1]
-    return x / r.ref_copy(s), (trace.get("largest_alloc_bytes") or large) / large, raw
+    return ratio, (s.measure(function, "ideal")[2].get("largest_alloc_bytes") or large) / large, raw
 
 
 def _cold(s: Session, function: str) -> str | None:
@@ -103,7 +101,7 @@ def bytes_counted_twice(s: Session, function: str) -> Verdict:
     head = f"{function} reads {fmt_ratio(ratio)} the reference GB/s on the same simulated GPU"
     explained = explain(ratio, BYTE_FACTORS, GBS_UNITS)
     if explained is None:
-        other_size = abs(math.log(moved)) > math.log(RATIO_TOLERANCE)
+        other_size = not close(moved, 1.0)
         note = f" (your buffers are {moved:.3g}x the n_bytes asked for)" if other_size else ""
         cold = _cold(s, function)
         if cold is not None:           # the clock started before the warm-up: charged there, once
@@ -207,10 +205,9 @@ def _cache_cliff(s: Session) -> Verdict:
 def flops_counted_2n3(s: Session, function: str) -> Verdict:
     """matmul_tflops must count 2·n³ FLOPs per matmul and report TFLOP/s."""
     check = s.rubric.check_id("flops_counted_2n3", function)
-    raw, x, _trace = s.measure(function, "ideal")
-    if x is None:
+    raw, ratio, _ref = r.versus(s, function)
+    if ratio is None:
         return s.rubric.not_a_number(check, function, raw)
-    ratio = x / r.ref_matmul(s)
     head = f"{function} reads {fmt_ratio(ratio)} the reference TFLOP/s on the same simulated GPU"
     explained = explain(ratio, FLOP_FACTORS, TFLOPS_UNITS)
     if explained == (1.0, 1.0):
@@ -220,7 +217,7 @@ def flops_counted_2n3(s: Session, function: str) -> Verdict:
         if cold is not None:           # the clock started before the warm-up: charged there, once
             return Verdict(check, True, f"not judged here: {function}'s timed region is judged in "
                                         f"[{cold}].", ratio)
-        above = x > r.SPEED_OF_LIGHT * s.cfgs["ideal"]["peak_tflops"]
+        above = s.measure(function, "ideal")[1] > r.SPEED_OF_LIGHT * s.cfgs["ideal"]["peak_tflops"]
         why = (", faster than this device can compute: the clock was read before the GPU "
                "finished, or the FLOPs are miscounted" if above else ", which no FLOP count or unit explains")
         return Verdict(check, False,
@@ -268,13 +265,10 @@ def _same_count_as_base(s: Session, function: str, ratio: float) -> str | None:
     """The id of matmul_tflops' failed FLOP-count check when ``function`` reads the same gap to
     the reference as matmul_tflops does (the same miscount, inherited), else None."""
     base = r.BASE.get(function)
-    if base is None or abs(math.log(ratio)) <= math.log(RATIO_TOLERANCE):
+    if base is None or close(ratio, 1.0):
         return None
-    _raw, y, _trace = s.measure(base, "ideal")
-    if y is None:
-        return None
-    base_ratio = y / r.ref_matmul(s)
-    if abs(math.log(ratio / base_ratio)) > math.log(RATIO_TOLERANCE):
+    base_ratio = r.versus(s, base)[1]
+    if base_ratio is None or not close(ratio, base_ratio):
         return None
     verdict = s.verdict(s.rubric.check_id("flops_counted_2n3", base))
     return None if verdict.passed else verdict.check

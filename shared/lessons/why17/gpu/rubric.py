@@ -132,6 +132,20 @@ def ref_matmul(s: Session) -> float:
     return s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=ITERS)
 
 
+def versus(s: Session, function: str, own: bool = False) -> tuple[Any, float | None, float]:
+    """(raw value, ``function``'s number on the ideal device over the reference's or None when it
+    is no number, the reference's): copy_bandwidth's at the large size asked (bw), matmul_tflops'
+    at the n asked (flops), or with ``own`` the reference's measured_bandwidth or measured_peak_tflops."""
+    raw, x, _trace = s.measure(function, "ideal")
+    if x is None:
+        return raw, None, 0.0
+    if own and function in ("measured_bandwidth", "measured_peak_tflops"):
+        ref = s.reference(function, "ideal")
+    else:
+        ref = ref_copy(s) if MODULE[function] == "bw" else ref_matmul(s)
+    return raw, (x / ref if ref > 0 else None), ref
+
+
 def _sweep_entry(sweep, mib: int):
     """bandwidth_sweep's value at ``mib`` (an int key, or the only entry), else the dict itself."""
     if isinstance(sweep, dict):

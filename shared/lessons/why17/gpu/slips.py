@@ -244,21 +244,6 @@ def not_the_work(s: Session, function: str, diagnosis: Diagnosis) -> str:
             "figure). Return the rate of the work you time. Reread: Build It.")
 
 
-def _reference(s: Session, function: str) -> float:
-    if function in ("copy_bandwidth", "bandwidth_sweep"):
-        return r.ref_copy(s)
-    return r.ref_matmul(s) if function == "matmul_tflops" else s.reference(function, "ideal")
-
-
-def _to_reference(s: Session, function: str) -> tuple[float, float] | None:
-    """(student / reference on the ideal device, the reference's number), or None."""
-    _raw, x, _trace = s.measure(function, "ideal")
-    if x is None:
-        return None
-    ref = _reference(s, function)
-    return (x / ref, ref) if ref > 0 else None
-
-
 def _whole_items(ratio: float, function: str) -> bool:
     counts, units = r.factors(function)
     whole = {**{float(k): "" for k in WHOLE_ITEMS}, **{1.0 / k: "" for k in WHOLE_ITEMS}}
@@ -278,17 +263,14 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
         if other is None or other.kind != "not_measured":
             return None             # the caller's own sizes or dtype: its checks judge them
     try:
-        found = _to_reference(s, function)
+        _raw, ratio, ref = r.versus(s, function, own=True)
     except Exception:  # the call's (or the reference's) own failure is the checks' to report
         return None
-    if found is None:
-        return None
-    ratio, ref = found
-    if not BAND[0] <= ratio <= BAND[1] or _whole_items(ratio, function):
+    if ratio is None or not BAND[0] <= ratio <= BAND[1] or _whole_items(ratio, function):
         return None
     if base is not None:
-        base_ratio = _to_reference(s, base)
-        if base_ratio is None or not close(ratio, base_ratio[0]):
+        base_ratio = r.versus(s, base, own=True)[1]
+        if base_ratio is None or not close(ratio, base_ratio):
             return None
     if _warm_up_timed(s, function):
         return None
