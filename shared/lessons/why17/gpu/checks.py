@@ -81,14 +81,15 @@ def _copy_ratio(s: Session, function: str):
     return ratio, (s.measure(function, "ideal")[2].get("largest_alloc_bytes") or large) / large, raw
 
 
-def _cold(s: Session, function: str) -> str | None:
-    """The id of the failed warm-up check of ``function`` or of its base, else None: a number no
-    count explains because the first use was timed is charged there."""
+def _cold(s: Session, check: str, function: str, ratio: float) -> Verdict | None:
+    """A pass pointing at the failed warm-up check of ``function`` or of its base, else None: a
+    number no count explains because the first use was timed is charged there, once."""
     for f in (function, r.BASE.get(function)):
         if f is not None and f in r.JUDGES["warmup_present"]:
             verdict = s.verdict(s.rubric.check_id("warmup_present", f))
             if not verdict.passed:
-                return verdict.check
+                return Verdict(check, True, f"not judged here: {function}'s timed region is judged in "
+                                            f"[{verdict.check}].", ratio)
     return None
 
 
@@ -103,10 +104,9 @@ def bytes_counted_twice(s: Session, function: str) -> Verdict:
     if explained is None:
         other_size = not close(moved, 1.0)
         note = f" (your buffers are {moved:.3g}x the n_bytes asked for)" if other_size else ""
-        cold = _cold(s, function)
-        if cold is not None:           # the clock started before the warm-up: charged there, once
-            return Verdict(check, True, f"not judged here: {function}'s timed region is judged in "
-                                        f"[{cold}].", ratio)
+        cold = _cold(s, check, function, ratio)
+        if cold is not None:
+            return cold
         if 0.3 <= ratio <= 3.5 or other_size:
             return Verdict(check, False,
                            f"{head}{note}, which no byte count or unit explains: copy buffers of "
@@ -213,10 +213,9 @@ def flops_counted_2n3(s: Session, function: str) -> Verdict:
     if explained == (1.0, 1.0):
         return Verdict(check, True, f"{function} counts 2·n**3 FLOPs and reports TFLOP/s.", ratio)
     if explained is None:
-        cold = _cold(s, function)
-        if cold is not None:           # the clock started before the warm-up: charged there, once
-            return Verdict(check, True, f"not judged here: {function}'s timed region is judged in "
-                                        f"[{cold}].", ratio)
+        cold = _cold(s, check, function, ratio)
+        if cold is not None:
+            return cold
         above = s.measure(function, "ideal")[1] > r.SPEED_OF_LIGHT * s.cfgs["ideal"]["peak_tflops"]
         why = (", faster than this device can compute: the clock was read before the GPU "
                "finished, or the FLOPs are miscounted" if above else ", which no FLOP count or unit explains")
