@@ -54,21 +54,31 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
 
 
 def _shared(s: Session, function: str, timed: dict, base: str, other: Diagnosis) -> Diagnosis | None:
-    """``base``'s slip (``other``) in ``function``'s timed region: the same matmuls, or the same
-    short copies (which may then sit in the cache), while the number is their rate reported for
-    a size the caller may have asked (else a cache-sized buffer is the caller's own slip)."""
+    """``base``'s slip (``other``) in ``function``'s timed region: the same matmuls, reported for
+    an n whose cube over the cap's is whole; or the same short copies (the same bytes, or reported
+    ``other.scale`` times their rate as the base's are), which may then sit in the cache, while
+    the number is their rate reported for a size the caller may have asked (at least
+    CACHE_MULTIPLE x the L2, two buffers of it fitting in memory) or, as the base's is, their own."""
     if other.kind == "small_matmuls" and timed.get("matmuls"):
         if timed["matmul_max_flops"] <= other.work * RATIO_TOLERANCE:
             rate = timed["matmul_flops"] / (timed["duration_s"] or 1.0) / 1e12
-            return Diagnosis(other.kind, other.owner, "", rate, _cube_scale(s, function, rate), other.work)
-    if other.kind == "short_copies" and (_same_copies(timed, other.work)
-                                         or _same_shrink(s, function, timed, other.scale)):
-        rate, extent = _copy_rate(timed), timed["copy_extent_bytes"]
-        scale = _size_scale(s, function, rate, extent)
-        if scale is None and _reports_what_ran(s, base, other):
-            scale = 1.0       # the base returns the rate of the copies it made, and so does this
-        if scale is not None:
-            return Diagnosis(other.kind, other.owner, "", rate, scale, extent)
+            over = _over(s, function, rate)
+            side = round(over ** (1 / 3)) if over is not None else 0
+            scale = side**3 if side >= 1 and close(over, side**3) else 1.0
+            return Diagnosis(other.kind, other.owner, "", rate, scale, other.work)
+    if other.kind != "short_copies" or not _copies_timed(timed):
+        return None
+    rate, extent = _copy_rate(timed), timed.get("copy_extent_bytes", 0)
+    over = _over(s, function, rate)
+    if not ((extent > 0 and other.work > 0 and close(extent, other.work))
+            or (other.scale > RATIO_TOLERANCE and over is not None and close(over, other.scale))):
+        return None
+    cfg, n = s.cfgs["ideal"], (over or 0) * extent
+    if r.CACHE_MULTIPLE * cfg["l2_bytes"] / RATIO_TOLERANCE <= n <= cfg["memory_bytes"] / 2:
+        return Diagnosis(other.kind, other.owner, "", rate, n / extent, extent)
+    base_over = _over(s, base, other.rate)
+    if base_over is not None and explain(base_over, *r.factors(base)) is not None:
+        return Diagnosis(other.kind, other.owner, "", rate, 1.0, extent)
     return None
 
 
@@ -171,48 +181,6 @@ def _over(s: Session, function: str, rate: float) -> float | None:
     """``function``'s number on the seeded device over ``rate`` (its timed work's), or None."""
     x = s.measure(function, "ideal")[1]
     return x / rate if x is not None and rate > 0 else None
-
-
-def _same_copies(timed: dict, extent: float) -> bool:
-    """Whether the timed region's copies span the same bytes of one buffer as a base function's
-    short copies (``extent``)."""
-    mine = timed.get("copy_extent_bytes", 0)
-    return _copies_timed(timed) and mine > 0 and extent > 0 and close(mine, extent)
-
-
-def _same_shrink(s: Session, function: str, timed: dict, scale: float) -> bool:
-    """Whether the timed region's copies are reported ``scale`` times their rate, as the base's
-    short copies are (buffers a fixed fraction of the size asked): the same slip at the caller's size."""
-    if not _copies_timed(timed) or scale <= 1 * RATIO_TOLERANCE:
-        return False
-    over = _over(s, function, _copy_rate(timed))
-    return over is not None and close(over, scale)
-
-
-def _reports_what_ran(s: Session, base: str, diagnosis: Diagnosis) -> bool:
-    """Whether ``base``'s number is the rate of the short copies it made (not of the size asked)."""
-    over = _over(s, base, diagnosis.rate)
-    return over is not None and explain(over, *r.factors(base)) is not None
-
-
-def _size_scale(s: Session, function: str, rate: float, extent: float) -> float | None:
-    """The number over ``rate`` when it is n / ``extent`` for an n the caller may have asked (a
-    buffer of at least CACHE_MULTIPLE x the L2, two of which fit in the device's memory), else None."""
-    over = _over(s, function, rate)
-    if over is None:
-        return None
-    cfg = s.cfgs["ideal"]
-    n = over * extent
-    fits = r.CACHE_MULTIPLE * cfg["l2_bytes"] / RATIO_TOLERANCE <= n <= cfg["memory_bytes"] / 2
-    return n / extent if fits else None
-
-
-def _cube_scale(s: Session, function: str, rate: float) -> float:
-    """The number over ``rate`` when it is (n / cap)**3 for whole n / cap (an n asked of the
-    capped function that the caller picked), else 1."""
-    over = _over(s, function, rate)
-    side = round(over ** (1 / 3)) if over is not None else 0
-    return side**3 if side >= 1 and close(over, side**3) else 1.0
 
 
 def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
