@@ -212,16 +212,6 @@ def not_the_work(s: Session, function: str, diagnosis: Diagnosis) -> str:
             "figure). Return the rate of the work you time. Reread: Build It.")
 
 
-def _whole_items(ratio: float, function: str) -> bool:
-    counts, units = r.factors(function)
-    whole = {**{float(k): "" for k in WHOLE_ITEMS}, **{1.0 / k: "" for k in WHOLE_ITEMS}}
-    return explain(ratio, counts, units) is not None or explain(ratio, whole, {1.0: ""}) is not None
-
-
-def _warm_up_timed(s: Session, function: str) -> bool:
-    return any(f is not None and not warmup_present(s, f).passed for f in (function, r.BASE.get(function)))
-
-
 def not_measured(s: Session, function: str) -> Diagnosis | None:
     """A diagnosis that fails every check of ``function`` when its number is no measurement: off
     the reference by a factor no count, unit or whole number of work items explains."""
@@ -234,13 +224,14 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
         _raw, ratio, ref = r.versus(s, function, own=True)
     except Exception:  # the call's (or the reference's) own failure is the checks' to report
         return None
-    if ratio is None or not BAND[0] <= ratio <= BAND[1] or _whole_items(ratio, function):
+    whole = {**{float(k): "" for k in WHOLE_ITEMS}, **{1.0 / k: "" for k in WHOLE_ITEMS}}
+    if (ratio is None or not BAND[0] <= ratio <= BAND[1] or explain(ratio, *r.factors(function)) is not None
+            or explain(ratio, whole, {1.0: ""}) is not None):
         return None
     if base is not None:
         base_ratio = r.versus(s, base, own=True)[1]
         if base_ratio is None or not close(ratio, base_ratio):
             return None
-    if _warm_up_timed(s, function):
-        return None
-    owner = s.rubric.check_id(next(c for c, fs in s.rubric.judges.items() if function in fs), function)
-    return Diagnosis("not_measured", owner, "", ref)
+    if any(f is not None and not warmup_present(s, f).passed for f in (function, base)):
+        return None                 # the clock started before the warm-up: charged there alone
+    return Diagnosis("not_measured", _owner(s, function), "", ref)
