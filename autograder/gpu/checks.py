@@ -1,11 +1,7 @@
-"""A lesson's GPU rubric as grader checks: each check instance judged on the simulated device
-seeded for the submission, behind the hidden probe (autograder/gpu/probe.py).
-
-A check module of a lesson calls ``register`` with the lesson's verdict table,
-``rubric.verdicts(probe.settings, probe.follows)``, and its own ``__name__``; every check it
-registers declares the simulated GPU as its device (autograder/core/registry.py), so the engine
-runs it there with the reference beside it.
-"""
+"""A lesson's GPU rubric as grader checks: a lesson's check module calls ``register`` with its
+verdict table, ``rubric.verdicts(probe.settings, probe.follows)``; each check instance declares
+the simulated GPU as its device (autograder/core/registry.py) and is judged on the device seeded
+for the submission, the reference beside it."""
 from __future__ import annotations
 
 from typing import Callable
@@ -14,17 +10,12 @@ from autograder.core.registry import SIMULATED_GPU, CheckFailed, Context, check
 
 
 class ContextRunner:
-    """judging.Runner: student calls through ctx.call_traced, reference calls through ctx.reference.
-
-    ``memo`` lives on the context, so the checks of one submission share their calls.
-    """
+    """The judging runner: student calls through ctx.call_traced, the reference's through
+    ctx.reference; ``memo`` lives on the context, so the checks of one submission share their calls."""
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
         self.memo = ctx.gpu_memo
-
-    def student(self, module, function, *args, sim, **kwargs):
-        return self.ctx.call(module, function, *args, sim=sim, **kwargs)
 
     def student_traced(self, module, function, *args, sim, **kwargs):
         return self.ctx.call_traced(module, function, *args, sim=sim, **kwargs)

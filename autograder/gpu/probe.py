@@ -1,12 +1,11 @@
 """The hidden grader's probe: devices no submission can predict, and the gate that uses them.
 
-A measurement's number moves with the speed of the device it ran on; a hard-coded, cached or
-counted answer does not. ``settings`` adds to the student-visible settings
-(shared/simgpu/settings.py) a ``probe`` device whose bandwidth and peak are the seeded device's
-scaled by factors drawn with the secret seed, and draws the order the settings' processes run in
-from the seed too. ``follows`` is the gate every GPU check asks first: the number must move from
-the seeded device to the probe's as the work between its own clock readings moved. Nothing here
-ships to students.
+``settings`` adds to the student-visible settings (shared/simgpu/settings.py) a ``probe`` device,
+the seeded one with bandwidth and peak scaled by factors drawn from the secret seed, and draws
+from it the order of the settings' processes, the unjudged calls before the judged ones and the
+sizes asked. ``follows``, the gate every GPU check asks, wants the number to move from the seeded
+device to the probe's as the work between its own clock readings moved: a hard-coded, cached or
+counted answer does not. Nothing here ships to students.
 """
 from __future__ import annotations
 
@@ -57,17 +56,11 @@ def _work_rate(s: Session, function: str, trace: dict) -> float:
 
 
 def follows(s: Session, check: str, function: str, slipped: bool = False) -> Verdict | None:
-    """A failing Verdict when ``function``'s number is not a measurement of the work it timed,
-    else None. ``slipped``: the timed region shows a slip (work that may not depend on the
-    device's speed: copies inside the cache, launch-bound kernels), so the number need only move
-    as that work did, whether or not it moved.
-
-    The probe's device runs the same work at other speeds: the timed region (from the first clock
-    reading to the last, ``trace["timed"]``) does its work at another rate there, and a
-    measurement's number moves with that rate. A hard-coded or cached answer reads the same on every
-    device; one whose timed work does not depend on the device's speed measures nothing the checks
-    can judge. The messages are the rubric's (``Rubric.not_following``).
-    """
+    """A failing Verdict when ``function``'s number does not move from the seeded device to the
+    probe's as its timed work's rate did, or its timed work ran as fast on both (it measures
+    nothing that depends on the device), else None. ``slipped``: the timed region shows a slip
+    (work that may not depend on the device's speed: copies inside the cache), so the number need
+    only move as that work did, whether or not it moved. Messages: ``Rubric.not_following``."""
     rubric = s.rubric
     first, a, trace_a = s.measure(function, "ideal")
     second, b, trace_b = s.measure(function, "probe")

@@ -36,6 +36,11 @@ def number(value) -> float | None:
     return x if math.isfinite(x) and x > 0 else None
 
 
+def close(a: float, b: float, tolerance: float = RATIO_TOLERANCE) -> bool:
+    """Whether ``a`` is within ``tolerance`` (a factor) of ``b``."""
+    return abs(math.log(a / b)) <= math.log(tolerance)
+
+
 def explain(ratio: float, counts: dict, units: dict,
             tolerance: float = RATIO_TOLERANCE) -> tuple[float, float] | None:
     """(count factor, unit factor) whose product is within ``tolerance`` of ``ratio``, or None."""

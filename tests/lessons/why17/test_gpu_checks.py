@@ -17,7 +17,7 @@ from autograder.core.registry import CheckFailed
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.checks import bw_cpu
 from autograder.lessons.why17.checks.gpu import VERDICTS
-from autograder.lessons.why17.fixtures import build
+from autograder.lessons.why17.fixtures import adversarial, build
 from shared.lessons.why17.gpu import RUBRIC
 from tests.helpers import lesson_server
 from tests.helpers.paths import ROOT
@@ -91,6 +91,17 @@ def test_a_units_slip_is_charged_once_by_the_cpu_and_gpu_checks_together(tmp_pat
     res = grade_submission(build.overlay("wrong", "bw_bytes_per_s", tmp_path / "s"), only=IDS | BW_CPU)
     assert {t["check"] for t in res["tests"]} == IDS | BW_CPU
     assert {t["check"] for t in res["tests"] if t["status"] == "failed"} == {"units_gb_per_s"}
+
+
+def test_a_buffer_smaller_than_n_bytes_is_charged_once_by_the_cpu_and_gpu_checks_together(tmp_path):
+    """A buffer of n_bytes // 8 uint8 elements, copied iters times and reported for n_bytes, is the
+    GPU's buffer_exceeds_cache.copy_bandwidth to charge (it sees the buffer against the size
+    asked); bw_honours_args counts its copies in that buffer, finds iters of them, and passes."""
+    entry = next(e for e in adversarial.entries() if e.name == "uint8_eighth_buffer")
+    only = adversarial.checks(entry) | BW_CPU
+    res = grade_submission(adversarial.build(entry, tmp_path / entry.name), only=only)
+    assert {t["check"] for t in res["tests"]} == only
+    assert {t["check"] for t in res["tests"] if t["status"] == "failed"} == {"buffer_exceeds_cache.copy_bandwidth"}
 
 
 @pytest.mark.parametrize("name, words", [("flops_per_s", "FLOP/s, not TFLOP/s"),

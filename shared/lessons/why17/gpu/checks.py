@@ -8,34 +8,11 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+from shared.lessons.why17.gpu import rubric as r
 from shared.lessons.why17.gpu.factors import BYTE_FACTORS, FLOP_FACTORS, GBS_UNITS, TFLOPS_UNITS
-from shared.lessons.why17.gpu.rubric import (
-    BASE,
-    CACHE_LESSON,
-    CACHE_MULTIPLE,
-    CLIFF_MIN,
-    ITERS,
-    JUDGES,
-    LAUNCH_BOUND_SHARE,
-    PEAK_MIN,
-    SPEED_OF_LIGHT,
-    SYNC_BOUNDS,
-    SYNC_LESSON,
-    WARMUP_MIN,
-    asked,
-    unit,
-)
 from shared.simgpu.device import NOT_COMPLETED
 from shared.simgpu.judging import Session, Verdict
-from shared.simgpu.ratios import RATIO_TOLERANCE, explain, fmt_ratio, single
-
-
-def _small(s: Session) -> int:
-    return asked(s.cfgs)[0]
-
-
-def _large(s: Session) -> int:
-    return asked(s.cfgs)[1]
+from shared.simgpu.ratios import close, explain, fmt_ratio, single
 
 
 def sync_present(s: Session, function: str) -> Verdict:
@@ -49,30 +26,30 @@ def sync_present(s: Session, function: str) -> Verdict:
             return Verdict(check, False,
                            f"{function} divided by a time of zero when launches are asynchronous: "
                            "the clock stopped before the device started, so it timed nothing. "
-                           f"Synchronize before reading the clock. {SYNC_LESSON}", math.inf)
+                           f"Synchronize before reading the clock. {r.SYNC_LESSON}", math.inf)
         if NOT_COMPLETED.split(" before")[0] not in str(exc):
             raise
         return Verdict(check, False,
                        f"{function} asked CUDA events for their elapsed time before the device "
                        "finished (PyTorch raises 'Both events must be completed'): call "
-                       f"end.synchronize() or torch.cuda.synchronize() first. {SYNC_LESSON}")
+                       f"end.synchronize() or torch.cuda.synchronize() first. {r.SYNC_LESSON}")
     slow, b, _ = s.measure(function, "ideal")
     if a is None or b is None:
         return s.rubric.not_a_number(check, function, fast if a is None else slow)
     ratio = a / b
-    what = unit(function)
-    if ratio > SYNC_BOUNDS[1]:
+    what = r.unit(function)
+    if ratio > r.SYNC_BOUNDS[1]:
         return Verdict(check, False,
                        f"{function} reads {fmt_ratio(ratio)} more {what} when launches are asynchronous "
                        "than when each launch waits: the clock stopped before the device finished, "
                        "so you timed how fast Python queues work. Synchronize before reading the "
-                       f"clock. {SYNC_LESSON}", ratio)
-    if ratio < SYNC_BOUNDS[0]:
+                       f"clock. {r.SYNC_LESSON}", ratio)
+    if ratio < r.SYNC_BOUNDS[0]:
         return Verdict(check, False,
                        f"{function} reads {fmt_ratio(ratio)} the {what} it reads when each launch waits: "
                        "the clock started while earlier work (the warm-up) was still queued. "
                        "Synchronize before starting the clock too. Reread: Build It, step 3, "
-                       f"and {SYNC_LESSON.removeprefix('Reread: ')}", ratio)
+                       f"and {r.SYNC_LESSON.removeprefix('Reread: ')}", ratio)
     return Verdict(check, True,
                    f"{function} waits for the device: asynchronous / waiting launches = {fmt_ratio(ratio)}.",
                    ratio)
@@ -86,9 +63,9 @@ def warmup_present(s: Session, function: str) -> Verdict:
     if a is None or b is None:
         return s.rubric.not_a_number(check, function, cold if a is None else warm)
     ratio = a / b
-    if ratio < WARMUP_MIN:
+    if ratio < r.WARMUP_MIN:
         return Verdict(check, False,
-                       f"{function} reads {fmt_ratio(ratio)} the {unit(function)} on a device whose first "
+                       f"{function} reads {fmt_ratio(ratio)} the {r.unit(function)} on a device whose first "
                        "use of an operation pays a one-time start-up cost than on one where it does "
                        "not: the timed loop includes that first use. Run a few untimed iterations "
                        "first. Reread: Build It, step 2 (warm up).", ratio)
@@ -99,22 +76,20 @@ def warmup_present(s: Session, function: str) -> Verdict:
 
 def _copy_ratio(s: Session, function: str):
     """(student/reference GB/s at the large size, largest allocation / n_bytes asked, raw value)."""
-    raw, x, trace = s.measure(function, "ideal")
-    if x is None:
-        return None, None, raw
-    ref = s.reference("copy_bandwidth", "ideal", _large(s), iters=ITERS)
-    alloc = trace.get("largest_alloc_bytes") or _large(s)
-    return x / ref, alloc / _large(s), raw
+    raw, ratio, _ref = r.versus(s, function)
+    large = r.asked(s.cfgs)[1]
+    return ratio, (s.measure(function, "ideal")[2].get("largest_alloc_bytes") or large) / large, raw
 
 
-def _cold(s: Session, function: str) -> str | None:
-    """The id of the failed warm-up check of ``function`` or of its base, else None: a number no
-    count explains because the first use was timed is charged there."""
-    for f in (function, BASE.get(function)):
-        if f is not None and f in JUDGES["warmup_present"]:
+def _cold(s: Session, check: str, function: str, ratio: float) -> Verdict | None:
+    """A pass pointing at the failed warm-up check of ``function`` or of its base, else None: a
+    number no count explains because the first use was timed is charged there, once."""
+    for f in (function, r.BASE.get(function)):
+        if f is not None and f in r.JUDGES["warmup_present"]:
             verdict = s.verdict(s.rubric.check_id("warmup_present", f))
             if not verdict.passed:
-                return verdict.check
+                return Verdict(check, True, f"not judged here: {function}'s timed region is judged in "
+                                            f"[{verdict.check}].", ratio)
     return None
 
 
@@ -127,12 +102,11 @@ def bytes_counted_twice(s: Session, function: str) -> Verdict:
     head = f"{function} reads {fmt_ratio(ratio)} the reference GB/s on the same simulated GPU"
     explained = explain(ratio, BYTE_FACTORS, GBS_UNITS)
     if explained is None:
-        other_size = abs(math.log(moved)) > math.log(RATIO_TOLERANCE)
+        other_size = not close(moved, 1.0)
         note = f" (your buffers are {moved:.3g}x the n_bytes asked for)" if other_size else ""
-        cold = _cold(s, function)
-        if cold is not None:           # the clock started before the warm-up: charged there, once
-            return Verdict(check, True, f"not judged here: {function}'s timed region is judged in "
-                                        f"[{cold}].", ratio)
+        cold = _cold(s, check, function, ratio)
+        if cold is not None:
+            return cold
         if 0.3 <= ratio <= 3.5 or other_size:
             return Verdict(check, False,
                            f"{head}{note}, which no byte count or unit explains: copy buffers of "
@@ -180,23 +154,23 @@ def buffer_exceeds_cache(s: Session, function: str) -> Verdict:
     timed = trace.get("timed") or {}
     biggest = timed.get("copy_extent_bytes") or trace.get("largest_alloc_bytes", 0)
     times = biggest / l2
-    if times < CACHE_MULTIPLE:
+    if times < r.CACHE_MULTIPLE:
         return Verdict(check, False,
                        f"{function} copies a buffer of at most {fmt_ratio(times)} the L2 cache "
-                       f"(it needs at least {CACHE_MULTIPLE}x, read from "
+                       f"(it needs at least {r.CACHE_MULTIPLE}x, read from "
                        "torch.cuda.get_device_properties(...).L2_cache_size): the copy runs from the "
-                       f"cache, not from main memory. {CACHE_LESSON}", times)
+                       f"cache, not from main memory. {r.CACHE_LESSON}", times)
     if x is None:
         return s.rubric.not_a_number(check, function, raw)
-    ratio = x / s.reference("copy_bandwidth", "ideal", _large(s), iters=ITERS)
+    ratio = x / r.ref_copy(s)
     explained = single(explain(ratio, BYTE_FACTORS, GBS_UNITS))
     spec_ratio = x / cfg["bw_gbs"]
-    if explained in (None, (1.0, 1.0)) and spec_ratio > SPEED_OF_LIGHT:
+    if explained in (None, (1.0, 1.0)) and spec_ratio > r.SPEED_OF_LIGHT:
         return Verdict(check, False,
                        f"{function} returned {fmt_ratio(spec_ratio)} the device's spec bandwidth, faster "
                        "than this device can move bytes: the buffer sat in the L2, or the clock was "
                        "read before the GPU finished. Return the rate of a buffer at least "
-                       f"{CACHE_MULTIPLE}x the L2, not the best of a sweep. {CACHE_LESSON}", spec_ratio)
+                       f"{r.CACHE_MULTIPLE}x the L2, not the best of a sweep. {r.CACHE_LESSON}", spec_ratio)
     return Verdict(check, True,
                    f"{function}'s buffer is {times:.1f}x the L2 and its rate is one main memory can give.",
                    spec_ratio)
@@ -204,20 +178,18 @@ def buffer_exceeds_cache(s: Session, function: str) -> Verdict:
 
 def _cache_cliff(s: Session) -> Verdict:
     check = s.rubric.check_id("buffer_exceeds_cache", "copy_bandwidth")
-    s_small, a, trace_small = s.measure("copy_bandwidth", "ideal", _small(s))
-    s_large, b, _ = s.measure("copy_bandwidth", "ideal", _large(s))
+    small, large, _n = r.asked(s.cfgs)
+    s_small, a, trace_small = s.measure("copy_bandwidth", "ideal", small)
+    s_large, b, _ = s.measure("copy_bandwidth", "ideal", large)
     if a is None or b is None:
         return s.rubric.not_a_number(check, "copy_bandwidth", s_small if a is None else s_large)
-    ref_cliff = s.reference("copy_bandwidth", "ideal", _small(s), iters=ITERS) / \
-        s.reference("copy_bandwidth", "ideal", _large(s), iters=ITERS)
-    ratio = (a / b) / ref_cliff
-    if ratio < CLIFF_MIN:
+    ratio = (a / b) / (r.ref_copy(s, small) / r.ref_copy(s))
+    if ratio < r.CLIFF_MIN:
         biggest = trace_small.get("largest_alloc_bytes", 0)
         launch = (trace_small.get("timed") or {}).get("latency_share", 0.0)
-        if biggest > 1.02 * _small(s):
-            cause = (f"copy_bandwidth ignores n_bytes: its buffers were {biggest / _small(s):.3g}x the "
-                     "small size asked for")
-        elif launch >= LAUNCH_BOUND_SHARE:
+        if biggest > 1.02 * small:
+            cause = f"copy_bandwidth ignores n_bytes: its buffers were {biggest / small:.3g}x the small size asked for"
+        elif launch >= r.LAUNCH_BOUND_SHARE:
             cause = (f"its small copies are launch-bound ({launch:.0%} of their time is the fixed "
                      "cost of a launch): copy the buffer in one launch, or a few large ones")
         else:
@@ -225,7 +197,7 @@ def _cache_cliff(s: Session) -> Verdict:
         return Verdict(check, False,
                        f"copy_bandwidth's sweep shows {fmt_ratio(ratio)} the reference's cache cliff "
                        f"(GB/s of a buffer well inside the L2 over one well past it): {cause}. "
-                       f"{CACHE_LESSON}", ratio)
+                       f"{r.CACHE_LESSON}", ratio)
     return Verdict(check, True,
                    f"copy_bandwidth's sweep shows the cache cliff ({fmt_ratio(ratio)} the reference's).", ratio)
 
@@ -233,20 +205,18 @@ def _cache_cliff(s: Session) -> Verdict:
 def flops_counted_2n3(s: Session, function: str) -> Verdict:
     """matmul_tflops must count 2·n³ FLOPs per matmul and report TFLOP/s."""
     check = s.rubric.check_id("flops_counted_2n3", function)
-    raw, x, _trace = s.measure(function, "ideal")
-    if x is None:
+    raw, ratio, _ref = r.versus(s, function)
+    if ratio is None:
         return s.rubric.not_a_number(check, function, raw)
-    ratio = x / s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=ITERS)
     head = f"{function} reads {fmt_ratio(ratio)} the reference TFLOP/s on the same simulated GPU"
     explained = explain(ratio, FLOP_FACTORS, TFLOPS_UNITS)
     if explained == (1.0, 1.0):
         return Verdict(check, True, f"{function} counts 2·n**3 FLOPs and reports TFLOP/s.", ratio)
     if explained is None:
-        cold = _cold(s, function)
-        if cold is not None:           # the clock started before the warm-up: charged there, once
-            return Verdict(check, True, f"not judged here: {function}'s timed region is judged in "
-                                        f"[{cold}].", ratio)
-        above = x > SPEED_OF_LIGHT * s.cfgs["ideal"]["peak_tflops"]
+        cold = _cold(s, check, function, ratio)
+        if cold is not None:
+            return cold
+        above = s.measure(function, "ideal")[1] > r.SPEED_OF_LIGHT * s.cfgs["ideal"]["peak_tflops"]
         why = (", faster than this device can compute: the clock was read before the GPU "
                "finished, or the FLOPs are miscounted" if above else ", which no FLOP count or unit explains")
         return Verdict(check, False,
@@ -267,11 +237,11 @@ def within_peak(s: Session, function: str) -> Verdict:
     if x is None:
         return s.rubric.not_a_number(check, function, raw)
     peak_ratio = x / cfg["peak_tflops"]
-    ratio = x / s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=ITERS)
+    ratio = x / r.ref_matmul(s)
     explained = single(explain(ratio, FLOP_FACTORS, TFLOPS_UNITS))
     if explained not in (None, (1.0, 1.0)):
         return Verdict(check, True, f"{function}'s gap is a FLOP count or unit (see flops_counted_2n3).", ratio)
-    if peak_ratio > SPEED_OF_LIGHT:
+    if peak_ratio > r.SPEED_OF_LIGHT:
         return Verdict(check, False,
                        f"{function} returned {fmt_ratio(peak_ratio)} the device's bf16 peak, faster than "
                        "this device can compute: the clock was read before the GPU finished, or the "
@@ -282,7 +252,7 @@ def within_peak(s: Session, function: str) -> Verdict:
     if counted is not None:            # matmul_tflops' FLOP count, inherited: charged there, once
         return Verdict(check, True, f"not judged here: {function} relies on matmul_tflops, judged in "
                                     f"[{counted}].", ratio)
-    if ratio < PEAK_MIN or not matmuls:
+    if ratio < r.PEAK_MIN or not matmuls:
         return Verdict(check, False,
                        f"{function} reads {fmt_ratio(ratio)} the TFLOP/s of a compute-bound bf16 matmul: "
                        "pick n large enough that the matmul is past the ridge point (thousands), in "
@@ -293,14 +263,11 @@ def within_peak(s: Session, function: str) -> Verdict:
 def _same_count_as_base(s: Session, function: str, ratio: float) -> str | None:
     """The id of matmul_tflops' failed FLOP-count check when ``function`` reads the same gap to
     the reference as matmul_tflops does (the same miscount, inherited), else None."""
-    base = BASE.get(function)
-    if base is None or abs(math.log(ratio)) <= math.log(RATIO_TOLERANCE):
+    base = r.BASE.get(function)
+    if base is None or close(ratio, 1.0):
         return None
-    _raw, y, _trace = s.measure(base, "ideal")
-    if y is None:
-        return None
-    base_ratio = y / s.reference(base, "ideal", asked(s.cfgs)[2], iters=ITERS)
-    if abs(math.log(ratio / base_ratio)) > math.log(RATIO_TOLERANCE):
+    base_ratio = r.versus(s, base)[1]
+    if base_ratio is None or not close(ratio, base_ratio):
         return None
     verdict = s.verdict(s.rubric.check_id("flops_counted_2n3", base))
     return None if verdict.passed else verdict.check

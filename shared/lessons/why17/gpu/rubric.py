@@ -1,29 +1,11 @@
-"""The why17 GPU sanity checks: which check judges which timing function, how each is called, and
-the messages, in the lesson's words. The checks' logic is in checks.py, the slips a timed region
-shows in slips.py; shared/simgpu/judging.py runs them.
+"""The why17 GPU checks' table: which check judges which timing function, how each is called,
+the sizes asked (drawn from the grader's secret), and the messages shared by checks.py (each
+check) and slips.py (the slips a timed region shows); shared/simgpu/judging.py runs them.
 
-Each check compares a student's number, as a ratio, with the same code under another simulator
+Each check compares the student's number, as a ratio, with the same code under another simulator
 setting (shared/simgpu/settings.py) or with the reference on the same device, so that each
-mistake fails only its own check:
-
-    sync_present          asynchronous vs waiting launches: the ratio is ~1 only when the code
-                          waits for the device
-    warmup_present        one-time first-use cost on vs off: the ratio is 1 only with a warm-up
-    bytes_counted_twice   student / reference GB/s with launches waiting: 0.5 means bytes once
-    units_gb_per_s        ... and a units factor (1e9 bytes/s, 1e3 MB/s, GiB/s, ms as s, ...)
-    buffer_exceeds_cache  measured_bandwidth: a buffer >= 4x L2, and a returned value no faster
-                          than the device's memory; copy_bandwidth: the reference's cache cliff
-    flops_counted_2n3     student / reference TFLOP/s: 0.5 means n**3 was counted
-    within_peak           measured_peak_tflops: compute-bound, and never above the device's peak
-
-A check judges every timing function where its mistake can happen (``JUDGES``); its id is the
-bare check name for the function the lesson's Break It names (listed first) and
-``<check>.<function>`` for the others. A function that calls another one (bandwidth_sweep and
-measured_bandwidth call copy_bandwidth in the reference) is charged once: its check passes,
-pointing at the other's, when that one fails with the same mistake (``BASE``).
-
-Messages name the mistake, the ratio seen and the lesson section to reread; never an expected
-value beyond the ratio.
+mistake fails only its own check. Messages name the mistake, the ratio seen and the lesson
+section to reread; never an expected value beyond the ratio.
 """
 from __future__ import annotations
 
@@ -33,7 +15,7 @@ from typing import Any
 
 from shared.lessons.why17.gpu.factors import BYTE_FACTORS, FLOP_FACTORS, GBS_UNITS, TFLOPS_UNITS
 from shared.simgpu import ratios
-from shared.simgpu.judging import Diagnosis, Rubric, Session, Verdict
+from shared.simgpu.judging import Rubric, Session, Verdict
 
 MIB = 2**20
 #: Asynchronous over waiting GB/s must lie within these bounds: correct code reads ~1 (the first
@@ -67,17 +49,10 @@ BW = ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth")
 FLOPS = ("matmul_tflops", "measured_peak_tflops")
 MODULE = {**{f: "bw" for f in BW}, **{f: "flops" for f in FLOPS}}
 #: Every check and the functions it judges, the lesson's own first.
-JUDGES = {
-    "sync_present": ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth", "matmul_tflops",
-                     "measured_peak_tflops"),
-    "warmup_present": ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth", "matmul_tflops",
-                       "measured_peak_tflops"),
-    "bytes_counted_twice": ("copy_bandwidth", "bandwidth_sweep"),
-    "units_gb_per_s": ("copy_bandwidth", "bandwidth_sweep"),
-    "buffer_exceeds_cache": ("measured_bandwidth", "copy_bandwidth"),
-    "flops_counted_2n3": ("matmul_tflops",),
-    "within_peak": ("measured_peak_tflops",),
-}
+JUDGES = {"sync_present": BW + FLOPS, "warmup_present": BW + FLOPS,
+          "bytes_counted_twice": BW[:2], "units_gb_per_s": BW[:2],
+          "buffer_exceeds_cache": ("measured_bandwidth", "copy_bandwidth"),
+          "flops_counted_2n3": ("matmul_tflops",), "within_peak": ("measured_peak_tflops",)}
 #: A function that usually calls another: one mistake there is charged once, on the other.
 BASE = {"bandwidth_sweep": "copy_bandwidth", "measured_bandwidth": "copy_bandwidth",
         "measured_peak_tflops": "matmul_tflops"}
@@ -147,6 +122,30 @@ def factors(function: str) -> tuple[dict, dict]:
     return (BYTE_FACTORS, GBS_UNITS) if MODULE[function] == "bw" else (FLOP_FACTORS, TFLOPS_UNITS)
 
 
+def ref_copy(s: Session, size: int | None = None) -> float:
+    """The reference's GB/s for ``size`` bytes (default: the large size asked) on the ideal device."""
+    return s.reference("copy_bandwidth", "ideal", size or asked(s.cfgs)[1], iters=ITERS)
+
+
+def ref_matmul(s: Session) -> float:
+    """The reference's TFLOP/s for the n asked on the ideal device."""
+    return s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=ITERS)
+
+
+def versus(s: Session, function: str, own: bool = False) -> tuple[Any, float | None, float]:
+    """(raw value, ``function``'s number on the ideal device over the reference's or None when it
+    is no number, the reference's): copy_bandwidth's at the large size asked (bw), matmul_tflops'
+    at the n asked (flops), or with ``own`` the reference's measured_bandwidth or measured_peak_tflops."""
+    raw, x, _trace = s.measure(function, "ideal")
+    if x is None:
+        return raw, None, 0.0
+    if own and function in ("measured_bandwidth", "measured_peak_tflops"):
+        ref = s.reference(function, "ideal")
+    else:
+        ref = ref_copy(s) if MODULE[function] == "bw" else ref_matmul(s)
+    return raw, (x / ref if ref > 0 else None), ref
+
+
 def _sweep_entry(sweep, mib: int):
     """bandwidth_sweep's value at ``mib`` (an int key, or the only entry), else the dict itself."""
     if isinstance(sweep, dict):
@@ -165,25 +164,19 @@ class Why17(Rubric):
     base = BASE
 
     def __init__(self, checks: dict, diagnose, agrees, not_the_work):
-        self.checks, self._diagnose, self._agrees, self._not_the_work = checks, diagnose, agrees, not_the_work
+        self.checks, self.diagnose, self.agrees, self.not_the_work = checks, diagnose, agrees, not_the_work
 
     def call(self, s: Session, function: str, variant: Any) -> tuple[tuple, dict]:
         small, large, n = asked(s.cfgs)
         if isinstance(variant, tuple):               # ("extra", i): a call before the judged ones
             return (extra(s.cfgs, function, variant[1]),), {"iters": ITERS}
         size = variant or large
-        if function == "copy_bandwidth":
-            return (size,), {"iters": ITERS}
-        if function == "bandwidth_sweep":
-            return ((size // MIB,),), {"iters": ITERS}
-        if function == "matmul_tflops":
-            return (n,), {"iters": ITERS}
-        return (), {}
+        args = {"copy_bandwidth": (size,), "bandwidth_sweep": ((size // MIB,),), "matmul_tflops": (n,)}
+        return (args[function], {"iters": ITERS}) if function in args else ((), {})
 
     def variants(self, s: Session, function: str, setting: str) -> tuple:
-        if (function, setting) == ("copy_bandwidth", "ideal"):
-            return asked(s.cfgs)[:2]               # the cache cliff compares a small copy with a large one
-        return (None,)
+        # the cache cliff compares a small copy with a large one
+        return asked(s.cfgs)[:2] if (function, setting) == ("copy_bandwidth", "ideal") else (None,)
 
     def prelude(self, s: Session, module: str, setting: str) -> list:
         """Calls of the module's base function (copy_bandwidth, matmul_tflops) at drawn sizes
@@ -196,15 +189,6 @@ class Why17(Rubric):
 
     def number(self, value: Any) -> float | None:
         return ratios.number(value)
-
-    def diagnose(self, s: Session, function: str) -> Diagnosis | None:
-        return self._diagnose(s, function)
-
-    def agrees(self, s: Session, function: str, slip: Diagnosis) -> bool:
-        return self._agrees(s, function, slip)
-
-    def not_the_work(self, s: Session, function: str, slip: Diagnosis) -> str:
-        return self._not_the_work(s, function, slip)
 
     # ---------------------------------------------------------- for the hidden grader's probe
     def work(self, function: str, timed: dict) -> float:

@@ -1,39 +1,37 @@
-"""Slips the timed region shows directly (``diagnose``), each charged once on the check that names it.
+"""The slips a timed region shows (``diagnose``), each charged once on the check that names it.
 
 What ran between the function's first and last clock reading (``trace["timed"]``, from
-shared/simgpu/window.py) shows: host-link copies (a CPU tensor copied to or from the device),
-copies over fewer bytes of one buffer than the n_bytes asked (not launch-bound: a launch-bound
-copy measures nothing and the grader's probe fails every check for it), fills in the timed
-region, matmuls smaller than the n asked, and launch-bound matmuls in measured_peak_tflops. A
-function that calls another with the same slip is charged there: the same matmuls, or the same
-short copies (measured_bandwidth timing a capped copy_bandwidth, whose copies may then fit in the
-cache), so long as its number is still the rate of the work it timed.
+shared/simgpu/window.py) shows: host-link copies, copies over fewer bytes of one buffer than the
+n_bytes asked (not launch-bound: a launch-bound copy measures nothing and the grader's probe
+fails every check for it), fills in the timed region, matmuls smaller than the n asked, and
+launch-bound matmuls in measured_peak_tflops. A function that calls another with the same slip
+is charged there (the same matmuls, or the same short copies), so long as its number is still
+the rate of the work it timed.
+
+A number off the reference by a count (bytes once, n**3), a unit, or a whole number of work
+items (a batch of k matmuls counted as one) is one mistake, charged on its check. Off by any
+other factor (a measurement divided by an "efficiency", a clock patched to run slow, a
+spec-sheet figure) it is no measurement and fails every check of its function
+(``not_measured``), unless the clock started before the warm-up, which is charged there alone.
 """
 from __future__ import annotations
 
 import math
 
-from shared.lessons.why17.gpu import measured
-from shared.lessons.why17.gpu.rubric import (
-    BASE,
-    CACHE_LESSON,
-    CACHE_MULTIPLE,
-    FILL_SHARE,
-    JUDGES,
-    LAUNCH_BOUND_SHARE,
-    MIB,
-    MODULE,
-    asked,
-    factors,
-    unit,
-)
+from shared.lessons.why17.gpu import rubric as r
+from shared.lessons.why17.gpu.checks import warmup_present
 from shared.simgpu.judging import Diagnosis, Session
-from shared.simgpu.ratios import RATIO_TOLERANCE, explain, fmt_ratio
+from shared.simgpu.ratios import RATIO_TOLERANCE, close, explain, fmt_ratio
+
+#: Work items a count may miss as a whole (a batch of k products or copies counted as one).
+WHOLE_ITEMS = range(1, 17)
+#: Ratios outside this band are a unit's matter (units_gb_per_s says which), not a forgery's.
+BAND = (0.3, 3.5)
 
 
 def _owner(s: Session, function: str, *checks: str) -> str:
     """The id of the first of ``checks`` that judges ``function`` (else of the first check that does)."""
-    judging = [c for c in checks if function in JUDGES[c]] or [c for c in JUDGES if function in JUDGES[c]]
+    judging = [c for c in checks if function in r.JUDGES[c]] or [c for c in r.JUDGES if function in r.JUDGES[c]]
     return s.rubric.check_id(judging[0], function)
 
 
@@ -45,45 +43,57 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
         return None
     timed = trace.get("timed") or {}
     found = _slip(s, function, timed)
-    base = BASE.get(function)
+    base = r.BASE.get(function)
     other = s.diagnosis(base) if base is not None else None
-    if found is None and other is not None and other.kind == "small_matmuls" and timed.get("matmuls"):
-        # measured_peak_tflops calling the capped matmul_tflops: the same matmuls, the same slip
-        if timed["matmul_max_flops"] <= other.work * RATIO_TOLERANCE:
-            seconds = timed["duration_s"] or 1.0
-            rate = timed["matmul_flops"] / seconds / 1e12
-            found = Diagnosis(other.kind, other.owner, "", rate, _cube_scale(s, function, rate), other.work)
-    if (other is not None and other.kind == "short_copies" and (found is None or found.kind == "cache_sized")
-            and (_same_copies(timed, other.work) or _same_shrink(s, function, timed, other.scale))):
-        # measured_bandwidth calling the capped copy_bandwidth: the same short copies, which may
-        # then sit in the cache. The slip is the base's when the number is their rate reported
-        # for a size the caller may have asked; a size too small for main memory is the
-        # caller's own slip (found stays cache_sized).
-        rate = 2 * timed["copy_bytes"] / timed["duration_s"] / 1e9
-        extent = timed["copy_extent_bytes"]
-        scale = _size_scale(s, function, rate, extent)
-        if scale is None and _reports_what_ran(s, base, other):
-            scale = 1.0       # the base returns the rate of the copies it made, and so does this
-        if scale is not None:
-            found = Diagnosis(other.kind, other.owner, "", rate, scale, extent)
+    if other is not None and (found is None or (found.kind, other.kind) == ("cache_sized", "short_copies")):
+        found = _shared(s, function, timed, base, other) or found
     if found is not None and other is not None and other.kind == found.kind:
         return Diagnosis(found.kind, other.owner, f"{function} shows the same slip as {base}, "
                          f"charged once there ([{other.owner}]).", found.rate, found.scale, found.work, base)
-    return found if found is not None else measured.diagnose(s, function)
+    return found if found is not None else not_measured(s, function)
+
+
+def _shared(s: Session, function: str, timed: dict, base: str, other: Diagnosis) -> Diagnosis | None:
+    """``base``'s slip (``other``) in ``function``'s timed region: the same matmuls, reported for
+    an n whose cube over the cap's is whole; or the same short copies (the same bytes, or reported
+    ``other.scale`` times their rate as the base's are), which may then sit in the cache, while
+    the number is their rate reported for a size the caller may have asked (at least
+    CACHE_MULTIPLE x the L2, two buffers of it fitting in memory) or, as the base's is, their own."""
+    if other.kind == "small_matmuls" and timed.get("matmuls"):
+        if timed["matmul_max_flops"] <= other.work * RATIO_TOLERANCE:
+            rate = timed["matmul_flops"] / (timed["duration_s"] or 1.0) / 1e12
+            over = _over(s, function, rate)
+            side = round(over ** (1 / 3)) if over is not None else 0
+            scale = side**3 if side >= 1 and close(over, side**3) else 1.0
+            return Diagnosis(other.kind, other.owner, "", rate, scale, other.work)
+    if other.kind != "short_copies" or not _copies_timed(timed):
+        return None
+    rate, extent = _copy_rate(timed), timed.get("copy_extent_bytes", 0)
+    over = _over(s, function, rate)
+    if not ((extent > 0 and other.work > 0 and close(extent, other.work))
+            or (other.scale > RATIO_TOLERANCE and over is not None and close(over, other.scale))):
+        return None
+    cfg, n = s.cfgs["ideal"], (over or 0) * extent
+    if r.CACHE_MULTIPLE * cfg["l2_bytes"] / RATIO_TOLERANCE <= n <= cfg["memory_bytes"] / 2:
+        return Diagnosis(other.kind, other.owner, "", rate, n / extent, extent)
+    base_over = _over(s, base, other.rate)
+    if base_over is not None and explain(base_over, *r.factors(base)) is not None:
+        return Diagnosis(other.kind, other.owner, "", rate, 1.0, extent)
+    return None
 
 
 def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
     seconds = timed.get("duration_s") or 0.0
     if seconds <= 0:
         return None
-    if MODULE[function] == "bw":
+    if r.MODULE[function] == "bw":
         return _copy_slip(s, function, timed, seconds)
     flops = timed.get("matmul_flops", 0.0)
-    n = asked(s.cfgs)[2]
+    n = r.asked(s.cfgs)[2]
     asked_flops = 2.0 * n**3
     if (function == "matmul_tflops" and timed.get("matmuls")
             and timed["matmul_max_flops"] * RATIO_TOLERANCE < asked_flops
-            and timed.get("matmul_latency_share", 0) < LAUNCH_BOUND_SHARE):
+            and timed.get("matmul_latency_share", 0) < r.LAUNCH_BOUND_SHARE):
         side = round(timed["matmul_max_flops"] / 2) ** (1 / 3)
         return Diagnosis(
             "small_matmuls", _owner(s, function, "flops_counted_2n3"),
@@ -101,7 +111,7 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
         if _explained(s, function, found):
             return found
     if (function == "measured_peak_tflops" and timed.get("matmuls")
-            and timed.get("matmul_latency_share", 0) >= LAUNCH_BOUND_SHARE):
+            and timed.get("matmul_latency_share", 0) >= r.LAUNCH_BOUND_SHARE):
         return Diagnosis(
             "launch_bound", _owner(s, function, "within_peak"),
             f"{function} times matmuls so small that launch latency is "
@@ -119,32 +129,32 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
             "(PCIe or NVLink-C2C), not the GPU's memory. Copy between two buffers on the GPU. "
             "Reread: Build It, bw.py.", timed["transfer_bytes"] / seconds / 1e9)
     if (function == "measured_bandwidth" and timed.get("copies")
-            and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE):
+            and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE):
         times = timed.get("copy_extent_bytes", 0) / s.cfgs["ideal"]["l2_bytes"]
-        if times < CACHE_MULTIPLE:
+        if times < r.CACHE_MULTIPLE:
             return Diagnosis(
                 "cache_sized", _owner(s, function, "buffer_exceeds_cache"),
                 f"{function} times copies over at most {fmt_ratio(times)} the L2 cache of one "
-                f"buffer (it needs at least {CACHE_MULTIPLE}x, read from torch.cuda."
+                f"buffer (it needs at least {r.CACHE_MULTIPLE}x, read from torch.cuda."
                 "get_device_properties(...).L2_cache_size): the copy runs from the cache, not "
-                f"from main memory. {CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9)
-    wanted = None if function == "measured_bandwidth" else asked(s.cfgs)[1]
+                f"from main memory. {r.CACHE_LESSON}", _copy_rate(timed))
+    wanted = None if function == "measured_bandwidth" else r.asked(s.cfgs)[1]
     extent = timed.get("copy_extent_bytes", 0)
     if (wanted and timed.get("copies") and extent * RATIO_TOLERANCE < wanted
-            and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE):
+            and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE):
         return Diagnosis(
             "short_copies", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
-            f"{function} timed copies over {extent / MIB:.3g} MiB of one buffer when asked for "
-            f"{wanted / MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
-            f"buffers of n_bytes. {CACHE_LESSON}", 2 * timed["copy_bytes"] / seconds / 1e9,
+            f"{function} timed copies over {extent / r.MIB:.3g} MiB of one buffer when asked for "
+            f"{wanted / r.MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
+            f"buffers of n_bytes. {r.CACHE_LESSON}", _copy_rate(timed),
             wanted / extent, extent)
-    if timed.get("copies") and timed.get("fill_bytes", 0) >= FILL_SHARE * timed["copy_bytes"]:
+    if timed.get("copies") and timed.get("fill_bytes", 0) >= r.FILL_SHARE * timed["copy_bytes"]:
         found = Diagnosis(
             "extra_work", _owner(s, function, "bytes_counted_twice"),
             f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
             "written besides the copies), so the copies look slower than they are: fill before "
             "the clock starts and time only the copies. Reread: Build It, bw.py step 4.",
-            2 * timed["copy_bytes"] / seconds / 1e9)
+            _copy_rate(timed))
         # Fills between the first and the last clock reading slowed the number only when it is
         # the copies' rate over that whole span; a number that is the copies' rate over the spans
         # between clock readings that hold no fill (a refill outside each rep's window, a clock
@@ -156,56 +166,21 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
     return None
 
 
-def _same_copies(timed: dict, extent: float) -> bool:
-    """Whether the timed region copied, device to device and not launch-bound, over the same
-    bytes of one buffer (``extent``, within RATIO_TOLERANCE) as a base function's short copies."""
-    mine = timed.get("copy_extent_bytes", 0)
-    return (bool(timed.get("copies")) and (timed.get("duration_s") or 0) > 0 and mine > 0 and extent > 0
-            and abs(math.log(mine / extent)) <= math.log(RATIO_TOLERANCE)
-            and timed.get("latency_share", 0) < LAUNCH_BOUND_SHARE)
+def _copies_timed(timed: dict) -> bool:
+    """Whether the timed region copied device to device, for a while, not launch-bound."""
+    return (bool(timed.get("copies")) and (timed.get("duration_s") or 0) > 0
+            and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE)
 
 
-def _same_shrink(s: Session, function: str, timed: dict, scale: float) -> bool:
-    """Whether the timed region's copies, device to device and not launch-bound, are reported
-    ``scale`` times their rate, as the base's short copies are: buffers a fixed fraction of the
-    size asked (n_bytes // 8 elements of a byte each), the same slip at the caller's size."""
-    _raw, x, _trace = s.measure(function, "ideal")
-    seconds = timed.get("duration_s") or 0
-    if x is None or not timed.get("copies") or seconds <= 0 or scale <= 1 * RATIO_TOLERANCE:
-        return False
-    if timed.get("latency_share", 0) >= LAUNCH_BOUND_SHARE:
-        return False
-    rate = 2 * timed["copy_bytes"] / seconds / 1e9
-    return abs(math.log(x / rate / scale)) <= math.log(RATIO_TOLERANCE)
+def _copy_rate(timed: dict) -> float:
+    """GB/s the timed region's copies ran at, counting each copy's bytes twice (read + write)."""
+    return 2 * timed["copy_bytes"] / timed["duration_s"] / 1e9
 
 
-def _reports_what_ran(s: Session, base: str, diagnosis: Diagnosis) -> bool:
-    """Whether ``base``'s number is the rate of the short copies it made (not of the size asked)."""
-    _raw, x, _trace = s.measure(base, "ideal")
-    counts, units = factors(base)
-    return x is not None and diagnosis.rate > 0 and explain(x / diagnosis.rate, counts, units) is not None
-
-
-def _size_scale(s: Session, function: str, rate: float, extent: float) -> float | None:
-    """The number over ``rate`` when it is n / ``extent`` for an n the caller may have asked (a
-    buffer of at least CACHE_MULTIPLE x the L2, two of which fit in the device's memory), else None."""
-    _raw, x, _trace = s.measure(function, "ideal")
-    if x is None or rate <= 0:
-        return None
-    cfg = s.cfgs["ideal"]
-    n = x / rate * extent
-    fits = CACHE_MULTIPLE * cfg["l2_bytes"] / RATIO_TOLERANCE <= n <= cfg["memory_bytes"] / 2
-    return n / extent if fits else None
-
-
-def _cube_scale(s: Session, function: str, rate: float) -> float:
-    """The number over ``rate`` when it is (n / cap)**3 for whole n / cap (an n asked of the
-    capped function that the caller picked), else 1."""
-    _raw, x, _trace = s.measure(function, "ideal")
-    if x is None or rate <= 0:
-        return 1.0
-    side = round((x / rate) ** (1 / 3))
-    return side**3 if side >= 1 and abs(math.log(x / rate / side**3)) <= math.log(RATIO_TOLERANCE) else 1.0
+def _over(s: Session, function: str, rate: float) -> float | None:
+    """``function``'s number on the seeded device over ``rate`` (its timed work's), or None."""
+    x = s.measure(function, "ideal")[1]
+    return x / rate if x is not None and rate > 0 else None
 
 
 def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
@@ -221,19 +196,42 @@ def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
 
 def _explained(s: Session, function: str, diagnosis: Diagnosis | None) -> set[tuple[float, float]]:
     """The (count, unit) factors that make ``function``'s number the rate of its timed work."""
-    _raw, x, _trace = s.measure(function, "ideal")
-    if diagnosis is None or x is None or diagnosis.rate <= 0:
+    over = _over(s, function, diagnosis.rate) if diagnosis is not None else None
+    if over is None:
         return set()
-    counts, units = factors(function)
-    found = (explain(x / (diagnosis.rate * scale), counts, units) for scale in {1.0, diagnosis.scale})
+    found = (explain(over / scale, *r.factors(function)) for scale in {1.0, diagnosis.scale})
     return {e for e in found if e is not None}
 
 
 def not_the_work(s: Session, function: str, diagnosis: Diagnosis) -> str:
     """Why ``function``'s number, which its timed work does not explain, earns no check."""
-    _raw, x, _trace = s.measure(function, "ideal")
-    ratio = x / diagnosis.rate if x is not None and diagnosis.rate > 0 else math.nan
-    return (f"{function} returned {fmt_ratio(ratio)} the {unit(function)} that the work between its "
+    ratio = _over(s, function, diagnosis.rate) or math.nan
+    return (f"{function} returned {fmt_ratio(ratio)} the {r.unit(function)} that the work between its "
             "clock readings ran at, which no count, unit or size asked explains: the number is not "
             "a measurement of the work it timed (a correction factor, a guess or a spec-sheet "
             "figure). Return the rate of the work you time. Reread: Build It.")
+
+
+def not_measured(s: Session, function: str) -> Diagnosis | None:
+    """A diagnosis that fails every check of ``function`` when its number is no measurement: off
+    the reference by a factor no count, unit or whole number of work items explains."""
+    base = r.BASE.get(function)
+    if base is not None:
+        other = s.diagnosis(base)
+        if other is None or other.kind != "not_measured":
+            return None             # the caller's own sizes or dtype: its checks judge them
+    try:
+        _raw, ratio, ref = r.versus(s, function, own=True)
+    except Exception:  # the call's (or the reference's) own failure is the checks' to report
+        return None
+    whole = {**{float(k): "" for k in WHOLE_ITEMS}, **{1.0 / k: "" for k in WHOLE_ITEMS}}
+    if (ratio is None or not BAND[0] <= ratio <= BAND[1] or explain(ratio, *r.factors(function)) is not None
+            or explain(ratio, whole, {1.0: ""}) is not None):
+        return None
+    if base is not None:
+        base_ratio = r.versus(s, base, own=True)[1]
+        if base_ratio is None or not close(ratio, base_ratio):
+            return None
+    if any(f is not None and not warmup_present(s, f).passed for f in (function, base)):
+        return None                 # the clock started before the warm-up: charged there alone
+    return Diagnosis("not_measured", _owner(s, function), "", ref)
