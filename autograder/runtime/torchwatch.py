@@ -134,6 +134,50 @@ def _key(effects) -> tuple | None:
             sum(int(t.nbytes) for t in read), sum(int(t.nbytes) for t in written), float(flops))
 
 
+class _Timeline:
+    """A watch's trace: runs of clock readings with no op between them, and the stretches of ops
+    before, between and after them. ``lock`` is the watch's: readings come from any thread."""
+
+    def __init__(self, lock):
+        self.lock = lock
+        self.runs: list = []             # [first, last, how many] of each run of readings
+        self.stretches: list = [{}]      # per stretch: {key: count}
+        self.spans: list = [[]]          # per stretch: the merged address ranges written
+        self.dropped = 0
+
+    def op(self, key, spans) -> None:
+        stretch = self.stretches[-1]
+        stretch[key] = stretch.get(key, 0) + 1
+        if spans:
+            self.spans[-1] = _merge(self.spans[-1], spans)
+
+    def reading(self, seconds: float) -> None:
+        """It joins the run before it when no op ran since, else starts a run (and the stretch
+        of ops after it); beyond MAX_READINGS runs it is only counted."""
+        with self.lock:
+            if self.runs and not self.stretches[-1]:
+                self.runs[-1][1] = seconds
+                self.runs[-1][2] += 1
+            elif len(self.runs) >= MAX_READINGS:
+                self.dropped += 1
+            else:
+                self.runs.append([seconds, seconds, 1])
+                self.stretches.append({})
+                self.spans.append([])
+
+    def as_dict(self, index: dict) -> dict:
+        """``readings``, one ``[first, last, how many]`` (seconds) per run of readings with no
+        op between; ``stretches``, one more than the runs (before the first, between each two,
+        after the last), each a list of ``[index, count]`` (``index``: an op's key -> its place
+        in the watch's ``summary()``); ``written``, per stretch the merged address ranges
+        ``[start, end)`` its data-moving ops wrote; ``dropped_readings``, readings beyond
+        MAX_READINGS runs (not placed)."""
+        return {"readings": [list(run) for run in self.runs],
+                "stretches": [[[index[k], c] for k, c in stretch.items()] for stretch in self.stretches],
+                "written": [[list(s) for s in spans] for spans in self.spans],
+                "dropped_readings": self.dropped}
+
+
 def _watch_class(TorchDispatchMode):
     """The watch: ``summary()`` lists ``{"op", "shapes", "dtypes", "read_bytes", "written_bytes",
     "flops", "count"}`` per distinct aten op: its name; the shapes and dtypes of the tensors it
@@ -148,10 +192,7 @@ def _watch_class(TorchDispatchMode):
             self.counts: dict = {}
             self.owner = threading.get_ident()
             self.lock = threading.Lock()     # relays record from other threads
-            self.runs: list = []             # [first, last, how many] of each run of readings
-            self.stretches: list = [{}]      # per stretch of ops before, between and after runs:
-            self.spans: list = [[]]          # {key: count} and the merged ranges written
-            self.dropped = 0
+            self.timeline = _Timeline(self.lock)
             self.clock = clock               # the CPU clock whose readings it is told
 
         @classmethod
@@ -163,12 +204,12 @@ def _watch_class(TorchDispatchMode):
             entered = super().__enter__()
             _active.append(self)
             if self.clock is not None:
-                self.clock.readers.append(self.reading)
+                self.clock.readers.append(self.timeline.reading)
             return entered
 
         def __exit__(self, *exc):
-            if self.clock is not None and self.reading in self.clock.readers:
-                self.clock.readers.remove(self.reading)
+            if self.clock is not None and self.timeline.reading in self.clock.readers:
+                self.clock.readers.remove(self.timeline.reading)
             if self in _active:
                 _active.remove(self)
             return super().__exit__(*exc)
@@ -184,38 +225,12 @@ def _watch_class(TorchDispatchMode):
             with self.lock:
                 if key in self.counts or len(self.counts) < MAX_DISTINCT:
                     self.counts[key] = self.counts.get(key, 0) + 1
-                    stretch = self.stretches[-1]
-                    stretch[key] = stretch.get(key, 0) + 1
-                    if spans:
-                        self.spans[-1] = _merge(self.spans[-1], spans)
-
-        def reading(self, seconds: float) -> None:
-            """A clock reading of the graded code: it joins the run before it when no op ran
-            since, else starts a run (and the stretch of ops after it)."""
-            with self.lock:
-                if self.runs and not self.stretches[-1]:
-                    self.runs[-1][1] = seconds
-                    self.runs[-1][2] += 1
-                elif len(self.runs) >= MAX_READINGS:
-                    self.dropped += 1
-                else:
-                    self.runs.append([seconds, seconds, 1])
-                    self.stretches.append({})
-                    self.spans.append([])
+                    self.timeline.op(key, spans)
 
         def trace(self) -> dict:
-            """The call as the graded code's clock saw it: ``readings``, one ``[first, last,
-            how many]`` (seconds) per run of readings with no op between; ``stretches``, one
-            more than the runs (before the first, between each two, after the last), each a
-            list of ``[index, count]`` (index into ``summary()``'s ops); ``written``, per
-            stretch the merged address ranges ``[start, end)`` its data-moving ops wrote;
-            ``dropped_readings``, readings beyond MAX_READINGS runs (not placed)."""
+            """The call as the graded code's clock saw it (``_Timeline.as_dict``)."""
             with self.lock:
-                index = {key: i for i, key in enumerate(self.counts)}
-                return {"readings": [list(run) for run in self.runs],
-                        "stretches": [[[index[k], c] for k, c in stretch.items()] for stretch in self.stretches],
-                        "written": [[list(s) for s in spans] for spans in self.spans],
-                        "dropped_readings": self.dropped}
+                return self.timeline.as_dict({key: i for i, key in enumerate(self.counts)})
 
         def summary(self) -> list:
             return [{"op": op, "shapes": [list(s) for s in shapes], "dtypes": list(dtypes), "read_bytes": read,
