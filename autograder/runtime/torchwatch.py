@@ -82,30 +82,36 @@ def _dispatch(mode, func, args, kwargs):
         with mode:
             out = func.decompose(*args, **kwargs)
         if out is not NotImplemented:
-            return out, (None, ())
+            return out, (None, ((), ()))
     out = func(*args, **kwargs)
     effects = dispatch.effects(func, args, kwargs, out)
     return out, (_key(effects), _spans(effects))
 
 
 def _spans(effects) -> tuple:
-    """The address ranges [start, end) an op that moves data (reads at least the bytes it
-    writes, and writes some) wrote; () for any other op, or a tensor without an address."""
+    """(the address ranges [start, end) an op that moves data (reads at least the bytes it
+    writes, and writes some) wrote, those it read): each tensor's from its address over the
+    memory its elements occupy (an expanded tensor's one element, once); ((), ()) for any other
+    op or a tensor without an address."""
     if effects is None:
-        return ()
+        return (), ()
     _name, read, written, _flops = effects
     wrote = sum(int(t.nbytes) for t in written)
     if not wrote or sum(int(t.nbytes) for t in read) < wrote:
-        return ()
-    spans = []
-    for t in written:
-        try:
-            start = int(t.data_ptr())
-        except (RuntimeError, NotImplementedError):
-            continue
-        if start:
-            spans.append((start, start + int(t.nbytes)))
-    return tuple(spans)
+        return (), ()
+    return tuple(filter(None, map(_extent, written))), tuple(filter(None, map(_extent, read)))
+
+
+def _extent(t) -> tuple | None:
+    """[start, end) of the memory a tensor's elements occupy, at most its bytes; None without one."""
+    try:
+        start = int(t.data_ptr())
+    except (RuntimeError, NotImplementedError):
+        return None
+    if not start or not t.numel():
+        return None
+    elements = 1 + sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride()))
+    return start, start + min(int(t.nbytes), elements * t.element_size())
 
 
 def _merge(spans: list, new) -> list:
@@ -126,8 +132,8 @@ def _key(effects) -> tuple | None:
     """What an op is counted as: its name, its tensor arguments' shapes, dtypes and bytes, the
     bytes it read (its arguments it does not write) and wrote, and its FLOPs; None for a view or
     an allocation (no work)."""
-    if effects is None:
-        return None
+    if effects is None or any(t.is_meta for t in effects[2]):
+        return None                  # a view, an allocation, or work on no memory (meta)
     name, read, written, flops = effects
     tensors = [t for t in read if t.numel() > 1] + written
     return (name, tuple(tuple(t.shape) for t in tensors), tuple(str(t.dtype).removeprefix("torch.") for t in tensors),
@@ -142,14 +148,14 @@ class _Timeline:
         self.lock = lock
         self.runs: list = []             # [first, last, how many] of each run of readings
         self.stretches: list = [{}]      # per stretch: {key: count}
-        self.spans: list = [[]]          # per stretch: the merged address ranges written
+        self.spans: list = [([], [])]    # per stretch: the merged address ranges written, read
         self.dropped = 0
 
     def op(self, key, spans) -> None:
         stretch = self.stretches[-1]
         stretch[key] = stretch.get(key, 0) + 1
-        if spans:
-            self.spans[-1] = _merge(self.spans[-1], spans)
+        written, read = self.spans[-1]
+        self.spans[-1] = (_merge(written, spans[0]), _merge(read, spans[1]))
 
     def reading(self, seconds: float) -> None:
         """It joins the run before it when no op ran since, else starts a run (and the stretch
@@ -163,18 +169,19 @@ class _Timeline:
             else:
                 self.runs.append([seconds, seconds, 1])
                 self.stretches.append({})
-                self.spans.append([])
+                self.spans.append(([], []))
 
     def as_dict(self, index: dict) -> dict:
         """``readings``, one ``[first, last, how many]`` (seconds) per run of readings with no
         op between; ``stretches``, one more than the runs (before the first, between each two,
         after the last), each a list of ``[index, count]`` (``index``: an op's key -> its place
         in the watch's ``summary()``); ``written``, per stretch the merged address ranges
-        ``[start, end)`` its data-moving ops wrote; ``dropped_readings``, readings beyond
-        MAX_READINGS runs (not placed)."""
+        ``[start, end)`` its data-moving ops wrote, and ``read`` those they read;
+        ``dropped_readings``, readings beyond MAX_READINGS runs (not placed)."""
         return {"readings": [list(run) for run in self.runs],
                 "stretches": [[[index[k], c] for k, c in stretch.items()] for stretch in self.stretches],
-                "written": [[list(s) for s in spans] for spans in self.spans],
+                "written": [[list(s) for s in written] for written, _read in self.spans],
+                "read": [[list(s) for s in read] for _written, read in self.spans],
                 "dropped_readings": self.dropped}
 
 
@@ -219,7 +226,7 @@ def _watch_class(TorchDispatchMode):
             self.record(key, spans)
             return out
 
-        def record(self, key, spans=()) -> None:
+        def record(self, key, spans=((), ())) -> None:
             if key is None:
                 return
             with self.lock:

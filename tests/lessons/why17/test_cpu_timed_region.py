@@ -154,6 +154,24 @@ def bw_half_timed(clock, n_bytes, iters, device):
     return 2 * n_bytes * iters / (clock() - start) / 1e9
 
 
+def bw_fill_from_one_byte(clock, n_bytes, iters, device):
+    """A source expanded from one byte: each 'copy' reads one byte, a fill."""
+    src, dst = torch.zeros(1, dtype=torch.uint8).expand(n_bytes), torch.empty(n_bytes, dtype=torch.uint8)
+    start = clock()
+    for _ in range(iters):
+        dst.copy_(src)
+    return 2 * n_bytes * iters / (clock() - start) / 1e9
+
+
+def bw_on_meta(clock, n_bytes, iters, device):
+    """Copies of tensors on the meta device: the dispatcher sees them, no memory moves."""
+    src, dst = (torch.empty(n_bytes, dtype=torch.uint8, device="meta") for _ in range(2))
+    start = clock()
+    for _ in range(iters):
+        dst.copy_(src)
+    return 2 * n_bytes * iters / (clock() - start) / 1e9
+
+
 def bw_untimed(clock, n_bytes, iters, device):
     src, dst = _buffers(n_bytes)
     for _ in range(iters):
@@ -188,6 +206,8 @@ WRONG = {"bw fixed count, iters claimed": (bw_cpu, bw_fixed_count, "do not expla
          "bw warm-ups counted": (bw_cpu, bw_warmups_counted, "do not explain"),
          "bw half the buffer timed": (bw_cpu, bw_half_timed, "copied only"),
          "bw nothing timed": (bw_cpu, bw_untimed, "between two clock readings"),
+         "bw a fill from one byte": (bw_cpu, bw_fill_from_one_byte, "copied only"),
+         "bw copies on meta": (bw_cpu, bw_on_meta, "never copied"),
          "flops off by one": (flops_cpu, lambda *a, **k: flops_reference(*a, **k, timed=lambda i: i - 1),
                               "do not explain"),
          "flops fixed count": (flops_cpu, lambda *a, **k: flops_reference(*a, **k, timed=lambda i: 20),

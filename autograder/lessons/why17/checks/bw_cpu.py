@@ -43,7 +43,8 @@ HONOUR_BYTES, HONOUR_ITERS = 3 * MiB + 4096, (4, 9)
 #: Smallest part of the buffer one op may write and still count as a piece of a copy (a copy in
 #: slices counts by its bytes: 64 slices of n_bytes/64 are one copy).
 MIN_SLICE = 1 / 1024
-#: Least part of the buffer the copies between two clock readings must write (counted once): a
+#: Least part of the buffer the copies between two clock readings must read and write (each byte
+#: counted once: a source expanded from one byte is one byte read): a
 #: buffer sized in whole elements of a wider dtype (rows x 4096 float16) may fall short of n_bytes
 #: by a row.
 COVERED = 0.99
@@ -115,10 +116,11 @@ def _judge_copies(call: timed.Timed, where: str) -> None:
         if biggest > 2 * HONOUR_BYTES:
             raise CheckFailed(f"{where} used a tensor of {biggest} bytes, more than the n_bytes asked for; "
                               f"the buffer size is the argument. {BUILD}")
-        covered = stretch.covered_bytes
-        if covered is not None and covered < COVERED * HONOUR_BYTES:
-            raise CheckFailed(f"{where} copied only {covered} of the n_bytes bytes between two clock readings; "
-                              f"each timed copy moves the whole buffer. {BUILD}")
+        covered = min(stretch.written_bytes, stretch.read_bytes)
+        if covered < COVERED * HONOUR_BYTES:
+            raise CheckFailed(f"{where} copied only {covered} of the n_bytes bytes between two clock readings "
+                              f"(distinct bytes read and written); each timed copy reads the whole source and "
+                              f"writes the whole destination. {BUILD}")
 
 
 def _copies(op: dict) -> float:

@@ -40,11 +40,16 @@ REL_SLACK = 0.01
 @dataclass(frozen=True)
 class Stretch:
     """The ops recorded between two consecutive runs of clock readings (each op dict's ``count``
-    is how many times it ran there) and how many bytes its data-moving ops wrote, counted once
-    (the union of their address ranges; None where no op had an address)."""
+    is how many times it ran there) and how many bytes its data-moving ops wrote and read, each
+    byte counted once (the union of their address ranges)."""
 
     ops: tuple
-    covered_bytes: int | None
+    written_bytes: int
+    read_bytes: int
+
+
+def _union(spans: list) -> int:
+    return sum(end - start for start, end in spans)
 
 
 class Timed:
@@ -59,10 +64,10 @@ class Timed:
         self.dropped = int(trace.get("dropped_readings") or 0)
         stretches = trace.get("stretches") or []
         written = trace.get("written") or [[] for _ in stretches]
+        read = trace.get("read") or [[] for _ in stretches]
         # stretch k (1 <= k < len(runs)) lies between run k-1 and run k: the windows' parts
-        self.inner = [Stretch(tuple({**ops[i], "count": c} for i, c in stretches[k]),
-                              sum(end - start for start, end in written[k]) if written[k] else None)
-                      for k in range(1, len(runs))]
+        self.inner = [Stretch(tuple({**ops[i], "count": c} for i, c in stretches[k]), _union(written[k]),
+                              _union(read[k])) for k in range(1, len(runs))]
 
     def ops(self) -> list:
         """Every op recorded between two clock readings (inside some window)."""
