@@ -197,6 +197,25 @@ def flops_bmm_uncounted(clock, n, iters, dtype, device):
     return 2 * n**3 * iters / (clock() - start) / 1e12
 
 
+def FULL(n):
+    return n
+
+
+def HALF(n):
+    return n // 2
+
+
+def flops_shapes(rows, inner, cols):
+    """An (rows x inner) @ (inner x cols) product counted as an n x n one."""
+    def timing(clock, n, iters, dtype, device):
+        a, b = torch.ones(rows(n), inner(n), dtype=dtype), torch.ones(inner(n), cols(n), dtype=dtype)
+        start = clock()
+        for _ in range(iters):
+            a @ b
+        return 2 * n**3 * iters / (clock() - start) / 1e12
+    return timing
+
+
 GOOD = {"bw reference": (bw_cpu, bw_reference), "bw autorange": (bw_cpu, bw_autorange),
         "bw median of per-copy times": (bw_cpu, bw_median_per_copy),
         "bw warm-up once, of another size": (bw_cpu, bw_warm_once_elsewhere),
@@ -211,7 +230,10 @@ WRONG = {"bw fixed count, iters claimed": (bw_cpu, bw_fixed_count, "do not expla
          "flops off by one": (flops_cpu, lambda *a, **k: flops_reference(*a, **k, timed=lambda i: i - 1),
                               "do not explain"),
          "flops fixed count": (flops_cpu, lambda *a, **k: flops_reference(*a, **k, timed=lambda i: 20),
-                               "do not explain")}
+                               "do not explain"),
+         "flops half-width B": (flops_cpu, flops_shapes(FULL, FULL, HALF), "multiplied shapes"),
+         "flops half the rows": (flops_cpu, flops_shapes(HALF, FULL, FULL), "multiplied shapes"),
+         "flops half the inner side": (flops_cpu, flops_shapes(FULL, HALF, FULL), "multiplied shapes")}
 
 
 @pytest.mark.parametrize("name", sorted(GOOD))

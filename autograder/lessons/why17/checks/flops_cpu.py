@@ -94,16 +94,7 @@ def honours_args(ctx):
                                          dtype=Dtype(HONOUR_DTYPE), device=CPU)
         where = f"matmul_tflops(n={HONOUR_N}, iters={iters}, dtype=torch.{HONOUR_DTYPE}, device='cpu')"
         call = timed.Timed(record)
-        # a matmul is what torch's FLOP registry counts (mm, bmm, addmm, baddbmm, ...), however
-        # the Python spelled it (@, linalg.matmul, multi_dot, einsum, tensordot, F.linear)
-        matmuls = [op for op in call.ops() if op["flops"] > 0]
-        if not matmuls:
-            raise CheckFailed(f"{where} did no torch matmul (@, torch.matmul or torch.mm) between two clock readings "
-                              f"that the grader could see. {BUILD}")
-        if not any(_products(op) for op in matmuls):
-            seen_op = matmuls[0]
-            raise CheckFailed(f"{where} multiplied shapes {seen_op['shapes']} of dtype "
-                              f"{'/'.join(seen_op['dtypes'])}; use n x n matrices of the dtype passed in. {BUILD}")
+        _judge_products(call, where)
         rate = timed.rate_of(value)
         if rate is None or call.dropped:
             return      # no number to follow (flops_returns_tflops's), or a trace too long to place
@@ -118,18 +109,31 @@ def honours_args(ctx):
 
 
 def _products(op: dict) -> int:
-    """How many n x n products of the dtype asked for one run of ``op`` did."""
-    return _batch(op, HONOUR_N) if set(op["dtypes"]) == {HONOUR_DTYPE} else 0
-
-
-def _batch(op: dict, n: int) -> int:
-    """How many n x n by n x n products an op with FLOPs did (its FLOPs / 2 n^3), or 0 when its
-    matrices are not n x n or its FLOPs are no whole number of such products."""
+    """How many n x n by n x n products of the dtype asked for one run of ``op`` did (its FLOPs
+    over 2 n^3: a batch of pairs counts each pair), or 0 when its matrices are not n x n or its
+    FLOPs are no whole number of such products. A block of rows of a product is not counted: an
+    (n/2 x n) @ (n x n) product reported as an n x n one cannot be told from blocks that make one
+    (fresh outputs make any union of what was written useless)."""
     matrices = [s for s in op["shapes"] if len(s) >= 2]
-    batch, rest = divmod(op["flops"], 2 * n**3)
-    if len(matrices) < 2 or any(s[-2:] != [n, n] for s in matrices) or rest:
+    batch, rest = divmod(op["flops"], 2 * HONOUR_N**3)
+    if (set(op["dtypes"]) != {HONOUR_DTYPE} or len(matrices) < 2 or rest
+            or any(s[-2:] != [HONOUR_N, HONOUR_N] for s in matrices)):
         return 0
     return int(batch)
+
+
+def _judge_products(call: timed.Timed, where: str) -> None:
+    """CheckFailed unless the call did n x n products of the dtype between two clock readings."""
+    # a matmul is what torch's FLOP registry counts (mm, bmm, addmm, baddbmm, ...), however the
+    # Python spelled it (@, linalg.matmul, multi_dot, einsum, tensordot, F.linear)
+    matmuls = [op for op in call.ops() if op["flops"] > 0]
+    if not matmuls:
+        raise CheckFailed(f"{where} did no torch matmul (@, torch.matmul or torch.mm) between two clock readings "
+                          f"that the grader could see. {BUILD}")
+    if not any(_products(op) for op in matmuls):
+        seen = matmuls[0]
+        raise CheckFailed(f"{where} multiplied shapes {seen['shapes']} of dtype {'/'.join(seen['dtypes'])}; "
+                          f"use n x n matrices of the dtype passed in. {BUILD}")
 
 
 @check("flops_rejects_bad", task=TASK, name="matmul_tflops raises ValueError on bad n and iters", files="flops")
