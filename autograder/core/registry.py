@@ -70,8 +70,9 @@ class Context(Protocol):
         """As ``call``, plus the simulator's trace of the call (a dict; empty without ``sim``)."""
 
     def call_watched(self, module: str, function: str, *args, timeout_s: float | None = None,
-                     **kwargs) -> tuple[Any, list[dict]]:
-        """As ``call`` on the real CPU/GPU, plus the aten ops the function ran (bytes, FLOPs)."""
+                     **kwargs) -> tuple[Any, dict]:
+        """As ``call`` on the real CPU/GPU, plus what it ran: ``{"ops": [...], "trace": {...}}``,
+        the aten ops (bytes, FLOPs) and the clock readings in order among them."""
 
     def reference(self, module: str, function: str, *args, sim: dict | None = None,
                   **kwargs) -> Any:

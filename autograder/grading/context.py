@@ -98,13 +98,15 @@ class GradingContext:
                                   timeout_s=self._within_budget(timeout_s))
 
     def call_watched(self, module: str, function: str, *args, timeout_s: float | None = None,
-                     **kwargs) -> tuple[Any, list[dict]]:
-        """As ``call`` on the real CPU/GPU, plus the aten ops the function ran: a list of ``{"op",
-        "shapes", "dtypes", "read_bytes", "written_bytes", "flops", "count"}``
-        (autograder.runtime.runner.TorchWatch)."""
+                     **kwargs) -> tuple[Any, dict]:
+        """As ``call`` on the real CPU/GPU, plus what the function ran (autograder/runtime/
+        torchwatch.py): ``{"ops": [...], "trace": {...}}``, its aten ops, each ``{"op", "shapes",
+        "dtypes", "read_bytes", "written_bytes", "flops", "count"}``, and its trace (the clock
+        readings in order among them: ``TorchWatch.trace``; empty without a CPU clock)."""
         value, trace = self._student.call(module, function, args, kwargs, watch=True,
                                           timeout_s=self._within_budget(timeout_s))
-        return value, list((trace or {}).get("torch_ops", []))
+        trace = trace or {}
+        return value, {"ops": list(trace.get("torch_ops", [])), "trace": dict(trace.get("torch_trace") or {})}
 
     def reference(self, module: str, function: str, *args, sim: dict | None = None,
                   **kwargs) -> Any:

@@ -188,10 +188,10 @@ class Child:
         trace = None
         try:
             if request.get("watch") and sim is None:
-                with self.cpu_time(), TorchWatch() as watch:
+                with self.cpu_time() as clock, TorchWatch(clock) as watch:
                     value = fn(*args, **kwargs)
                 encoded = encode(value)
-                trace = {"torch_ops": watch.summary()}
+                trace = {"torch_ops": watch.summary(), "torch_trace": watch.trace()}
             elif sim is not None:
                 if frontend is None:
                     return {"id": rid, "ok": False, "kind": "protocol",

@@ -17,6 +17,14 @@ started from then on carry a relay (shared/thread_start.py, the hook the simulat
 use): while a watch is active, the relay records the thread's aten ops into it; otherwise it
 only passes them on. A watch records what its own thread runs itself, so a thread that runs a
 watch of its own counts nothing twice.
+
+A watch also keeps the call's *trace*: every clock reading the graded code makes during a real-CPU
+call (the call's CPU clock, shared/simgpu/hostclock.py, tells them) in order among the ops, so
+that a check can judge the work inside a timed region (between the readings that bracket it)
+apart from the work around it (autograder/lessons/why17/checks/timed.py). Readings with no op
+between them are kept as one run (its first and last reading); each stretch of ops between two
+runs keeps how many times each distinct op ran and which bytes the ops that move data wrote
+(address ranges, merged).
 """
 from __future__ import annotations
 
@@ -29,14 +37,20 @@ from shared import thread_start
 _active: list = []
 #: Most distinct calls a watch keeps (a call's record stays small whatever the function does).
 MAX_DISTINCT = 2000
+#: Most runs of clock readings a trace keeps; later readings are counted as dropped.
+MAX_READINGS = 4096
+#: Most disjoint address ranges a stretch of the trace keeps (the smallest go first beyond it).
+MAX_SPANS = 64
 #: The relay's class and the watch's, built on first use (torch loads lazily).
 _classes: dict = {}
 
 
-def TorchWatch():
-    """A context manager recording the aten ops run inside it, on any thread (``_make_classes``)."""
+def TorchWatch(clock=None):
+    """A context manager recording the aten ops run inside it, on any thread (``_make_classes``),
+    and the readings of ``clock`` (shared/simgpu/hostclock.py's CpuClock of the call, or None)
+    among them."""
     install()
-    return _make_classes()["watch"]()
+    return _make_classes()["watch"](clock)
 
 
 def install() -> None:
@@ -60,28 +74,115 @@ def _make_classes() -> dict:
 
 
 def _dispatch(mode, func, args, kwargs):
-    """(the op's result, its record key or None): an op made of others reaches a mode whole
-    where autograd is off (inference_mode); its parts are recorded one by one instead."""
+    """(the op's result, (its record key or None, the address ranges it moved data into)): an op
+    made of others reaches a mode whole where autograd is off (inference_mode); its parts are
+    recorded one by one instead."""
     from shared.simgpu import dispatch
     if dispatch.is_composite(func):
         with mode:
             out = func.decompose(*args, **kwargs)
         if out is not NotImplemented:
-            return out, None
+            return out, (None, ((), ()))
     out = func(*args, **kwargs)
-    return out, _key(dispatch.effects(func, args, kwargs, out))
+    effects = dispatch.effects(func, args, kwargs, out)
+    return out, (_key(effects), _spans(effects))
+
+
+def _spans(effects) -> tuple:
+    """(the address ranges [start, end) an op that moves data (reads at least the bytes it
+    writes, and writes some) wrote, those it read): each tensor's from its address over the
+    memory its elements occupy (an expanded tensor's one element, once); ((), ()) for any other
+    op or a tensor without an address."""
+    if effects is None:
+        return (), ()
+    _name, read, written, _flops = effects
+    wrote = sum(int(t.nbytes) for t in written)
+    if not wrote or sum(int(t.nbytes) for t in read) < wrote:
+        return (), ()
+    return tuple(filter(None, map(_extent, written))), tuple(filter(None, map(_extent, read)))
+
+
+def _extent(t) -> tuple | None:
+    """[start, end) of the memory a tensor's elements occupy, at most its bytes; None without one."""
+    try:
+        start = int(t.data_ptr())
+    except (RuntimeError, NotImplementedError):
+        return None
+    if not start or not t.numel():
+        return None
+    elements = 1 + sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride()))
+    return start, start + min(int(t.nbytes), elements * t.element_size())
+
+
+def _merge(spans: list, new) -> list:
+    """``spans`` (sorted, disjoint) with the ranges ``new`` added, overlapping or touching ones
+    merged; beyond MAX_SPANS the smallest are dropped."""
+    out = []
+    for start, end in sorted([*map(tuple, spans), *new]):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    if len(out) > MAX_SPANS:
+        out = sorted(sorted(out, key=lambda s: s[0] - s[1])[:MAX_SPANS])
+    return out
 
 
 def _key(effects) -> tuple | None:
     """What an op is counted as: its name, its tensor arguments' shapes, dtypes and bytes, the
     bytes it read (its arguments it does not write) and wrote, and its FLOPs; None for a view or
     an allocation (no work)."""
-    if effects is None:
-        return None
+    if effects is None or any(t.is_meta for t in effects[2]):
+        return None                  # a view, an allocation, or work on no memory (meta)
     name, read, written, flops = effects
     tensors = [t for t in read if t.numel() > 1] + written
     return (name, tuple(tuple(t.shape) for t in tensors), tuple(str(t.dtype).removeprefix("torch.") for t in tensors),
             sum(int(t.nbytes) for t in read), sum(int(t.nbytes) for t in written), float(flops))
+
+
+class _Timeline:
+    """A watch's trace: runs of clock readings with no op between them, and the stretches of ops
+    before, between and after them. ``lock`` is the watch's: readings come from any thread."""
+
+    def __init__(self, lock):
+        self.lock = lock
+        self.runs: list = []             # [first, last, how many] of each run of readings
+        self.stretches: list = [{}]      # per stretch: {key: count}
+        self.spans: list = [([], [])]    # per stretch: the merged address ranges written, read
+        self.dropped = 0
+
+    def op(self, key, spans) -> None:
+        stretch = self.stretches[-1]
+        stretch[key] = stretch.get(key, 0) + 1
+        written, read = self.spans[-1]
+        self.spans[-1] = (_merge(written, spans[0]), _merge(read, spans[1]))
+
+    def reading(self, seconds: float) -> None:
+        """It joins the run before it when no op ran since, else starts a run (and the stretch
+        of ops after it); beyond MAX_READINGS runs it is only counted."""
+        with self.lock:
+            if self.runs and not self.stretches[-1]:
+                self.runs[-1][1] = seconds
+                self.runs[-1][2] += 1
+            elif len(self.runs) >= MAX_READINGS:
+                self.dropped += 1
+            else:
+                self.runs.append([seconds, seconds, 1])
+                self.stretches.append({})
+                self.spans.append(([], []))
+
+    def as_dict(self, index: dict) -> dict:
+        """``readings``, one ``[first, last, how many]`` (seconds) per run of readings with no
+        op between; ``stretches``, one more than the runs (before the first, between each two,
+        after the last), each a list of ``[index, count]`` (``index``: an op's key -> its place
+        in the watch's ``summary()``); ``written``, per stretch the merged address ranges
+        ``[start, end)`` its data-moving ops wrote, and ``read`` those they read;
+        ``dropped_readings``, readings beyond MAX_READINGS runs (not placed)."""
+        return {"readings": [list(run) for run in self.runs],
+                "stretches": [[[index[k], c] for k, c in stretch.items()] for stretch in self.stretches],
+                "written": [[list(s) for s in written] for written, _read in self.spans],
+                "read": [[list(s) for s in read] for _written, read in self.spans],
+                "dropped_readings": self.dropped}
 
 
 def _watch_class(TorchDispatchMode):
@@ -93,11 +194,13 @@ def _watch_class(TorchDispatchMode):
     96 x 96 matrices, however the Python spelled them."""
 
     class _Watch(TorchDispatchMode):
-        def __init__(self):
+        def __init__(self, clock=None):
             super().__init__()
             self.counts: dict = {}
             self.owner = threading.get_ident()
             self.lock = threading.Lock()     # relays record from other threads
+            self.timeline = _Timeline(self.lock)
+            self.clock = clock               # the CPU clock whose readings it is told
 
         @classmethod
         def _should_skip_dynamo(cls) -> bool:
@@ -107,24 +210,34 @@ def _watch_class(TorchDispatchMode):
             self.owner = threading.get_ident()
             entered = super().__enter__()
             _active.append(self)
+            if self.clock is not None:
+                self.clock.readers.append(self.timeline.reading)
             return entered
 
         def __exit__(self, *exc):
+            if self.clock is not None and self.timeline.reading in self.clock.readers:
+                self.clock.readers.remove(self.timeline.reading)
             if self in _active:
                 _active.remove(self)
             return super().__exit__(*exc)
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            out, key = _dispatch(self, func, args, kwargs or {})
-            self.record(key)
+            out, (key, spans) = _dispatch(self, func, args, kwargs or {})
+            self.record(key, spans)
             return out
 
-        def record(self, key) -> None:
+        def record(self, key, spans=((), ())) -> None:
             if key is None:
                 return
             with self.lock:
                 if key in self.counts or len(self.counts) < MAX_DISTINCT:
                     self.counts[key] = self.counts.get(key, 0) + 1
+                    self.timeline.op(key, spans)
+
+        def trace(self) -> dict:
+            """The call as the graded code's clock saw it (``_Timeline.as_dict``)."""
+            with self.lock:
+                return self.timeline.as_dict({key: i for i, key in enumerate(self.counts)})
 
         def summary(self) -> list:
             return [{"op": op, "shapes": [list(s) for s in shapes], "dtypes": list(dtypes), "read_bytes": read,
@@ -145,11 +258,11 @@ def _relay_class(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             if not _active:
                 return func(*args, **(kwargs or {}))
-            out, key = _dispatch(self, func, args, kwargs or {})
+            out, (key, spans) = _dispatch(self, func, args, kwargs or {})
             here = threading.get_ident()
             for watch in tuple(_active):
                 if watch.owner != here:
-                    watch.record(key)
+                    watch.record(key, spans)
             return out
 
     return _Relay

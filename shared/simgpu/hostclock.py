@@ -42,10 +42,17 @@ class CpuClock:
     time plus the most CPU time the process's clock has shown the other threads to have used
     (exact once they wait or have ended, within a tick while they run); with one thread it is the
     thread's CPU time alone. Readings never repeat or go back.
+
+    ``readers`` are told every reading the code being graded makes (its seconds, as ``now()``
+    returns it), in the thread that makes it: the grader's record of a call
+    (autograder/runtime/torchwatch.py) places them among the torch work, so that it can tell the
+    work inside a timed region from the work around it. The clock's own readings (in ``sleep``)
+    are not the program's and are not told.
     """
 
     def __init__(self):
         self.cfg = {"epoch_s": _real_time()}
+        self.readers: list = []
         self._others_ns: dict[int, int] = {}
         self._last_ns = -1
         self._slept_s = 0.0
@@ -60,15 +67,22 @@ class CpuClock:
         return self._last_ns
 
     def now(self) -> float:
-        """CPU seconds of the process since the clock started, plus the idle part of its sleeps."""
+        """CPU seconds of the process since the clock started, plus the idle part of its sleeps:
+        a reading by the program, told to every reader."""
+        seconds = self._seconds()
+        for reader in tuple(self.readers):
+            reader(seconds)
+        return seconds
+
+    def _seconds(self) -> float:
         return (self._read_ns() - self._start_ns) / 1e9 + self._slept_s
 
     def sleep(self, seconds: float) -> None:
         """Sleep for real; the clock moves by at least ``seconds`` (CPU time other threads spent
         meanwhile counts once, not twice)."""
-        before = self.now()
+        before = self._seconds()
         _real_sleep(seconds)
-        self._slept_s += max(0.0, seconds - (self.now() - before))
+        self._slept_s += max(0.0, seconds - (self._seconds() - before))
 
 
 def current() -> CpuClock | None:

@@ -12,6 +12,7 @@ import math
 
 from autograder.api import CheckFailed, StudentRaised, check
 from autograder.lessons.why17.checks import predict_oracle as oracle
+from autograder.lessons.why17.checks import timed
 
 TASK = "task1"
 CPU = "cpu"
@@ -36,13 +37,17 @@ UNITS_FACTORS = (1e9, 1e3)
 #: Buffer and repetitions of the plausibility call: a few MiB, a fraction of a second.
 PROBE_BYTES, PROBE_ITERS = 4 * MiB, 5
 #: Buffer and the two repetition counts of the honours-its-arguments calls: an odd size no default
-#: would give, and two iters whose copy counts must differ by their difference (warm-ups cancel).
+#: would give, and two iters whose slips differ (timed.py: a count not taken from the timed work
+#: gives each its own factor).
 HONOUR_BYTES, HONOUR_ITERS = 3 * MiB + 4096, (4, 9)
 #: Smallest part of the buffer one op may write and still count as a piece of a copy (a copy in
 #: slices counts by its bytes: 64 slices of n_bytes/64 are one copy).
 MIN_SLICE = 1 / 1024
-#: Most repeats of the timed loop a correct copy_bandwidth may run (best of k, as STREAM does).
-MAX_REPEATS = 10
+#: Least part of the buffer the copies between two clock readings must read and write (each byte
+#: counted once: a source expanded from one byte is one byte read): a
+#: buffer sized in whole elements of a wider dtype (rows x 4096 float16) may fall short of n_bytes
+#: by a row.
+COVERED = 0.99
 BUILD = "Reread: Build It (bw.py)."
 
 
@@ -68,48 +73,59 @@ def returns_gbs(ctx):
     plausible_gbs(ctx.call("bw", "copy_bandwidth", PROBE_BYTES, iters=PROBE_ITERS, device=CPU), "copy_bandwidth")
 
 
-@check("bw_honours_args", task=TASK, name="copy_bandwidth copies n_bytes, iters times", files="bw")
+@check("bw_honours_args", task=TASK, name="copy_bandwidth times copies of n_bytes and reports what it timed",
+       files="bw")
 def honours_args(ctx):
-    copied, parts = {}, []
+    """Judges the work between the clock readings (timed.py), not the whole call: each stretch
+    of copies between two readings writes the n_bytes buffer, and the number returned follows
+    the copies timed, with iters=4 as with iters=9 (warm-ups outside the timed region, a count a
+    timer picks, a warm-up once per process: none matters)."""
+    ranges, seen = [], []
     for iters in HONOUR_ITERS:
-        _value, ops = ctx.call_watched("bw", "copy_bandwidth", HONOUR_BYTES, iters=iters, device=CPU)
+        value, record = ctx.call_watched("bw", "copy_bandwidth", HONOUR_BYTES, iters=iters, device=CPU)
         where = f"copy_bandwidth(n_bytes={HONOUR_BYTES}, iters={iters}, device='cpu')"
+        call = timed.Timed(record)
+        _judge_copies(call, where)
+        rate = timed.rate_of(value)
+        if rate is None or call.dropped:
+            return      # no number to follow (bw_returns_gbs's), or a trace too long to place
+        rate *= 1e9 / (2 * HONOUR_BYTES)                                 # copies per second
+        ranges.append(call.factors(rate, _copies))
+        seen.append((iters, *call.busiest(rate, _copies)))
+    if not timed.agree(ranges):
+        told = "; ".join(f"iters={i}: {done:g} copies of n_bytes between two clock readings, "
+                         f"the number implies {implied:.3g}" for i, done, implied in seen)
+        raise CheckFailed(f"copy_bandwidth returned a rate that the copies it timed do not explain ({told}); "
+                          f"report the bytes copied between your clock readings over the time they span. {BUILD}")
+
+
+def _judge_copies(call: timed.Timed, where: str) -> None:
+    """CheckFailed unless the call copied the n_bytes buffer between two clock readings, and each
+    stretch of such copies between two readings wrote the whole buffer and no larger tensor (a
+    warm-up of another size between a watchdog's reading and the start is not a timed copy)."""
+    timed_copies = [stretch for stretch in call.inner if any(_copies(op) for op in stretch.ops)]
+    if not timed_copies:
         # What the ops that move data wrote: an index (index_copy_'s int64 rows, made by arange,
         # a fill) or another helper may be larger than the buffer without any copy being so.
-        biggest = max((op["written_bytes"] for op in ops if op["read_bytes"]), default=0)
-        copies = [op for op in ops if _copies_part(op, HONOUR_BYTES)]
-        if not copies:
-            raise CheckFailed(f"{where} never copied a buffer of n_bytes bytes (largest tensor written: {biggest} "
-                              f"bytes); allocate source and destination of n_bytes each. {BUILD}")
+        biggest = max((op["written_bytes"] for op in call.ops() if op["read_bytes"]), default=0)
+        raise CheckFailed(f"{where} never copied a buffer of n_bytes bytes between two clock readings (largest "
+                          f"tensor written there: {biggest} bytes); allocate source and destination of n_bytes "
+                          f"each and time their copies. {BUILD}")
+    for stretch in timed_copies:
+        biggest = max(op["written_bytes"] for op in stretch.ops if op["read_bytes"])
         if biggest > 2 * HONOUR_BYTES:
             raise CheckFailed(f"{where} used a tensor of {biggest} bytes, more than the n_bytes asked for; "
                               f"the buffer size is the argument. {BUILD}")
-        copied[iters] = sum(op["count"] * op["written_bytes"] for op in copies)
-        parts.append(max(op["written_bytes"] for op in copies))
-    problem = _iters_problem(copied, HONOUR_BYTES)
-    # A buffer smaller than n_bytes copied iters times (copies of one size, under n_bytes) is the
-    # simulated GPU's to charge, once: buffer_exceeds_cache.copy_bandwidth sees that buffer
-    # against the size asked. Counted in that buffer, the loop follows iters here.
-    if problem and not (max(parts) < HONOUR_BYTES and _iters_problem(copied, min(parts)) is None):
-        raise CheckFailed(problem)
+        covered = min(stretch.written_bytes, stretch.read_bytes)
+        if covered < COVERED * HONOUR_BYTES:
+            raise CheckFailed(f"{where} copied only {covered} of the n_bytes bytes between two clock readings "
+                              f"(distinct bytes read and written); each timed copy reads the whole source and "
+                              f"writes the whole destination. {BUILD}")
 
 
-def _iters_problem(copied: dict, buffer: int) -> str | None:
-    """Why ``copied`` (iters -> bytes the copies wrote) does not follow iters, counted in copies of
-    ``buffer`` bytes; None when it does."""
-    counts = {iters: round(copied[iters] / buffer, 2) for iters in HONOUR_ITERS}
-    for iters in HONOUR_ITERS:
-        if counts[iters] < iters:
-            return (f"copy_bandwidth(n_bytes={HONOUR_BYTES}, iters={iters}, device='cpu') copied the buffer "
-                    f"{counts[iters]:g} time(s); time iters copies. {BUILD}")
-    (few, many), (c_few, c_many) = HONOUR_ITERS, (counts[i] for i in HONOUR_ITERS)
-    # Warm-up copies cancel out of the difference; ignoring iters makes it 0; best of k repeats
-    # of the timed loop makes it k times the difference in iters.
-    repeats = (c_many - c_few) / (many - few)
-    if not (1 <= round(repeats) <= MAX_REPEATS and abs(repeats - round(repeats)) < 0.05):
-        return (f"copy_bandwidth copied the buffer {c_few:g} times with iters={few} and {c_many:g} times "
-                f"with iters={many}; the timed loop should run iters times. {BUILD}")
-    return None
+def _copies(op: dict) -> float:
+    """How many HONOUR_BYTES buffers one run of ``op`` copies (a slice counts by its bytes)."""
+    return op["written_bytes"] / HONOUR_BYTES if _copies_part(op, HONOUR_BYTES) else 0.0
 
 
 def _copies_part(op: dict, n_bytes: int) -> bool:

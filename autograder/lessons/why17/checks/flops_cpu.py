@@ -9,6 +9,7 @@ import math
 
 from autograder.api import CheckFailed, Dtype, StudentRaised, check
 from autograder.lessons.why17.checks import predict_oracle as oracle
+from autograder.lessons.why17.checks import timed
 
 TASK = "task2"
 CPU = "cpu"
@@ -37,12 +38,9 @@ PROBE_N, PROBE_ITERS = 128, 3
 #: counts. A call lasts well under a millisecond, so one preemption on a loaded grading machine can
 #: slow it a hundredfold; load only ever slows a call, so the best of a few reads the machine.
 PROBE_CALLS = 5
-#: Matrix side, two repetition counts (their matmul counts must differ by their difference: warm-ups
-#: cancel) and a dtype no default would pick.
+#: Matrix side, two repetition counts (whose slips differ: timed.py) and a dtype no default would
+#: pick.
 HONOUR_N, HONOUR_ITERS, HONOUR_DTYPE = 96, (3, 7), "float64"
-#: Most matmuls per unit of iters a correct matmul_tflops may run: a batch of pairs per launch
-#: (the rate counts them all), or one launch of a stack of iters pairs warmed up as it is timed.
-MAX_PER_ITER = 10
 BUILD = "Reread: Build It (matmul_tflops)."
 
 
@@ -86,42 +84,56 @@ def returns_tflops(ctx):
 @check("flops_honours_args", task=TASK, name="matmul_tflops multiplies n x n matrices of the dtype asked for",
        files="flops")
 def honours_args(ctx):
-    counts = {}
+    """Judges the work between the clock readings (timed.py), not the whole call: n x n products
+    of the dtype asked for are timed, and the number returned follows the products timed, with
+    iters=3 as with iters=7 (a batch of pairs per launch counts each pair; warm-ups outside the
+    timed region, a count a timer picks, a warm-up once per shape: none matters)."""
+    ranges, seen = [], []
     for iters in HONOUR_ITERS:
-        _value, ops = ctx.call_watched("flops", "matmul_tflops", HONOUR_N, iters=iters,
-                                       dtype=Dtype(HONOUR_DTYPE), device=CPU)
-        # a matmul is what torch's FLOP registry counts (mm, bmm, addmm, baddbmm, ...), however
-        # the Python spelled it (@, linalg.matmul, multi_dot, einsum, tensordot, F.linear)
-        matmuls = [op for op in ops if op["flops"] > 0]
+        value, record = ctx.call_watched("flops", "matmul_tflops", HONOUR_N, iters=iters,
+                                         dtype=Dtype(HONOUR_DTYPE), device=CPU)
         where = f"matmul_tflops(n={HONOUR_N}, iters={iters}, dtype=torch.{HONOUR_DTYPE}, device='cpu')"
-        if not matmuls:
-            raise CheckFailed(f"{where} did no torch matmul (@, torch.matmul or torch.mm) that the grader could "
-                              f"see. {BUILD}")
-        right = [op for op in matmuls if _batch(op, HONOUR_N) and set(op["dtypes"]) == {HONOUR_DTYPE}]
-        if not right:
-            seen = matmuls[0]
-            raise CheckFailed(f"{where} multiplied shapes {seen['shapes']} of dtype {'/'.join(seen['dtypes'])}; "
-                              f"use n x n matrices of the dtype passed in. {BUILD}")
-        counts[iters] = sum(op["count"] * _batch(op, HONOUR_N) for op in right)
-        if counts[iters] < iters:
-            raise CheckFailed(f"{where} ran {counts[iters]} matmuls; time iters of them. {BUILD}")
-    (few, many), (c_few, c_many) = HONOUR_ITERS, (counts[i] for i in HONOUR_ITERS)
-    # Warm-ups cancel out of the difference; ignoring iters makes it 0. Each iteration runs one
-    # matmul, up to two (a warm-up that scales with iters), or a whole number of them.
-    per_iter = (c_many - c_few) / (many - few)
-    if not (1 <= per_iter <= MAX_PER_ITER and (per_iter <= 2 or per_iter.is_integer())):
-        raise CheckFailed(f"matmul_tflops ran {c_few} matmuls with iters={few} and {c_many} with iters={many}; "
-                          f"the timed loop should run iters of them. {BUILD}")
+        call = timed.Timed(record)
+        _judge_products(call, where)
+        rate = timed.rate_of(value)
+        if rate is None or call.dropped:
+            return      # no number to follow (flops_returns_tflops's), or a trace too long to place
+        rate *= 1e12 / (2 * HONOUR_N**3)                                 # products per second
+        ranges.append(call.factors(rate, _products))
+        seen.append((iters, *call.busiest(rate, _products)))
+    if not timed.agree(ranges):
+        told = "; ".join(f"iters={i}: {done:g} n x n matmuls between two clock readings, the number implies "
+                         f"{implied:.3g}" for i, done, implied in seen)
+        raise CheckFailed(f"matmul_tflops returned a rate that the matmuls it timed do not explain ({told}); "
+                          f"report 2 n^3 FLOPs per matmul timed over the time they span. {BUILD}")
 
 
-def _batch(op: dict, n: int) -> int:
-    """How many n x n by n x n products an op with FLOPs did (its FLOPs / 2 n^3), or 0 when its
-    matrices are not n x n or its FLOPs are no whole number of such products."""
+def _products(op: dict) -> int:
+    """How many n x n by n x n products of the dtype asked for one run of ``op`` did (its FLOPs
+    over 2 n^3: a batch of pairs counts each pair), or 0 when its matrices are not n x n or its
+    FLOPs are no whole number of such products. A block of rows of a product is not counted: an
+    (n/2 x n) @ (n x n) product reported as an n x n one cannot be told from blocks that make one
+    (fresh outputs make any union of what was written useless)."""
     matrices = [s for s in op["shapes"] if len(s) >= 2]
-    batch, rest = divmod(op["flops"], 2 * n**3)
-    if len(matrices) < 2 or any(s[-2:] != [n, n] for s in matrices) or rest:
+    batch, rest = divmod(op["flops"], 2 * HONOUR_N**3)
+    if (set(op["dtypes"]) != {HONOUR_DTYPE} or len(matrices) < 2 or rest
+            or any(s[-2:] != [HONOUR_N, HONOUR_N] for s in matrices)):
         return 0
     return int(batch)
+
+
+def _judge_products(call: timed.Timed, where: str) -> None:
+    """CheckFailed unless the call did n x n products of the dtype between two clock readings."""
+    # a matmul is what torch's FLOP registry counts (mm, bmm, addmm, baddbmm, ...), however the
+    # Python spelled it (@, linalg.matmul, multi_dot, einsum, tensordot, F.linear)
+    matmuls = [op for op in call.ops() if op["flops"] > 0]
+    if not matmuls:
+        raise CheckFailed(f"{where} did no torch matmul (@, torch.matmul or torch.mm) between two clock readings "
+                          f"that the grader could see. {BUILD}")
+    if not any(_products(op) for op in matmuls):
+        seen = matmuls[0]
+        raise CheckFailed(f"{where} multiplied shapes {seen['shapes']} of dtype {'/'.join(seen['dtypes'])}; "
+                          f"use n x n matrices of the dtype passed in. {BUILD}")
 
 
 @check("flops_rejects_bad", task=TASK, name="matmul_tflops raises ValueError on bad n and iters", files="flops")
