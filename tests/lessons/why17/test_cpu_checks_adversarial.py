@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.core import course, lesson
 from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import adversarial
-from autograder.sandbox import forkserver
+from tests.helpers import lesson_server
 
 #: Slow, left out of `make check`: one grading per entry.
 pytestmark = pytest.mark.slow
@@ -46,13 +45,11 @@ ENTRIES = [e for e in adversarial.entries() if _judged(e)]
 
 @pytest.fixture(scope="module", autouse=True)
 def fork_server():
-    forkserver.start(**lesson.server_imports(course.load().assignment()))
-    yield
-    forkserver.stop()
+    lesson_server.keep()
 
 
 @pytest.mark.parametrize("entry", [
-    pytest.param(e, marks=pytest.mark.xfail(reason=f"open: {e.open}")) if e.open else e
+    pytest.param(e, marks=pytest.mark.xfail(reason=f"open: {e.open_on('CPU')}")) if e.open_on("CPU") else e
     for e in ENTRIES], ids=[f"{e.kind}/{e.name}" for e in ENTRIES])
 def test_each_entry_gets_what_its_manifest_says_of_the_cpu_argument_checks(entry, tmp_path):
     only, must_fail = expected(entry)

@@ -32,7 +32,7 @@ def test_the_set_is_as_large_as_promised():
 
 
 @pytest.mark.parametrize("entry", [
-    pytest.param(e, marks=pytest.mark.xfail(reason=f"open: {e.open}")) if e.open else e
+    pytest.param(e, marks=pytest.mark.xfail(reason=f"open: {e.open_on('GPU')}")) if e.open_on("GPU") else e
     for e in ENTRIES], ids=[f"{e.kind}/{e.name}" for e in ENTRIES])
 def test_each_submission_gets_what_its_manifest_says(entry, tmp_path):
     folder = adversarial.build(entry, tmp_path / entry.name)
