@@ -26,9 +26,12 @@ from torch.utils.flop_counter import flop_registry
 from shared.simgpu import costs, state
 
 META = torch.device("meta")
-#: aten ops that only allocate (their memory holds whatever was there): no kernel runs.
+#: aten ops that only allocate (their memory holds whatever was there), or view: no kernel runs.
 ALLOCATE = frozenset({"empty", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted",
-                      "empty_like", "resize_", "set_", "lift_fresh", "detach_", "record_stream"})
+                      "empty_like", "resize_", "set_", "lift_fresh", "detach_", "record_stream",
+                      # a view whose schema does not mark its result as an alias (matmul folds a
+                      # batch of one into mm with it): no kernel, as any other view
+                      "_unsafe_view"})
 _COMPOSITE = torch._C.DispatchKey.CompositeImplicitAutograd
 _TAG_INPLACE, _TAG_SEEDED = torch.Tag.inplace, torch.Tag.nondeterministic_seeded
 

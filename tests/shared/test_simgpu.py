@@ -315,6 +315,17 @@ def test_a_source_expanded_with_stride_zero_reads_its_distinct_bytes_only(source
     assert [(g["read_bytes"], g["write_bytes"]) for g in groups] == [(1 if source == "one byte" else row, n)]
 
 
+def test_a_batch_of_one_broadcast_against_a_matrix_is_one_matmul_and_no_copy():
+    """torch.matmul folds a (1, n, n) @ (n, n) product into mm through views (_unsafe_view among
+    them): on a GPU that is one kernel, so nothing but the matmul is costed."""
+    n = 512
+    with simgpu.active(H100):
+        a = torch.empty(1, n, n, dtype=torch.bfloat16, device="cuda")
+        b = torch.empty(n, n, dtype=torch.bfloat16, device="cuda")
+        assert (a @ b).shape == (1, n, n)
+    assert [g["kind"] for g in simgpu.trace()["op_groups"]] == ["matmul"]
+
+
 @pytest.mark.parametrize("matmul", ["@", "matmul", "mm", "bmm", "addmm", "linear"])
 def test_matmuls_count_two_flops_per_multiply_add(matmul):
     m, k, n = 64, 128, 32
