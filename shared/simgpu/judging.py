@@ -54,10 +54,8 @@ class Diagnosis:
 
 class Rubric:
     """A lesson's GPU checks: the tables below and ``checks`` (check -> ``fn(session, function) ->
-    Verdict``); a subclass supplies ``call(s, function, variant) -> (args, kwargs)``, ``variants(s,
-    function, setting)``, ``prelude(s, module, setting)`` (unjudged calls first), ``pick(function,
-    value, args)``, ``number(value)``, ``diagnose``, ``agrees`` and ``not_the_work`` (rows 1-2 above)
-    and, for the probe, ``work``, ``speed``, ``not_a_number`` and ``not_following``.
+    Verdict``); a subclass supplies the methods below that raise NotImplementedError, and may
+    replace those with a default (``diagnose``, ``agrees`` and ``not_the_work``: rows 1-2 above).
 
     judges:  check -> the functions it judges, the lesson's own first (id: the bare check name;
              the others' ``<check>.<function>``)
@@ -69,6 +67,60 @@ class Rubric:
     module: dict[str, str] = {}
     base: dict[str, str] = {}
     checks: dict[str, Callable[["Session", str], Verdict]] = {}
+
+    def call(self, s: "Session", function: str, variant: Any) -> tuple[tuple, dict]:
+        """(args, kwargs) the checks call ``function`` with; ``variant`` is one of ``variants``."""
+        raise NotImplementedError
+
+    def variants(self, s: "Session", function: str, setting: str) -> tuple:
+        """The variants of ``function``'s call the checks make under ``setting`` (None: the usual one)."""
+        return (None,)
+
+    def prelude(self, s: "Session", module: str, setting: str) -> list:
+        """[(function, variant), ...] of ``module`` called under ``setting`` before the judged
+        calls and never judged (the grader draws how many: no program can tell which call of a
+        process is judged); none by default."""
+        return []
+
+    def pick(self, function: str, value: Any, args: tuple) -> Any:
+        """The number to judge out of the call's return value (e.g. one entry of a dict)."""
+        return value
+
+    def number(self, value: Any) -> float | None:
+        """``value`` as a positive finite float, or None."""
+        raise NotImplementedError
+
+    def diagnose(self, s: "Session", function: str) -> Diagnosis | None:
+        """The slip ``function``'s timed region shows, if the lesson names any."""
+        return None
+
+    def agrees(self, s: "Session", function: str, slip: Diagnosis) -> bool:
+        """Whether the returned number is a measurement of the slipped work."""
+        return True
+
+    def not_the_work(self, s: "Session", function: str, slip: Diagnosis) -> str:
+        """Why a number that does not agree with the slipped work it timed earns no check."""
+        return (f"{function}'s number is not the rate of the work it timed: no count, unit or size "
+                "explains it.")
+
+    # ------------------------------------------------------------ what the hidden probe asks
+    def work(self, function: str, timed: dict) -> float:
+        """The work ``function``'s timed region did (its trace's ``timed``), in the unit its
+        number is a rate of: bytes for a bandwidth, FLOPs for a throughput."""
+        raise NotImplementedError
+
+    def speed(self, function: str) -> str:
+        """Which of the device's speeds ``function``'s number follows: 'bw' or 'peak'."""
+        raise NotImplementedError
+
+    def not_a_number(self, check: str, function: str, value: Any) -> Verdict:
+        """The failing Verdict of ``check`` when ``function`` returned ``value``, not a number."""
+        raise NotImplementedError
+
+    def not_following(self, function: str, moved: float, scale: float, work_moved: float | None) -> str:
+        """Why a number that moved ``moved``x on a device ``scale``x as fast (its timed work's rate
+        moved ``work_moved``x; None: it timed no work) is no measurement."""
+        raise NotImplementedError
 
     def check_id(self, check: str, function: str) -> str:
         """'sync_present' for the check's first function, else 'sync_present.matmul_tflops'."""
