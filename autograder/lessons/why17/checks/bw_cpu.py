@@ -80,23 +80,18 @@ def honours_args(ctx):
     of copies between two readings writes the n_bytes buffer, and the number returned follows
     the copies timed, with iters=4 as with iters=9 (warm-ups outside the timed region, a count a
     timer picks, a warm-up once per process: none matters)."""
-    ranges, seen = [], []
+    follows = timed.Follows("copies", "copies of n_bytes")
     for iters in HONOUR_ITERS:
         value, record = ctx.call_watched("bw", "copy_bandwidth", HONOUR_BYTES, iters=iters, device=CPU)
         where = f"copy_bandwidth(n_bytes={HONOUR_BYTES}, iters={iters}, device='cpu')"
         call = timed.Timed(record)
         _judge_copies(call, where)
-        rate = timed.rate_of(value)
-        if rate is None or call.dropped:
+        if not follows.add(iters, call, value, 2 * HONOUR_BYTES / 1e9, _copies):
             return      # no number to follow (bw_returns_gbs's), or a trace too long to place
-        rate *= 1e9 / (2 * HONOUR_BYTES)                                 # copies per second
-        ranges.append(call.factors(rate, _copies))
-        seen.append((iters, *call.busiest(rate, _copies)))
-    if not timed.agree(ranges):
-        told = "; ".join(f"iters={i}: {done:g} copies of n_bytes between two clock readings, "
-                         f"the number implies {implied:.3g}" for i, done, implied in seen)
-        raise CheckFailed(f"copy_bandwidth returned a rate that the copies it timed do not explain ({told}); "
-                          f"report the bytes copied between your clock readings over the time they span. {BUILD}")
+    problem = follows.problem("copy_bandwidth", "report the bytes copied between your clock readings over the "
+                              f"time they span. {BUILD}")
+    if problem:
+        raise CheckFailed(problem)
 
 
 def _judge_copies(call: timed.Timed, where: str) -> None:

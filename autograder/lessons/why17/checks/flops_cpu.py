@@ -88,24 +88,18 @@ def honours_args(ctx):
     of the dtype asked for are timed, and the number returned follows the products timed, with
     iters=3 as with iters=7 (a batch of pairs per launch counts each pair; warm-ups outside the
     timed region, a count a timer picks, a warm-up once per shape: none matters)."""
-    ranges, seen = [], []
+    follows = timed.Follows("matmuls", "n x n matmuls")
     for iters in HONOUR_ITERS:
         value, record = ctx.call_watched("flops", "matmul_tflops", HONOUR_N, iters=iters,
                                          dtype=Dtype(HONOUR_DTYPE), device=CPU)
         where = f"matmul_tflops(n={HONOUR_N}, iters={iters}, dtype=torch.{HONOUR_DTYPE}, device='cpu')"
         call = timed.Timed(record)
         _judge_products(call, where)
-        rate = timed.rate_of(value)
-        if rate is None or call.dropped:
+        if not follows.add(iters, call, value, 2 * HONOUR_N**3 / 1e12, _products):
             return      # no number to follow (flops_returns_tflops's), or a trace too long to place
-        rate *= 1e12 / (2 * HONOUR_N**3)                                 # products per second
-        ranges.append(call.factors(rate, _products))
-        seen.append((iters, *call.busiest(rate, _products)))
-    if not timed.agree(ranges):
-        told = "; ".join(f"iters={i}: {done:g} n x n matmuls between two clock readings, the number implies "
-                         f"{implied:.3g}" for i, done, implied in seen)
-        raise CheckFailed(f"matmul_tflops returned a rate that the matmuls it timed do not explain ({told}); "
-                          f"report 2 n^3 FLOPs per matmul timed over the time they span. {BUILD}")
+    problem = follows.problem("matmul_tflops", f"report 2 n^3 FLOPs per matmul timed over the time they span. {BUILD}")
+    if problem:
+        raise CheckFailed(problem)
 
 
 def _products(op: dict) -> int:

@@ -121,3 +121,34 @@ def agree(ranges: list) -> bool:
     """Whether one factor lies in every call's range: the number follows the timed work up to a
     constant (1 when honest; a units slip's, charged elsewhere)."""
     return max(lo for lo, _hi in ranges) <= min(hi for _lo, hi in ranges)
+
+
+class Follows:
+    """Whether a function's numbers follow the work each call timed: ``add`` each call's number,
+    then ``problem`` judges them together (one factor must fit every call)."""
+
+    def __init__(self, noun: str, items: str):
+        self.noun, self.items = noun, items        # "copies", "copies of n_bytes"
+        self.ranges: list = []
+        self.seen: list = []
+
+    def add(self, iters: int, call: Timed, value, per_item: float, count) -> bool:
+        """Add the call made with ``iters``: its returned ``value`` over ``per_item`` (the number
+        one work item makes, e.g. 2 n_bytes / 1e9 GB) is items per second, and ``count(op)`` says
+        how many items an op did. False when there is nothing to follow (no number: another
+        check's to charge; or a trace too long to place)."""
+        rate = rate_of(value)
+        if rate is None or call.dropped:
+            return False
+        rate /= per_item
+        self.ranges.append(call.factors(rate, count))
+        self.seen.append((iters, *call.busiest(rate, count)))
+        return True
+
+    def problem(self, function: str, advice: str) -> str | None:
+        """Why the numbers do not follow the timed work (one line), or None when they do."""
+        if agree(self.ranges):
+            return None
+        told = "; ".join(f"iters={i}: {done:g} {self.items} between two clock readings, the number implies "
+                         f"{implied:.3g}" for i, done, implied in self.seen)
+        return f"{function} returned a rate that the {self.noun} it timed do not explain ({told}); {advice}"
