@@ -56,18 +56,12 @@ def main(argv=None) -> int:
     loads = []
     with tempfile.TemporaryDirectory() as tmp, Load(args.busy, args.beside, Path(tmp) / "beside") as load:
         try:
-            for entry in entries:
-                folder = adversarial.build(entry, Path(tmp) / entry.kind / entry.name, args.set)
-                for secret in secrets:
-                    if secret is not None:
-                        os.environ[settings.SIM_SECRET.name] = secret
-                    results = grade_submission(folder, only=adversarial.checks(entry, args.set))
-                    ok, what = adversarial.judge(entry, results)
-                    right += ok
-                    loads.append(os.getloadavg()[0])
-                    under = "" if secret is None else f" [{secret}]"
-                    known = f" [open: {entry.open}]" if entry.open and not ok else ""
-                    print(f"{'ok ' if ok else 'BAD'} {entry.kind}/{entry.name:34} {what}{under}{known}", flush=True)
+            for entry, secret, _results, ok, what in gradings(entries, secrets, args.set, Path(tmp)):
+                right += ok
+                loads.append(os.getloadavg()[0])
+                under = "" if secret is None else f" [{secret}]"
+                known = f" [open: {entry.open}]" if entry.open and not ok else ""
+                print(f"{'ok ' if ok else 'BAD'} {entry.kind}/{entry.name:34} {what}{under}{known}", flush=True)
         finally:
             forkserver.stop()
         load.report()
@@ -77,6 +71,20 @@ def main(argv=None) -> int:
         print(f"1-minute load average after each grading: min {min(loads):.1f}, median "
               f"{sorted(loads)[len(loads) // 2]:.1f}, max {max(loads):.1f} on {os.cpu_count()} CPUs")
     return 0
+
+
+def gradings(entries: list, secrets: list, set_folder: Path, tmp: Path):
+    """(entry, secret, results, right, what) for each entry under each simulator secret in turn
+    (None: the one in force), graded by the real grader on the entry's GPU checks, with
+    ``adversarial.judge``'s verdict; the caller runs the fork server."""
+    for entry in entries:
+        folder = adversarial.build(entry, tmp / entry.kind / entry.name, set_folder)
+        for secret in secrets:
+            if secret is not None:
+                os.environ[settings.SIM_SECRET.name] = secret
+            results = grade_submission(folder, only=adversarial.checks(entry, set_folder))
+            ok, what = adversarial.judge(entry, results)
+            yield entry, secret, results, ok, what
 
 
 class Load:

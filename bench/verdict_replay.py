@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import pickle
 import sys
 import tempfile
@@ -53,11 +52,11 @@ def _kept(memo: dict) -> dict:
 
 
 def capture(dest: Path, secrets: list[str], names: set[str]) -> None:
-    from autograder.core import course, lesson, settings
+    from autograder.core import course, lesson
     from autograder.gpu import checks
-    from autograder.grading.grade import grade_submission
     from autograder.lessons.why17.fixtures import adversarial
     from autograder.sandbox import forkserver
+    from bench.adversarial import gradings
 
     memos: list[dict] = []
     start = checks.ContextRunner.__init__
@@ -74,20 +73,14 @@ def capture(dest: Path, secrets: list[str], names: set[str]) -> None:
     right, started = 0, time.monotonic()
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            for entry in entries:
-                folder = adversarial.build(entry, Path(tmp) / entry.kind / entry.name)
-                only = adversarial.checks(entry)
-                for secret in secrets:
-                    os.environ[settings.SIM_SECRET.name] = secret
-                    memos.clear()
-                    results = grade_submission(folder, only=only)
-                    ok, what = adversarial.judge(entry, results)
-                    right += ok
-                    print(f"{'ok ' if ok else 'BAD'} {entry.kind}/{entry.name:34} {what} [{secret}]", flush=True)
-                    record = {"only": sorted(only), "memos": [_kept(m) for m in memos],
-                              "tests": {t["check"]: (t["status"], t["score"], t["output"]) for t in results["tests"]}}
-                    with open(dest / f"{entry.kind}+{entry.name}+{secret}.pkl", "wb") as fh:
-                        pickle.dump(record, fh)
+            for entry, secret, results, ok, what in gradings(entries, secrets, adversarial.HERE, Path(tmp)):
+                right += ok
+                print(f"{'ok ' if ok else 'BAD'} {entry.kind}/{entry.name:34} {what} [{secret}]", flush=True)
+                record = {"only": sorted(adversarial.checks(entry)), "memos": [_kept(m) for m in memos],
+                          "tests": {t["check"]: (t["status"], t["score"], t["output"]) for t in results["tests"]}}
+                memos.clear()          # the next grading's memos only
+                with open(dest / f"{entry.kind}+{entry.name}+{secret}.pkl", "wb") as fh:
+                    pickle.dump(record, fh)
     finally:
         forkserver.stop()
     print(f"{right} of {len(entries) * len(secrets)} verdicts as expected ({time.monotonic() - started:.0f} s)")

@@ -110,8 +110,9 @@ def _extent(t) -> tuple | None:
         return None
     if not start or not t.numel():
         return None
-    elements = 1 + sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride()))
-    return start, start + min(int(t.nbytes), elements * t.element_size())
+    from shared.simgpu import costs
+    first, last = costs.byte_range(t)
+    return start, start + min(int(t.nbytes), last - first)
 
 
 def _merge(spans: list, new) -> list:

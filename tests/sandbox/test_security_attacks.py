@@ -26,6 +26,7 @@ from autograder.sandbox import isolation, policy
 from autograder.sandbox.parent import Limits, Sandbox
 from autograder.sandbox.perfile import PerFileSandbox
 from tests.helpers import lesson_server, loopback
+from tests.helpers.jailed import needs_namespaces
 from tests.helpers.paths import ROOT
 from tests.helpers.procs import processes_named
 
@@ -40,8 +41,6 @@ ONLY = {"bw_returns_gbs", "bw_honours_args", "bw_sweep_sizes", "bw_rejects_bad",
         "units_gb_per_s", "errors_predict_decode", "law_bandwidth_doubles", "decode_quantized",
         "ceiling_kv_cache", "flops_returns_tflops", "roofline_loglog"}
 PROT = isolation.protection()
-needs_namespaces = pytest.mark.skipif(
-    PROT.mode != "namespaces", reason=f"this kernel refuses namespaces here: {PROT.reason}")
 ATTACK_NAMES = sorted(p.name for p in ATTACKS.iterdir() if p.is_dir() and p.name != "baseline")
 
 
