@@ -63,8 +63,23 @@ def run_main(path: str, compiled: dict | None = None) -> None:
             sys.argv[0] = argv0
 
 
+def settle_threads() -> None:
+    """Set torch's compute threads in this forked process, as a fresh interpreter would.
+
+    Libraries the server preloaded read OMP_NUM_THREADS with the server's environment; this applies
+    the child's own value (or keeps the current count). It also rebuilds, on this one thread, the
+    thread pool torch marks as stale at each fork: left to the program, two of its threads touching
+    torch at once can both see the stale pool and one raises "Invalid thread pool!"."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    value = os.environ.get("OMP_NUM_THREADS", "")
+    torch.set_num_threads(int(value) if value.isdigit() and int(value) > 0 else torch.get_num_threads())
+
+
 def run_script(argv: list[str]) -> None:
     """Run ``[python, -FLAGS..., SCRIPT, ARGS...]`` in this process, as exec would; never returns."""
+    settle_threads()
     args = argv[1:]
     while args and args[0].startswith("-"):
         if "B" in args.pop(0):

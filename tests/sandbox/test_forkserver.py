@@ -338,3 +338,51 @@ def test_the_servers_heap_grows_in_huge_pages_without_moving_it():
         assert _heap_advised(srv.pid)
     finally:
         srv.close()
+
+
+_CROWD = """
+import sys, threading, torch
+src, errors = torch.ones(2**20, dtype=torch.uint8), []
+start = threading.Barrier(8)
+def copy():
+    start.wait()
+    try:
+        torch.empty_like(src).copy_(src)
+    except RuntimeError as exc:
+        errors.append(str(exc).splitlines()[0])
+threads = [threading.Thread(target=copy) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+sys.exit(3 if errors else 0)
+"""
+
+_FORKS = """
+import os, sys, torch
+sys.path.insert(0, sys.argv[1])
+import inprocess
+src = torch.ones(2**20, dtype=torch.uint8)
+torch.empty_like(src).copy_(src)       # the pool exists (a thread a core): each fork marks it stale
+torch.set_num_threads(1)                # as the fork server's child does (OMP_NUM_THREADS=1)
+failed = 0
+for _ in range(int(sys.argv[3])):
+    pid = os.fork()
+    if pid == 0:
+        inprocess.run_script([sys.executable, sys.argv[2]])
+    failed += os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0
+print(failed)
+"""
+
+
+def test_a_forked_childs_threads_can_start_on_torch_together(tmp_path):
+    """Torch marks its thread pool stale at each fork (the fork server's, then the jail's). A
+    forked child that runs a program must rebuild it first: left to the program, threads touching
+    torch at once each see the stale pool and one raises "Invalid thread pool!" (without the
+    rebuild, in most of these children)."""
+    script = tmp_path / "crowd.py"
+    script.write_text(_CROWD)
+    sandbox_dir = ROOT / "autograder" / "sandbox"
+    done = subprocess.run([sys.executable, "-c", _FORKS, str(sandbox_dir), str(script), "12"],
+                          capture_output=True, text=True, timeout=300,
+                          env={k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0"

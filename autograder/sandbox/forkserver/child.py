@@ -58,7 +58,7 @@ def run(request: dict, fds: list[int], base_path: list[str], server_pid: int) ->
         os.environ.update(env)
     if request["cwd"] is not None:
         os.chdir(request["cwd"])
-    _threads_from_env()
+    jail.sibling("inprocess.py").settle_threads()
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _fresh_streams()
@@ -66,15 +66,6 @@ def run(request: dict, fds: list[int], base_path: list[str], server_pid: int) ->
         del sys.modules[name]
     code = _run_argv(request["argv"], base_path)
     _flush_and_exit(code)
-
-
-def _threads_from_env() -> None:
-    """Libraries the server preloaded read OMP_NUM_THREADS when they were imported, i.e. with the
-    server's environment; apply the child's own value, as a freshly started interpreter would."""
-    value = os.environ.get("OMP_NUM_THREADS", "")
-    torch = sys.modules.get("torch")
-    if torch is not None and value.isdigit() and int(value) > 0:
-        torch.set_num_threads(int(value))
 
 
 def _close_others(keep: set[int]) -> None:
