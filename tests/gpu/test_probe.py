@@ -43,8 +43,8 @@ def test_the_same_seed_draws_the_same_probe_and_seeds_draw_both_ranges_and_many_
 
 
 def test_the_sizes_asked_and_the_calls_before_them_are_drawn_from_the_secret():
-    """The grader's copy sizes and matmul n are drawn from the seed, never a simple fraction of
-    the L2 (8x, 1/8) nor a power of two; before the judged calls, each setting without the
+    """The grader's copy sizes and matmul n are drawn from the seed, any count but never a simple
+    fraction of the L2 (8x, 1/8) nor a power of two; before the judged calls, each setting without the
     first-use cost makes a drawn number of unjudged ones. A student's machine asks the public sizes."""
     from shared.lessons.why17.gpu import rubric
 
@@ -58,6 +58,11 @@ def test_the_sizes_asked_and_the_calls_before_them_are_drawn_from_the_secret():
         assert set(out["prelude"]) == {"ideal", "probe", "async"}
         assert all(probe.PRELUDE_CALLS[0] <= k <= probe.PRELUDE_CALLS[1] for k in out["prelude"].values())
     assert len({rubric.asked(out) for out in drawn}) > 30
+    # no round number a program could be honest at only: most sizes are not whole MiB, most n
+    # not a multiple of 64
+    asked = [rubric.asked(out) for out in drawn]
+    assert sum(small % 2**20 != 0 and large % 2**20 != 0 for small, large, _ in asked) > len(asked) / 2
+    assert sum(n % 64 != 0 for _, _, n in asked) > len(asked) / 2
     assert len({tuple(out["prelude"].values()) for out in drawn}) > 10
     public = simsettings.base(PROFILE, 3)
     assert rubric.asked(public) == (*rubric.sizes(public["ideal"]), rubric.MATMUL_N)

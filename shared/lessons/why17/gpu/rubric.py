@@ -72,9 +72,11 @@ def asked(cfgs: dict) -> tuple[int, int, int]:
     ``sizes`` of the ideal device and MATMUL_N; under the grader's secret (``cfgs["draw"]``, see
     autograder/gpu/probe.py) drawn from it: the small copy within [L2/10, L2/8] (a buffer of 4x
     the bytes asked still fits in the L2, and the copy is not all launch), the large within
-    [6, 12] x L2 (whole MiB, neither a simple fraction of the L2 such as 8x or 1/8 where another
-    size can be had), n within [3072, 6144] (a multiple of 64, never a power of two), so that no
-    program can know the sizes it will be judged at from the public L2 size or the lesson's text."""
+    [6, 12] x L2 (neither a simple fraction of the L2 such as 8x or 1/8 where another size can be
+    had), n within [3072, 6144] (never a power of two). Any byte count and any n: no program can
+    know the sizes it will be judged at from the public L2 size, the lesson's text or a round
+    number (whole MiB, n a multiple of 64), and one honest only at such sizes is judged where it
+    is not."""
     if "draw" not in cfgs:
         return (*sizes(cfgs["ideal"]), MATMUL_N)
     rng = random.Random(f"why17-asked\0{cfgs['draw']}")
@@ -83,23 +85,23 @@ def asked(cfgs: dict) -> tuple[int, int, int]:
 
 
 def _copy_size(rng: random.Random, l2: int, low: float, high: float) -> int:
-    """Whole MiB within [low, high] x ``l2`` (at least 1 MiB), not a fraction of it with a
-    denominator up to 16 (at most 100 tries)."""
-    lo = max(1, -(-int(l2 * low) // MIB))
-    hi = max(lo, int(l2 * high) // MIB)
-    size = rng.randint(lo, hi) * MIB
+    """Bytes within [low, high] x ``l2`` (at least 1 MiB), any count, not a fraction of the L2
+    with a denominator up to 16 (at most 100 tries)."""
+    lo = max(MIB, int(l2 * low))
+    hi = max(lo, int(l2 * high))
+    size = rng.randint(lo, hi)
     for _ in range(100):
         if Fraction(size, l2).denominator > 16:
             break
-        size = rng.randint(lo, hi) * MIB
+        size = rng.randint(lo, hi)
     return size
 
 
 def _matmul_n(rng: random.Random) -> int:
-    """A matmul side within [3072, 6144], a multiple of 64 and not a power of two."""
+    """A matmul side within [3072, 6144], any integer but a power of two."""
     n = 4096
     while n & (n - 1) == 0:
-        n = rng.randrange(3072, 6145, 64)
+        n = rng.randint(3072, 6144)
     return n
 
 
