@@ -257,7 +257,13 @@ class SimDispatch(TorchDispatchMode):
         return False          # torch would import torch._dynamo (seconds) at this mode's first op
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
+        # Ops reach this mode with SimMode popped, except from code that never passes through
+        # __torch_function__ (TorchScript, a storage's copy): there the tensors would still
+        # report 'cuda', so the op is read with torch-function handling off.
+        with torch._C.DisableTorchFunction():
+            return self._dispatch(func, args, kwargs or {})
+
+    def _dispatch(self, func, args, kwargs):
         sim_input = _any_sim(args) or _any_sim(kwargs.values())
         if not sim_input and kwargs.get("device") != META:
             return func(*args, **kwargs)        # host work (a CPU check's tensors): as it is

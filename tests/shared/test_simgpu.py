@@ -288,16 +288,25 @@ def _default_device(n):
         return torch.empty(n, dtype=torch.uint8)
 
 
+@torch.jit.script
+def _scripted_copy(dst: torch.Tensor, src: torch.Tensor):
+    dst.copy_(src)
+
+
 @pytest.mark.parametrize("make", STYLES, ids=list(STYLES))
-@pytest.mark.parametrize("copy", ["copy_", "slice", "clone", "add out"])
+@pytest.mark.parametrize("copy", ["copy_", "slice", "clone", "add out", "torchscript", "storage"])
 def test_every_style_of_copy_moves_read_plus_write_bytes(make, copy):
+    """Spellings that pass through __torch_function__ and those that do not (TorchScript, a
+    storage's copy_) reach the device the same way, at torch's dispatcher."""
     n = 64 * MIB
     with simgpu.active(H100):
         src = STYLES[make](n)
         assert src.device == torch.device("cuda", 0) and src.is_cuda and str(src.device) == "cuda:0"
         dst = torch.empty_like(src)
         {"copy_": lambda: dst.copy_(src), "slice": lambda: dst.__setitem__(slice(None), src),
-         "clone": lambda: src.clone(), "add out": lambda: torch.add(src, 0, out=dst)}[copy]()
+         "clone": lambda: src.clone(), "add out": lambda: torch.add(src, 0, out=dst),
+         "torchscript": lambda: _scripted_copy(dst, src),
+         "storage": lambda: dst.untyped_storage().copy_(src.untyped_storage())}[copy]()
     groups = [g for g in simgpu.trace()["op_groups"] if g["kind"] in ("copy", "elementwise")]
     assert [(g["read_bytes"], g["write_bytes"]) for g in groups] == [(n, n)]
 
