@@ -90,10 +90,7 @@ def main(argv=None) -> int:
     except (ValueError, local.UsageError) as exc:
         print(f"python -m shared.simgpu: {exc}", file=sys.stderr)
         return 2
-    simgpu.install()             # torch is imported once, here, before the processes that run your code
-    # and torch's FLOP registry before a device makes torch.version.cuda a CUDA build's: imported
-    # under one, torch warns on stderr that triton (a GPU compiler) is missing
-    import torch.utils.flop_counter  # noqa: F401
+    processes.prepare()          # torch is imported once, here, before the processes that run your code
     paths = {p.stem: str(p) for p in files}
     limit = args.time_limit
     failed = _apart(_import, (paths,), limit, f"{', '.join(f'{m}.py' for m in paths)} did not finish "

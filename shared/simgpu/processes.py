@@ -106,6 +106,17 @@ def _values(value, size, tolist):
         return None
 
 
+def prepare() -> None:
+    """Ready this process to start children: the simulated GPU installed and torch imported (a
+    fork inherits both), and torch's FLOP registry imported before a device makes
+    torch.version.cuda a CUDA build's (imported under one, torch warns on stderr that triton, a
+    GPU compiler, is missing). Idempotent."""
+    from shared import simgpu
+
+    simgpu.install()
+    import torch.utils.flop_counter  # noqa: F401
+
+
 def _settle_threads() -> None:
     """Rebuild torch's compute-thread pool in a forked child, as a fresh interpreter has it."""
     torch = sys.modules.get("torch")
@@ -139,9 +150,9 @@ def _serve(conn, path: str, name: str, cfg: dict) -> None:
     """A child's life: import ``path`` on the device ``cfg``, then run each call sent on ``conn``
     on that same device, replying ('ok', value, trace) or ('failed', message)."""
     _settle_threads()
+    prepare()
     from shared import simgpu
 
-    simgpu.install()
     with simgpu.active(cfg) as device:
         try:
             module = load_module(path, name)
