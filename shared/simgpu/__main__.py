@@ -125,7 +125,7 @@ def _import(paths: dict) -> int:
     for name, path in paths.items():
         try:
             with simgpu.active(simgpu.config()):
-                processes.load_module(path, name)
+                local.import_file(Path(path), name)
         except BaseException as exc:  # SyntaxError, SystemExit, anything at import
             print(f"python -m shared.simgpu: {processes.import_failure(name, exc)}", file=sys.stderr)
             return IMPORT_FAILED

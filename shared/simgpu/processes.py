@@ -17,13 +17,14 @@ charged once: later calls of the same function fail at once with the same reason
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import multiprocessing
 import os
 import sys
 from pathlib import Path
 from typing import Callable
+
+from shared.simgpu import local
 
 #: Seconds a call of a student function may take, or an import of the student's module: the
 #: grader's own limit per call (course.yml, ``time_limit_s``).
@@ -124,18 +125,6 @@ def _settle_threads() -> None:
         torch.set_num_threads(torch.get_num_threads())
 
 
-def load_module(path: str, name: str):
-    """Import the student's file ``path`` as module ``name`` (its folder first on sys.path)."""
-    folder = str(Path(path).resolve().parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _exit(code: int) -> None:
     """Leave the child at once (threads the student left running do not keep it alive)."""
     for stream in (sys.stdout, sys.stderr):
@@ -155,7 +144,7 @@ def _serve(conn, path: str, name: str, cfg: dict) -> None:
 
     with simgpu.active(cfg) as device:
         try:
-            module = load_module(path, name)
+            module = local.import_file(Path(path), name)
         except BaseException as exc:  # SyntaxError, SystemExit, anything at import
             conn.send(("failed", import_failure(name, exc)))
             _exit(0)
