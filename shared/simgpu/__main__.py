@@ -22,8 +22,6 @@ from shared.simgpu import local, processes
 DEFAULT_SEED = 17
 #: Calls of the student's functions the table before the verdicts makes (each has --time-limit).
 SHOWN_CALLS = 3
-#: Exit code of a step whose module did not import (it printed why).
-IMPORT_FAILED = 3
 
 
 def parse(argv):
@@ -93,9 +91,10 @@ def main(argv=None) -> int:
     processes.prepare()          # torch is imported once, here, before the processes that run your code
     paths = {p.stem: str(p) for p in files}
     limit = args.time_limit
-    failed = _apart(_import, (paths,), limit, f"{', '.join(f'{m}.py' for m in paths)} did not finish "
+    failed = _apart(processes.import_files, (paths,), limit, f"{', '.join(f'{m}.py' for m in paths)} did not finish "
                                               f"importing within {limit:g} s")
-    failed = failed or _apart(_show, (lesson, paths, cfg), limit * SHOWN_CALLS,
+    header = f"Simulated GPU, {cfg['name']}, the table's numbers: {_profile(cfg)}"
+    failed = failed or _apart(processes.show, (lesson, paths, cfg, header), limit * SHOWN_CALLS,
                               f"what the table shows did not finish within {limit * SHOWN_CALLS:g} s: "
                               "one of your functions does not return")
     if failed:
@@ -110,35 +109,12 @@ def _apart(step, args: tuple, limit_s: float, late: str) -> bool:
     code = processes.run_apart(step, args, limit_s)
     if code is None:
         print(f"python -m shared.simgpu: {late}", file=sys.stderr)
-    elif code == IMPORT_FAILED:
+    elif code == processes.IMPORT_FAILED:
         pass                                  # the step said why, in one line
     elif code != 0:
         print(f"python -m shared.simgpu: the process running your code ended (exit code {code})",
               file=sys.stderr)
     return code != 0
-
-
-def _import(paths: dict) -> int:
-    """Import each student file once, in this process: IMPORT_FAILED (after one line) when one
-    does not, on the device as on a GPU machine."""
-    simgpu.install()
-    for name, path in paths.items():
-        try:
-            with simgpu.active(simgpu.config()):
-                local.import_file(Path(path), name)
-        except BaseException as exc:  # SyntaxError, SystemExit, anything at import
-            print(f"python -m shared.simgpu: {processes.import_failure(name, exc)}", file=sys.stderr)
-            return IMPORT_FAILED
-    return 0
-
-
-def _show(lesson: str, paths: dict, cfg: dict) -> int:
-    """Print the device and what the lesson shows of the student's functions on it."""
-    gpu = lessons.rubrics()[lesson]
-    modules = {name: local.load(Path(path), cfg) for name, path in paths.items()}
-    print(f"Simulated GPU, {cfg['name']}, the table's numbers: {_profile(cfg)}")
-    gpu.show(modules, cfg)
-    return 0
 
 
 def _profile(cfg: dict) -> str:

@@ -35,6 +35,10 @@ MAX_MESSAGE = 200
 MAX_ELEMENTS = 100_000
 
 
+#: Exit code of ``import_files`` when a file does not import (it printed why).
+IMPORT_FAILED = 3
+
+
 class StudentFailed(Exception):
     """A call that gave no value: the student's code raised, hung, crashed, or did not import.
     ``str(exc)`` is one line saying which."""
@@ -286,6 +290,35 @@ class ProcessRunner:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def import_files(paths: dict) -> int:
+    """Import each student file (module name -> path) once, on the device as on a GPU machine:
+    0, or IMPORT_FAILED after one line on stderr naming the file that does not import. A step
+    for ``run_apart``."""
+    from shared import simgpu
+
+    prepare()
+    for name, path in paths.items():
+        try:
+            with simgpu.active(simgpu.config()):
+                local.import_file(Path(path), name)
+        except BaseException as exc:  # SyntaxError, SystemExit, anything at import
+            print(f"python -m shared.simgpu: {import_failure(name, exc)}", file=sys.stderr)
+            return IMPORT_FAILED
+    return 0
+
+
+def show(lesson: str, paths: dict, cfg: dict, header: str) -> int:
+    """Print ``header``, then what lesson ``lesson`` shows of the student's files (module name ->
+    path) on the device ``cfg``: 0. A step for ``run_apart``."""
+    from shared import lessons
+
+    prepare()
+    modules = {name: local.load(Path(path), cfg) for name, path in paths.items()}
+    print(header)
+    lessons.rubrics()[lesson].show(modules, cfg)
+    return 0
 
 
 def run_apart(step: Callable[..., int], args: tuple, limit_s: float) -> int | None:
