@@ -2,9 +2,12 @@
 
 Runs the student's own functions on the simulated GPU: what the lesson shows of them (for why17:
 the bandwidth sweep with the cache cliff marked, measured_bandwidth, the matmul figure), then every
-GPU sanity check's verdict (one per timing function it judges) under the Break It settings. The
-grader judges the same checks with probes of its own in front, so it stays the authority. Exit 0
-when every check passed, 1 when one failed, 2 on bad usage.
+GPU sanity check's verdict (one per timing function it judges) under the Break It settings. As in
+the grader, each setting runs in a fresh process of its own (shared/simgpu/processes.py), and so
+does the table: a module-level warm-up flag or a thread pool meets every setting new. The grader
+judges the same checks with probes of its own in front, so it stays the authority. Exit 0 when
+every check passed, 1 when one failed (or a file does not import, or a call hangs past
+--time-limit), 2 on bad usage.
 """
 from __future__ import annotations
 
@@ -13,10 +16,12 @@ import sys
 from pathlib import Path
 
 from shared import lessons, simgpu
-from shared.simgpu import local
+from shared.simgpu import local, processes
 
 #: Seed of the randomized profile the checks use when --seed is not given.
 DEFAULT_SEED = 17
+#: Calls of the student's functions the table before the verdicts makes (each has --time-limit).
+SHOWN_CALLS = 3
 
 
 def parse(argv):
@@ -29,20 +34,23 @@ def parse(argv):
     p.add_argument("--seed", type=int, default=DEFAULT_SEED,
                    help="seed of the randomized profile the checks run on (the grader seeds it from "
                         "your files)")
+    p.add_argument("--time-limit", type=float, default=processes.LIMIT_S, metavar="SECONDS",
+                   help=f"the most one call of your functions (or an import) may take, as the grader's "
+                        f"limit (default {processes.LIMIT_S:g})")
     p.add_argument("--lesson", default=None,
                    help="the lesson whose checks to run (default: the one whose timing modules these are)")
     return p.parse_args(argv)
 
 
-def _lesson(name: str | None, stems: set[str]):
-    """The lesson's ``gpu`` package: ``name``'s, or the only one whose modules hold ``stems``."""
+def _lesson(name: str | None, stems: set[str]) -> str:
+    """The lesson's name: ``name``, or the only lesson whose GPU modules hold ``stems``."""
     found = lessons.rubrics()
     if name is not None:
         if name not in found:
             raise local.UsageError(f"--lesson {name}: no such lesson with GPU checks "
                                    f"(have: {', '.join(sorted(found)) or 'none'})")
-        return found[name]
-    fits = [gpu for gpu in found.values() if stems <= set(gpu.RUBRIC.module.values())]
+        return name
+    fits = [lesson for lesson, gpu in found.items() if stems <= set(gpu.RUBRIC.module.values())]
     if len(fits) != 1:
         raise local.UsageError("cannot tell which lesson these files belong to: name it with --lesson "
                                f"({', '.join(sorted(found))})")
@@ -71,19 +79,42 @@ def main(argv=None) -> int:
         cfg = simgpu.config(args.device)
         every = tuple(sorted({m for gpu in lessons.rubrics().values() for m in gpu.RUBRIC.module.values()}))
         files = _files(args.paths, every)
-        gpu = _lesson(args.lesson, {p.stem for p in files})
-        modules = {p.stem: local.load(p, cfg) for p in files}
+        lesson = _lesson(args.lesson, {p.stem for p in files})
+        for path in files:
+            if not path.is_file():
+                raise local.UsageError(f"no such file: {path}")
+        if not args.time_limit > 0:
+            raise local.UsageError(f"--time-limit must be a positive number of seconds, got {args.time_limit:g}")
     except (ValueError, local.UsageError) as exc:
         print(f"python -m shared.simgpu: {exc}", file=sys.stderr)
         return 2
-    except Exception as exc:  # the student's module does not import
-        where = f" line {exc.lineno}" if isinstance(exc, SyntaxError) else ""
-        print(f"python -m shared.simgpu: your module does not import: {type(exc).__name__}{where}: "
-              f"{' '.join(str(exc).split())[:200]}", file=sys.stderr)
+    processes.prepare()          # torch is imported once, here, before the processes that run your code
+    paths = {p.stem: str(p) for p in files}
+    limit = args.time_limit
+    failed = _apart(processes.import_files, (paths,), limit, f"{', '.join(f'{m}.py' for m in paths)} did not finish "
+                                              f"importing within {limit:g} s")
+    header = f"Simulated GPU, {cfg['name']}, the table's numbers: {_profile(cfg)}"
+    failed = failed or _apart(processes.show, (lesson, paths, cfg, header), limit * SHOWN_CALLS,
+                              f"what the table shows did not finish within {limit * SHOWN_CALLS:g} s: "
+                              "one of your functions does not return")
+    if failed:
         return 1
-    print(f"Simulated GPU, {cfg['name']}, the table's numbers: {_profile(cfg)}")
-    gpu.show(modules, cfg)
-    return judge(gpu, modules, args.device, args.seed)
+    gpu = lessons.rubrics()[lesson]
+    with processes.ProcessRunner({m: Path(p) for m, p in paths.items()}, gpu.model_reference, limit) as runner:
+        return judge(gpu, runner, args.device, args.seed)
+
+
+def _apart(step, args: tuple, limit_s: float, late: str) -> bool:
+    """Run ``step(*args)`` in a process of its own; True (after one line) when it failed."""
+    code = processes.run_apart(step, args, limit_s)
+    if code is None:
+        print(f"python -m shared.simgpu: {late}", file=sys.stderr)
+    elif code == processes.IMPORT_FAILED:
+        pass                                  # the step said why, in one line
+    elif code != 0:
+        print(f"python -m shared.simgpu: the process running your code ended (exit code {code})",
+              file=sys.stderr)
+    return code != 0
 
 
 def _profile(cfg: dict) -> str:
@@ -92,9 +123,9 @@ def _profile(cfg: dict) -> str:
             f"{cfg['peak_tflops']:.0f} TFLOP/s bf16, {cfg['memory_bytes'] / 1e9:.0f} GB")
 
 
-def judge(gpu, modules: dict, device: str, seed: int) -> int:
-    """Print every verdict of the lesson's checks on ``modules``; 1 when one failed, else 0."""
-    runner = local.LocalRunner(modules, gpu.model_reference)
+def judge(gpu, runner, device: str, seed: int) -> int:
+    """Print every verdict of the lesson's checks through ``runner`` (each setting in a process of
+    its own: processes.ProcessRunner); 1 when one failed, else 0."""
     ids = gpu.RUBRIC.ids()
     checked = simgpu.config(device, seed)
     print(f"\nGPU sanity checks, on a randomized {device} profile (seed {seed}): {_profile(checked)}")
@@ -103,11 +134,15 @@ def judge(gpu, modules: dict, device: str, seed: int) -> int:
     failed = 0
     for check, verdict in gpu.VERDICTS.items():
         module = gpu.RUBRIC.module[ids[check][1]]
-        if module not in modules:
+        if module not in runner.files:
             print(f"  skip {check}: no {module}.py given")
             continue
         try:
             v = verdict(runner, device, seed)
+        except processes.StudentFailed as exc:   # raised, hung, crashed or did not import
+            failed += 1
+            print(f"  FAIL {check}: {exc}")
+            continue
         except Exception as exc:  # the student's code raised
             failed += 1
             print(f"  FAIL {check}: your code raised {type(exc).__name__}: {' '.join(str(exc).split())[:200]}")

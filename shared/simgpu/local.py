@@ -1,8 +1,11 @@
 """Running a student's own timing modules in this process on the simulated GPU.
 
-The student command and the public tests use this Runner: the student's code on the student's
-machine needs no sandbox, and there is no reference solution to run, so ``reference`` answers
-from the device model (the lesson's ``model_reference``).
+A test or a tool that wants the student's functions in its own process uses this Runner: the
+student's code on the student's machine needs no sandbox, and there is no reference solution to
+run, so ``reference`` answers from the device model (the lesson's ``model_reference``). Every
+call meets a fresh device, but the process and the module's state carry over from setting to
+setting: ``python -m shared.simgpu`` and the public tests use processes.ProcessRunner instead,
+each setting in a fresh process as in the grader.
 """
 from __future__ import annotations
 
@@ -30,15 +33,20 @@ def load(path: Path, cfg: dict | None = None, name: str | None = None):
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
     simgpu.install()                     # before the import: `from time import perf_counter` binds it
-    folder = str(path.resolve().parent)
+    with simgpu.active(cfg or simgpu.config()):
+        return import_file(path, name or path.stem)
+
+
+def import_file(path: Path, name: str):
+    """Import the file ``path`` as module ``name`` (its folder first on sys.path), on whatever
+    device is active."""
+    folder = str(Path(path).resolve().parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)
-    name = name or path.stem
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    with simgpu.active(cfg or simgpu.config()):
-        spec.loader.exec_module(module)
+    spec.loader.exec_module(module)
     return module
 
 

@@ -3,7 +3,8 @@
 Your bw.py and flops.py run unchanged on a model of an H100 (shared/simgpu), whatever machine you
 have, and each GPU sanity check (synchronize before reading the clock, warm up, count a copy's
 bytes twice, report GB/s, use a buffer larger than the cache, count 2·n³ FLOPs, pick a
-compute-bound n) judges them as the grader does, with the same message. The grader also runs
+compute-bound n) judges them as the grader does, with the same message: each device setting in a
+fresh process of its own, as in the grader. The grader also runs
 your code on simulated devices of its own that these tests do not have, so passing here is
 necessary, not sufficient: return what you measured. To see the numbers behind a verdict:
 ``python -m shared.simgpu --device h100 assignments/why17/bw.py assignments/why17/flops.py``.
@@ -13,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from shared import simgpu
 from shared.lessons.why17.gpu import RUBRIC, VERDICTS, model_reference
-from shared.simgpu import local
+from shared.simgpu import processes
 
 HERE = Path(__file__).resolve().parents[1]
 #: The simulated device and the seed of its randomized profile, as ``python -m shared.simgpu``.
@@ -30,13 +30,17 @@ def checks_of(module: str) -> list[str]:
 
 @lru_cache(maxsize=None)
 def _runner(module: str):
-    """Your ``module`` imported on the simulated device under a name of its own, and its runner."""
-    loaded = local.load(HERE / f"{module}.py", simgpu.config(PROFILE), name=f"simulated_{module}")
-    return local.LocalRunner({module: loaded}, model_reference)
+    """The runner of your ``module``: each setting in a fresh process that imports it on that
+    setting's device."""
+    processes.prepare()
+    return processes.ProcessRunner({module: HERE / f"{module}.py"}, model_reference)
 
 
 def judge(module: str, check: str) -> None:
     """Fail the calling test with the grader's message when ``check`` fails on your ``module``."""
-    verdict = VERDICTS[check](_runner(module), PROFILE, SEED)
+    try:
+        verdict = VERDICTS[check](_runner(module), PROFILE, SEED)
+    except processes.StudentFailed as exc:      # raised, hung or did not import: one line says which
+        pytest.fail(f"{check}: {exc}", pytrace=False)
     if not verdict.passed:
         pytest.fail(f"{check}: {verdict.message}", pytrace=False)
