@@ -67,8 +67,9 @@ ALONE = ("tests/batch/test_batch_grade_all.py::test_changed_content_is_regraded_
          "test_a_class_of_15_in_every_layout_graded_twice_with_a_copy_between_gives_identical_gradebooks",
          "tests/lessons/why17/test_public_tests.py::test_a_laptop_student_sees_the_gpu_mistakes_in_pytest")
 #: Tests that spend most of their time waiting out time limits (the attack that never returns
-#: hangs each call that reaches it until the call's limit): a unit each, handed out first, so
-#: that the wait overlaps the other workers' work.
+#: hangs each call that reaches it until the call's limit; on the simulated GPU its sleeps are device
+#: work, waited on until the call has spent the ceiling the test sets in CPU seconds): a unit each, handed out
+#: first, so that the wait overlaps the other workers' work.
 ALONE_FIRST = ("tests/sandbox/test_security_attacks.py::"
                "test_attack_gains_nothing_and_honest_work_is_still_graded[sleep_forever]",)
 
