@@ -58,6 +58,7 @@ class ChildHandle:
     device_calls: int = 0    # calls made on a simulated GPU so far
     idle_from: float | None = None   # its CPU seconds when the last reply came (between.py)
     idle_cpu: float = 0.0    # CPU seconds it used between calls so far
+    cpu: object = None       # its cputime.Tree, once between.py first reads it
 
     @property
     def workdir(self) -> Path:
@@ -222,6 +223,8 @@ def stop(child: ChildHandle) -> None:
 
 
 def close(child: ChildHandle) -> None:
+    if child.cpu is not None:
+        child.cpu.close()
     for attr in ("request_fd", "reply_fd"):
         fd = getattr(child, attr)
         if fd >= 0:
