@@ -76,7 +76,9 @@ class Tree:
         self._files: dict[tuple[str, int], int] = {}   # (kind, pid) -> open file
 
     def _read(self, kind: str, pid: int) -> bytes:
-        """The contents of /proc/``pid``'s ``stat`` or single thread's ``children``; b'' if gone."""
+        """The contents of /proc/``pid``'s ``stat`` or single thread's ``children``; b'' if gone.
+        Read ``stat`` first: a process gone takes its kept ``children`` file with it (that file
+        of a process gone reads as no children, not as an error)."""
         for _ in range(2):           # a kept file of a process gone: open the pid's afresh once
             fd = self._files.get((kind, pid))
             if fd is None:
@@ -88,17 +90,17 @@ class Tree:
             try:
                 data = os.pread(fd, 1 << 16, 0)
             except OSError:
-                data = b""
-            if data:
+                data = None
+            if data or (data is not None and kind == "children"):
                 return data
             self._drop((kind, pid))
+            self._drop(("children", pid))
         return b""
 
     def _drop(self, key: tuple[str, int]) -> None:
-        try:
-            os.close(self._files.pop(key))
-        except OSError:
-            pass
+        fd = self._files.pop(key, None)
+        if fd is not None:
+            os.close(fd)
 
     def seconds(self) -> float:
         """CPU seconds used by the process and every process below it, as ``tree_seconds``."""
@@ -109,9 +111,9 @@ class Tree:
                 continue
             seen.add(p)
             try:
-                fields = self._read("stat", p).rsplit(b")", 1)[1].split()
-                total += sum(int(x) for x in fields[11:15]) / _TICK
-                threads = int(fields[17])
+                f = self._read("stat", p).rsplit(b")", 1)[1].split()
+                total += (int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])) / _TICK
+                threads = int(f[17])
             except (IndexError, ValueError):
                 continue
             if threads == 1:

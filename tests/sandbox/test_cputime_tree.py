@@ -71,3 +71,25 @@ def test_a_process_gone_reads_as_nothing(parent):
     assert tree.seconds() == 0.0
     assert not any(f"/proc/{parent.pid}/" in path for path in _open_files())
     tree.close()
+
+
+def _proc_fds() -> dict[int, str]:
+    out = {}
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            target = os.readlink(f"/proc/self/fd/{fd}")
+            if target.startswith("/proc/") and not target.startswith("/proc/self"):
+                out[int(fd)] = target
+    return out
+
+
+def test_the_files_of_a_process_with_no_children_stay_open_between_readings(parent):
+    tree = cputime.Tree(parent.pid)
+    try:
+        tree.seconds()
+        first = _proc_fds()
+        tree.seconds()
+        assert _proc_fds() == first
+        assert any(path.endswith("/children") for path in first.values())
+    finally:
+        tree.close()
