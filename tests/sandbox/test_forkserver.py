@@ -227,35 +227,6 @@ def test_the_server_says_when_later_is_imported(tmp_path):
         srv.close()
 
 
-def test_run_main_runs_the_servers_compiled_code_only_while_the_file_is_unchanged(tmp_path):
-    """The fork server compiles the jail and the runner once (SCRIPTS); a child runs that code
-    instead of compiling the file again, unless the file no longer holds that source."""
-    from autograder.sandbox import inprocess
-
-    out, script = tmp_path / "out", tmp_path / "s.py"
-    script.write_text(f"open({str(out)!r}, 'w').write('from the file')\n")
-    cached = compile(f"open({str(out)!r}, 'w').write('compiled')\n", str(script), "exec")
-    compiled = {str(script): (script.read_bytes(), cached)}
-    main = sys.modules["__main__"]
-    inprocess.run_main(str(script), compiled)
-    assert out.read_text() == "compiled" and sys.modules["__main__"] is main
-    inprocess.run_main(str(script), {})
-    assert out.read_text() == "from the file"
-    script.write_text(f"open({str(out)!r}, 'w').write('edited')\n")
-    inprocess.run_main(str(script), compiled)
-    assert out.read_text() == "edited"
-
-
-def test_the_server_compiles_the_scripts_every_sandboxed_child_runs():
-    from autograder.sandbox import inprocess
-    from autograder.sandbox.forkserver import server
-
-    paths = [os.path.basename(p) for p in server.SCRIPTS]
-    assert paths == ["jail.py", "runner.py"] and all(os.path.isfile(p) for p in server.SCRIPTS)
-    compiled = inprocess.precompile(server.SCRIPTS)
-    assert set(server.SCRIPTS) <= set(compiled)
-
-
 def test_every_server_holds_what_each_sandboxed_child_runs_whatever_it_preloads():
     """The engine's own preload: the jail (with confine.py, rootfs.py and inprocess.py under their
     own names, kept by every child) and the runner's imports; the rest is the grader package's."""

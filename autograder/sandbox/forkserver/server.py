@@ -3,10 +3,10 @@
 Started by the client (``python -m autograder.sandbox.forkserver SOCK_FD PRELOAD CLIENT_PID LATER
 HUGE_PAGES``, see __main__.py), it dies with the client, adopts the orphans of its children (so it
 reaps them and their CPU time is counted), imports what every sandboxed child runs (the jail and
-the runner, below) and the caller's ``preload`` (the Lesson's server_preload), compiles the
-jail and the runner once (autograder/sandbox/inprocess.py), optionally moves its heap into huge
-pages, and says it is ready. Then, single-threaded, it serves requests (forkserver/child.py is
-what a child does) and, while none waits, imports the caller's ``later`` modules one at a time.
+the runner, below) and the caller's ``preload`` (the Lesson's server_preload), optionally moves
+its heap into huge pages, and says it is ready. Then, single-threaded, it serves requests
+(forkserver/child.py is what a child does) and, while none waits, imports the caller's ``later``
+modules one at a time.
 When the client goes away it kills and reaps every child and exits.
 
 All of it is about cold-start speed; docs/performance.md has the figures behind each choice.
@@ -21,14 +21,13 @@ import sys
 import threading
 import time
 
-from autograder.runtime import runner
+# The scripts every sandboxed child runs (the jail, then the runner), imported as modules: their
+# own imports, and the jail's confine.py, rootfs.py and inprocess.py, are then loaded once for
+# every child.
+from autograder.runtime import runner  # noqa: F401
 from autograder.sandbox import jail
 from autograder.sandbox.forkserver import child, wire
 
-#: Scripts every sandboxed child runs (the jail, then the runner). The server imports them as
-#: modules (above: their own imports, and the jail's confine.py, rootfs.py and inprocess.py, are
-#: then loaded once for every child) and compiles them as scripts once (inprocess.run_main).
-SCRIPTS = tuple(os.path.realpath(module.__file__) for module in (jail, runner))
 #: Seconds without a request before the server imports the next of ``later``: the first requests
 #: of a cold grading (the reference's child and the student's, a few ms apart) do not wait for it.
 LATER_IDLE_S = 0.2
@@ -43,7 +42,7 @@ def serve(sock_fd: int, preload: list[str], client_pid: int | None = None, later
     if client_pid is not None and os.getppid() != client_pid:   # the client is already gone
         return
     preloaded = [name for name in preload if _import(name)]
-    jail.sibling("inprocess.py").precompile(SCRIPTS)
+    jail.sibling("inprocess.py")   # loaded once here: every child runs it
     if huge_pages:
         _huge_pages()
     server = Server(sock_fd, later, huge_pages)
