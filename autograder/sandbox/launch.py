@@ -142,10 +142,10 @@ def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib
     pass_fds. It imports ``preload`` and installs the simulated GPU (unless ``simgpu`` is False)
     before saying it is ready. It is forked from this process's fork server when there is one
     (the jail then runs the runner in-process: ``in_process`` in its policy), else a fresh
-    interpreter. ``early``: while the fork server is still importing (its preload, or its
-    ``later`` after it: ``ForkServer.settled``), start a fresh interpreter instead of waiting for
-    it (for a child whose code imports only the standard library and ``preload``:
-    autograder/sandbox/imports.py; docs/performance.md has what each way costs).
+    interpreter. ``early``: while the fork server is still importing (its preload and its
+    ``later``), start a fresh interpreter instead of waiting for it (for a child whose code
+    imports only the standard library and ``preload``: autograder/sandbox/imports.py;
+    docs/performance.md has what each way costs).
     """
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
@@ -178,7 +178,7 @@ def _fork_server(early: bool):
     ``early`` and it is still importing."""
     from autograder.sandbox import forkserver
     server = forkserver.active()
-    if server is not None and early and not server.settled():
+    if server is not None and early and not server.is_ready():
         return None
     return server
 

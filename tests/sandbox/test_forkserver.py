@@ -190,38 +190,20 @@ def _wait_for(path, what: str) -> None:
     raise AssertionError(f"{what} never happened")
 
 
-def test_a_child_that_exits_while_the_server_imports_later_is_reported_at_once(tmp_path):
-    """The server imports LATER when idle; a child's exit meanwhile is reported then, not after
-    the import (a client waits in ``wait`` for it: in a cold grading, twice on its critical path)."""
-    started, release = tmp_path / "started", tmp_path / "release"
-    _blocking_module(tmp_path / "lib", "why17_slow_later", started, release)
-    env = {**os.environ, "PYTHONPATH": str(tmp_path / "lib")}
-    srv = forkserver.ForkServer(preload=(), later=("why17_slow_later",), env=env, huge_pages=False)
-    try:
-        # The child exits once the server is inside the import, which goes on until released.
-        proc = srv.spawn([sys.executable, "-c", "import os, sys, time\n"
-                          "while not os.path.exists(sys.argv[1]): time.sleep(0.01)\n", str(started)])
-        assert proc.wait(timeout=120) == 0
-        assert not release.exists()   # the import is still going on: nothing waited for it
-        assert not srv.settled()      # the last reply said LATER was still to come
-    finally:
-        release.touch()
-        srv.close()
-
-
-def test_the_server_says_when_later_is_imported(tmp_path):
+def test_the_server_imports_later_before_it_is_ready(tmp_path):
+    """LATER follows PRELOAD before the server says it is ready: every child it forks holds it."""
     started, release = tmp_path / "started", tmp_path / "release"
     _blocking_module(tmp_path / "lib", "why17_slow_later2", started, release)
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "lib")}
-    srv = forkserver.ForkServer(preload=(), later=("why17_slow_later2",), env=env, huge_pages=False)
+    srv = forkserver.ForkServer(preload=(), later=("why17_slow_later2",), env=env, wait=False, huge_pages=False)
     try:
-        assert srv.is_ready() and not srv.settled()
         _wait_for(started, "the import of LATER")
+        assert not srv.is_ready()
         release.touch()
         code = "import sys; print('why17_slow_later2' in sys.modules)"
-        proc = srv.spawn([sys.executable, "-c", code], stdout=forkserver.PIPE)  # served after the import
+        proc = srv.spawn([sys.executable, "-c", code], stdout=forkserver.PIPE)
         out, _ = proc.communicate(timeout=120)
-        assert out.decode().strip() == "True" and srv.settled()
+        assert out.decode().strip() == "True"
     finally:
         release.touch()
         srv.close()
