@@ -4,6 +4,7 @@ per submission and peak memory per worker. Figures only; nothing here asserts a 
     python bench/grade_all.py                      # 200 submissions, --jobs 2, every check
     python bench/grade_all.py -n 40 --checks quick # the 40-submission demonstration, quick checks
     python bench/grade_all.py -n 20 --no-forkserver  # the same workers without the fork server
+    python bench/grade_all.py -n 2 --mix cycle --rounds 3 --before DIR  # before and after, in turn
 
 The class mixes the kinds of autograder/lessons/why17/fixtures/classes.py in MIX_200's proportions: the reference
 (folders and zips), classic mistakes, stubs, entries with nothing gradable, crashes, memory hogs
@@ -16,6 +17,7 @@ import json
 import os
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,6 +44,29 @@ def class_kinds(n: int, mix: str) -> list[str]:
     return ta_kinds(n)
 
 
+def _timed(cmd: list[str], tree: Path, env: dict) -> tuple[float, float, subprocess.CompletedProcess]:
+    """(wall s, CPU s of grade-all and all it reaped, the process) of ``cmd`` run in checkout ``tree``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc
+
+
+def _compare(runs: dict[Path, list[tuple[float, float]]]) -> None:
+    """Each checkout's wall and CPU seconds, by round and their medians, and its CPU seconds minus
+    this checkout's in the same round (the machine's load drifts between rounds more than within)."""
+    mine = [cpu for _wall, cpu in runs[ROOT]]
+    print(f"{'checkout':<32} {'wall s':>7} {'CPU s':>7}  CPU s by round; minus this checkout's, median")
+    for tree, rows in runs.items():
+        cpus = [cpu for _wall, cpu in rows]
+        paired = [c - m for c, m in zip(cpus, mine)]
+        name = "this checkout" if tree == ROOT else str(tree)
+        print(f"{name:<32} {statistics.median(w for w, _c in rows):>7.1f} {statistics.median(cpus):>7.1f}  "
+              f"{' '.join(f'{c:.1f}' for c in cpus)}; {statistics.median(paired):+.2f}")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("-n", type=int, default=200, help="submissions to generate (default 200)")
@@ -51,6 +76,10 @@ def main(argv=None) -> int:
     p.add_argument("--time-limit-s", type=float, default=None, help="per-call limit (default course.yml)")
     p.add_argument("--no-forkserver", action="store_true", help="start each sandboxed child with exec")
     p.add_argument("--keep", type=Path, default=None, help="grade into this folder and keep it")
+    p.add_argument("--before", type=Path, action="append", default=[],
+                   help="another checkout (a git worktree of an earlier commit, or one with a speed trick "
+                        "taken out): the same class is graded with its code in every round too (repeatable)")
+    p.add_argument("--rounds", type=int, default=1, help="grade the class this many times per checkout, in turn")
     p.add_argument("--mix", choices=("ta", "cycle"), default="ta",
                    help="ta: MIX_200's proportions (default); cycle: every kind in turn, as the tests")
     args = p.parse_args(argv)
@@ -72,15 +101,18 @@ def main(argv=None) -> int:
     if args.no_forkserver:
         env[settings.FORKSERVER.name] = "0"
     load_before = os.getloadavg()[0]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.monotonic()
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-    wall = time.monotonic() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        print(proc.stderr[-3000:], file=sys.stderr)
-        return proc.returncode
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    trees = [ROOT, *args.before]
+    runs: dict[Path, list[tuple[float, float]]] = {tree: [] for tree in trees}
+    for _ in range(args.rounds):
+        for tree in trees:
+            wall, cpu, proc = _timed(cmd, tree, env)
+            if proc.returncode != 0:
+                print(f"{tree}: grade-all exited {proc.returncode}\n{proc.stderr[-3000:]}", file=sys.stderr)
+                return proc.returncode
+            runs[tree].append((wall, cpu))
+            if tree == ROOT:
+                last = (wall, cpu, proc)
+    wall, cpu, proc = last
     workers = re.findall(r"worker \d+: ([\d.]+) CPU s, peak memory (\d+) MiB "
                          r"\(largest process it started: (\d+) MiB\)", proc.stderr)
     summary = json.loads((out / "summary.json").read_text())
@@ -97,6 +129,8 @@ def main(argv=None) -> int:
         print(f"worker {i}: {cpu_s} CPU s; peak memory {rss} MiB (largest process under it {child} MiB)")
     print("mistakes counted: " + ", ".join(f"{m['id']} {m['students']}" for m in summary["mistakes"]
                                            if m["students"]))
+    if len(trees) > 1 or args.rounds > 1:
+        _compare(runs)
     print(f"outputs in {out}" if args.keep else f"(deleted {work}; --keep DIR keeps it)")
     if not args.keep:
         import shutil

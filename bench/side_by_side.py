@@ -4,13 +4,16 @@ lesson's functions. Prints wall and CPU seconds of each, the ratio to nbgrader, 
 and CPU) to a bare ``python -c 'import torch'`` (the floor any grader that runs torch code pays). Figures only;
 nothing here asserts a time (the grader's tests never time anything).
 
-    .venv/bin/python bench/side_by_side.py [--rounds 3] [--before DIR] [--hostile endless_loop] [--keep DIR]
+    .venv/bin/python bench/side_by_side.py [--rounds 3] [--before DIR ...] [--hostile endless_loop] [--keep DIR]
 
 Each round runs everything once, in a fixed order; the table shows each run's median over the
 rounds and every round's wall seconds (this machine's speed drifts by tens of percent from minute
 to minute, so one round alone says little). ``--before DIR`` adds, in every round, the grade of
 the reference by another checkout of the project (a git worktree at an earlier commit), so a
-change is measured before and after in one run.
+change is measured before and after in one run; repeat it to compare several checkouts (e.g. one
+with a speed trick taken out each). Each such checkout's CPU seconds are also printed as a
+difference from this checkout's in the same round, and the median of those differences: the
+machine's load drifts between rounds more than within one.
 
 The nbgrader course: one notebook whose answer cells hold the reference's predict_decode,
 kv_bytes_per_token and copy_bandwidth (their ``### BEGIN SOLUTION`` regions become nbgrader
@@ -156,25 +159,29 @@ def hostile_folder(name: str, work: Path) -> Path:
     return build.overlay("hostile", name, work / "hostile" / name)
 
 
-def one_round(work: Path, hostile: Path, before: Path | None) -> list[tuple[str, float, float, str]]:
+def one_round(work: Path, hostile: Path | None, befores: list[Path]) -> list[tuple[str, float, float, str]]:
     """Every run once, in a fixed order: (label, wall s, CPU s, result) each."""
     work.mkdir(parents=True)
     rows = [("nbgrader autograde, 1 student", *nbgrader_run(work))]
     wall, cpu, _ = timed([sys.executable, "-c", "import torch"], ROOT)
     rows.append(("bare python -c 'import torch'", wall, cpu, "-"))
     runs = [("grade: reference", SOLUTIONS, ROOT)]
-    if before is not None:
-        runs.append((f"grade: reference, {_commit(before)}", SOLUTIONS, before))
-    runs += [("grade: stubs", ROOT / "assignments" / "why17", ROOT), (f"grade: hostile/{hostile.name}", hostile, ROOT)]
+    runs += [(f"grade: reference, {_commit(before)}", SOLUTIONS, before) for before in befores]
+    if hostile is not None:
+        runs += [("grade: stubs", ROOT / "assignments" / "why17", ROOT),
+                 (f"grade: hostile/{hostile.name}", hostile, ROOT)]
     for i, (label, folder, tree) in enumerate(runs):
         rows.append((label, *grade_run(folder, work, f"run{i}", tree)))
     return rows
 
 
 def _commit(tree: Path) -> str:
-    """The short commit of checkout ``tree`` (its label in the table)."""
+    """The short commit of checkout ``tree`` (its label in the table), and its folder's name when it
+    has uncommitted changes (several checkouts of one commit, each with something taken out)."""
     done = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    return f"at {done.stdout.strip() or tree}"
+    dirty = subprocess.run(["git", "-C", str(tree), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return f"at {done.stdout.strip() or tree}" + (f" {tree.name}" if dirty else "")
 
 
 def main(argv=None) -> int:
@@ -182,19 +189,22 @@ def main(argv=None) -> int:
     p.add_argument("--hostile", default="endless_loop", help="hostile fixture (default endless_loop)")
     p.add_argument("--rounds", type=int, default=3,
                    help="run everything this many times, interleaved; each figure is the median (default 3)")
-    p.add_argument("--before", type=Path, default=None,
+    p.add_argument("--before", type=Path, action="append", default=[],
                    help="another checkout (e.g. a git worktree of an earlier commit): its grade of the "
-                        "reference runs in every round too")
+                        "reference runs in every round too (repeatable)")
     p.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
+    p.add_argument("--reference-only", action="store_true",
+                   help="grade the reference only (no stubs, no hostile submission): more rounds in the same time")
     args = p.parse_args(argv)
     if args.rounds < 1:
         p.error(f"--rounds must be at least 1, got {args.rounds}")
-    if args.before is not None and not (args.before / "autograder" / "__main__.py").is_file():
-        p.error(f"--before {args.before}: not a checkout of this project (no autograder/__main__.py)")
+    for before in args.before:
+        if not (before / "autograder" / "__main__.py").is_file():
+            p.error(f"--before {before}: not a checkout of this project (no autograder/__main__.py)")
     work = args.keep or Path(tempfile.mkdtemp(prefix="why17-side-"))
     work.mkdir(parents=True, exist_ok=True)
     load0 = os.getloadavg()
-    hostile = hostile_folder(args.hostile, work)
+    hostile = None if args.reference_only else hostile_folder(args.hostile, work)
     rounds = [one_round(work / f"round{i}", hostile, args.before) for i in range(args.rounds)]
     load1 = os.getloadavg()
     rows = [(label, statistics.median(r[i][1] for r in rounds), statistics.median(r[i][2] for r in rounds),
@@ -203,12 +213,16 @@ def main(argv=None) -> int:
     print(f"machine: {os.cpu_count()} CPUs; load average (1, 5, 15 min) before "
           f"{', '.join(f'{x:.1f}' for x in load0)}, after {', '.join(f'{x:.1f}' for x in load1)}")
     print(f"{args.rounds} round(s), interleaved; wall and CPU are medians, ratios are of the medians")
-    print(f"{'run':<34} {'wall s':>7} {'CPU s':>7} {'wall/nbgrader':>14} {'CPU/nbgrader':>13} "
+    print(f"{'run':<44} {'wall s':>7} {'CPU s':>7} {'wall/nbgrader':>14} {'CPU/nbgrader':>13} "
           f"{'wall/torch':>11} {'CPU/torch':>10}  {'walls, by round':<24} result")
     for label, wall, cpu, walls, result in rows:
         spread = " ".join(f"{w:.2f}" for w in walls)
-        print(f"{label:<34} {wall:>7.2f} {cpu:>7.2f} {wall / nb_wall:>14.2f} {cpu / nb_cpu:>13.2f} "
+        print(f"{label:<44} {wall:>7.2f} {cpu:>7.2f} {wall / nb_wall:>14.2f} {cpu / nb_cpu:>13.2f} "
               f"{wall / torch_wall:>11.2f} {cpu / torch_cpu:>10.2f}  {spread:<24} {result}")
+    for i in range(3, 3 + len(args.before)):   # rows 0-2: nbgrader, torch, this checkout's reference
+        paired = [r[2][2] - r[i][2] for r in rounds]
+        print(f"{rounds[0][i][0]}: this checkout's CPU s minus its, round by round: "
+              f"{' '.join(f'{d:+.2f}' for d in paired)}; median {statistics.median(paired):+.2f}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

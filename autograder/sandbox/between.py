@@ -22,16 +22,23 @@ from autograder.sandbox import cputime
 ALLOWANCE_S = 1.0
 
 
+def _tree_seconds(child) -> float:
+    """The child's ``cputime.tree_seconds``, read through the child's own ``cputime.Tree``."""
+    if child.cpu is None:
+        child.cpu = cputime.Tree(child.proc.pid)
+    return child.cpu.seconds()
+
+
 def mark(child) -> None:
     """Note the child's CPU seconds now: a reply arrived, the time between calls starts."""
-    child.idle_from = cputime.tree_seconds(child.proc.pid)
+    child.idle_from = _tree_seconds(child)
 
 
 def charge(box, child, module: str) -> float:
     """The CPU seconds of ``child`` (a ChildHandle of Sandbox ``box``) now, as a request for
     ``module`` is about to be sent, after adding what it used since its last reply; past
     ALLOWANCE_S, it is stopped and StudentCrashed raised for ``module`` and every module it imported."""
-    cpu_now = cputime.tree_seconds(child.proc.pid)
+    cpu_now = _tree_seconds(child)
     if child.idle_from is not None:
         child.idle_cpu += max(0.0, cpu_now - child.idle_from)
     child.idle_from = None

@@ -64,6 +64,74 @@ def tree_seconds(pid: int) -> float:
     return total
 
 
+class Tree:
+    """``tree_seconds`` of one child, read before and after every call into it: each process's
+    /proc files stay open and are read again in place (pread at offset 0), a third of the cost
+    of opening them each time. An open file stays tied to the process it was opened for: once
+    that process is gone its reads fail, and a process that reuses its pid gets files of its own.
+    ``close`` releases them (the child's end, autograder/sandbox/launch.py ``close``)."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self._files: dict[tuple[str, int], int] = {}   # (kind, pid) -> open file
+
+    def _read(self, kind: str, pid: int) -> bytes:
+        """The contents of /proc/``pid``'s ``stat`` or single thread's ``children``; b'' if gone.
+        Read ``stat`` first: a process gone takes its kept ``children`` file with it (that file
+        of a process gone reads as no children, not as an error)."""
+        for _ in range(2):           # a kept file of a process gone: open the pid's afresh once
+            fd = self._files.get((kind, pid))
+            if fd is None:
+                path = f"/proc/{pid}/stat" if kind == "stat" else f"/proc/{pid}/task/{pid}/children"
+                try:
+                    fd = self._files[kind, pid] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                except OSError:
+                    return b""
+            try:
+                data = os.pread(fd, 1 << 16, 0)
+            except OSError:
+                data = None
+            if data or (data is not None and kind == "children"):
+                return data
+            self._drop((kind, pid))
+            self._drop(("children", pid))
+        return b""
+
+    def _drop(self, key: tuple[str, int]) -> None:
+        fd = self._files.pop(key, None)
+        if fd is not None:
+            os.close(fd)
+
+    def seconds(self) -> float:
+        """CPU seconds used by the process and every process below it, as ``tree_seconds``."""
+        total, todo, seen = 0.0, [self.pid], set()
+        while todo and len(seen) < 256:
+            p = todo.pop()
+            if p in seen:
+                continue
+            seen.add(p)
+            try:
+                f = self._read("stat", p).rsplit(b")", 1)[1].split()
+                total += (int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])) / _TICK
+                threads = int(f[17])
+            except (IndexError, ValueError):
+                continue
+            if threads == 1:
+                try:
+                    todo += [int(x) for x in self._read("children", p).split()]
+                except ValueError:
+                    pass
+            elif threads:
+                todo += _children(p, threads)
+        for key in [k for k in self._files if k[1] not in seen]:   # processes gone from the tree
+            self._drop(key)
+        return total
+
+    def close(self) -> None:
+        for key in list(self._files):
+            self._drop(key)
+
+
 def used_seconds(pid: int, cpu_at_start: float) -> float:
     """CPU seconds process ``pid`` and those below it used since ``cpu_at_start`` (tree_seconds)."""
     return tree_seconds(pid) - cpu_at_start

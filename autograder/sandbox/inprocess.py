@@ -1,12 +1,10 @@
-"""Run a Python script in this process, as exec would, with its code compiled once.
+"""Run a Python script in this process, as exec would.
 
 A fork server's child (autograder/sandbox/forkserver/) already holds what the server imported;
 exec would throw that away. So the fork server's child runs the jail script in-process, and the
 jail (autograder/sandbox/jail.py) runs the runner in-process when its policy says ``in_process``.
-Each would otherwise compile the jail and the runner again: the server compiles them once
-(``precompile``) and a child runs that code while the file still holds the same source
-(docs/performance.md has what it saves). This is about cold-start speed only: what protects the
-grader is the jail's, and runs before ``run_script``.
+This is about cold-start speed only: what protects the grader is the jail's, and runs before
+``run_script``.
 
 Standard library only: the jail loads this file by path (``jail.sibling``), before the private root
 hides it, under a name of its own that a fork server's children keep in ``sys.modules``.
@@ -16,51 +14,11 @@ from __future__ import annotations
 import os
 import sys
 
-#: path -> (source bytes, code object) of the scripts a fork server compiled (``precompile``).
-COMPILED: dict = {}
 
-
-def precompile(paths) -> dict:
-    """Compile each script in ``paths`` that reads and compiles into ``COMPILED``; returns it."""
-    for path in paths:
-        try:
-            with open(path, "rb") as f:
-                source = f.read()
-            COMPILED[path] = (source, compile(source, path, "exec", dont_inherit=True))
-        except (OSError, SyntaxError, ValueError):
-            pass
-    return COMPILED
-
-
-def run_main(path: str, compiled: dict | None = None) -> None:
-    """Run the script at ``path`` as ``__main__``, as ``runpy.run_path`` does, with the code in
-    ``compiled`` (default ``COMPILED``) when the file still holds the source it was compiled from."""
+def run_main(path: str) -> None:
+    """Run the script at ``path`` as ``__main__`` (``runpy.run_path``)."""
     import runpy
-    compiled = COMPILED if compiled is None else compiled
-    source, code = compiled.get(os.path.realpath(path), (None, None))
-    if code is None:
-        return runpy.run_path(path, run_name="__main__")
-    try:
-        with open(path, "rb") as f:
-            current = f.read()
-    except OSError:
-        current = None
-    if current != source:
-        return runpy.run_path(path, run_name="__main__")
-    import types
-    module = types.ModuleType("__main__")
-    module.__file__ = path
-    before, argv0 = sys.modules.get("__main__"), sys.argv[0] if sys.argv else None
-    sys.modules["__main__"] = module
-    if argv0 is not None:
-        sys.argv[0] = path
-    try:
-        exec(code, module.__dict__)
-    finally:
-        if before is not None:
-            sys.modules["__main__"] = before
-        if argv0 is not None:
-            sys.argv[0] = argv0
+    runpy.run_path(path, run_name="__main__")
 
 
 def settle_threads() -> None:

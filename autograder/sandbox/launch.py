@@ -58,6 +58,7 @@ class ChildHandle:
     device_calls: int = 0    # calls made on a simulated GPU so far
     idle_from: float | None = None   # its CPU seconds when the last reply came (between.py)
     idle_cpu: float = 0.0    # CPU seconds it used between calls so far
+    cpu: object = None       # its cputime.Tree, once between.py first reads it
 
     @property
     def workdir(self) -> Path:
@@ -141,10 +142,10 @@ def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib
     pass_fds. It imports ``preload`` and installs the simulated GPU (unless ``simgpu`` is False)
     before saying it is ready. It is forked from this process's fork server when there is one
     (the jail then runs the runner in-process: ``in_process`` in its policy), else a fresh
-    interpreter. ``early``: while the fork server is still importing (its preload, or its
-    ``later`` after it: ``ForkServer.settled``), start a fresh interpreter instead of waiting for
-    it (for a child whose code imports only the standard library and ``preload``:
-    autograder/sandbox/imports.py; docs/performance.md has what each way costs).
+    interpreter. ``early``: while the fork server is still importing (its preload and its
+    ``later``), start a fresh interpreter instead of waiting for it (for a child whose code
+    imports only the standard library and ``preload``: autograder/sandbox/imports.py;
+    docs/performance.md has what each way costs).
     """
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
@@ -177,7 +178,7 @@ def _fork_server(early: bool):
     ``early`` and it is still importing."""
     from autograder.sandbox import forkserver
     server = forkserver.active()
-    if server is not None and early and not server.settled():
+    if server is not None and early and not server.is_ready():
         return None
     return server
 
@@ -222,6 +223,8 @@ def stop(child: ChildHandle) -> None:
 
 
 def close(child: ChildHandle) -> None:
+    if child.cpu is not None:
+        child.cpu.close()
     for attr in ("request_fd", "reply_fd"):
         fd = getattr(child, attr)
         if fd >= 0:

@@ -155,26 +155,3 @@ def test_a_plot_child_starts_while_the_server_is_still_importing(tmp_path, monke
     finally:
         box.close()
         server.close()
-
-
-def test_an_early_child_does_not_queue_behind_the_servers_later_imports(tmp_path, monkeypatch):
-    """Ready, but importing LATER (matplotlib, in a grading) when the next child is asked for: a
-    child that preloads nothing starts as a fresh interpreter instead of waiting for the import."""
-    lib, release = tmp_path / "lib", tmp_path / "release"
-    lib.mkdir()
-    (lib / "later_not_done.py").write_text(   # an import that lasts until the test ends
-        f"import os, time\nwhile not os.path.exists({str(release)!r}):\n    time.sleep(0.01)\n")
-    env = {**os.environ, "PYTHONPATH": str(lib)}
-    server = forkserver.ForkServer(preload=(), later=("later_not_done",), env=env, huge_pages=False)
-    monkeypatch.setattr(client, "_active", server)
-    (tmp_path / "sub").mkdir()
-    sub = _folder(tmp_path / "sub", m="def f(x):\n    return 2 * x\n")
-    box = Sandbox(sub, Limits(time_limit_s=30.0), preload=(), simgpu=False, early=True)
-    try:
-        assert server.is_ready() and not server.settled()
-        assert box.call("m", "f", (21,))[0] == 42
-        assert not isinstance(box.child.proc, forkserver.ForkedProcess)
-    finally:
-        release.touch()
-        box.close()
-        server.close()

@@ -190,70 +190,23 @@ def _wait_for(path, what: str) -> None:
     raise AssertionError(f"{what} never happened")
 
 
-def test_a_child_that_exits_while_the_server_imports_later_is_reported_at_once(tmp_path):
-    """The server imports LATER when idle; a child's exit meanwhile is reported then, not after
-    the import (a client waits in ``wait`` for it: in a cold grading, twice on its critical path)."""
-    started, release = tmp_path / "started", tmp_path / "release"
-    _blocking_module(tmp_path / "lib", "why17_slow_later", started, release)
-    env = {**os.environ, "PYTHONPATH": str(tmp_path / "lib")}
-    srv = forkserver.ForkServer(preload=(), later=("why17_slow_later",), env=env, huge_pages=False)
-    try:
-        # The child exits once the server is inside the import, which goes on until released.
-        proc = srv.spawn([sys.executable, "-c", "import os, sys, time\n"
-                          "while not os.path.exists(sys.argv[1]): time.sleep(0.01)\n", str(started)])
-        assert proc.wait(timeout=120) == 0
-        assert not release.exists()   # the import is still going on: nothing waited for it
-        assert not srv.settled()      # the last reply said LATER was still to come
-    finally:
-        release.touch()
-        srv.close()
-
-
-def test_the_server_says_when_later_is_imported(tmp_path):
+def test_the_server_imports_later_before_it_is_ready(tmp_path):
+    """LATER follows PRELOAD before the server says it is ready: every child it forks holds it."""
     started, release = tmp_path / "started", tmp_path / "release"
     _blocking_module(tmp_path / "lib", "why17_slow_later2", started, release)
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "lib")}
-    srv = forkserver.ForkServer(preload=(), later=("why17_slow_later2",), env=env, huge_pages=False)
+    srv = forkserver.ForkServer(preload=(), later=("why17_slow_later2",), env=env, wait=False, huge_pages=False)
     try:
-        assert srv.is_ready() and not srv.settled()
         _wait_for(started, "the import of LATER")
+        assert not srv.is_ready()
         release.touch()
         code = "import sys; print('why17_slow_later2' in sys.modules)"
-        proc = srv.spawn([sys.executable, "-c", code], stdout=forkserver.PIPE)  # served after the import
+        proc = srv.spawn([sys.executable, "-c", code], stdout=forkserver.PIPE)
         out, _ = proc.communicate(timeout=120)
-        assert out.decode().strip() == "True" and srv.settled()
+        assert out.decode().strip() == "True"
     finally:
         release.touch()
         srv.close()
-
-
-def test_run_main_runs_the_servers_compiled_code_only_while_the_file_is_unchanged(tmp_path):
-    """The fork server compiles the jail and the runner once (SCRIPTS); a child runs that code
-    instead of compiling the file again, unless the file no longer holds that source."""
-    from autograder.sandbox import inprocess
-
-    out, script = tmp_path / "out", tmp_path / "s.py"
-    script.write_text(f"open({str(out)!r}, 'w').write('from the file')\n")
-    cached = compile(f"open({str(out)!r}, 'w').write('compiled')\n", str(script), "exec")
-    compiled = {str(script): (script.read_bytes(), cached)}
-    main = sys.modules["__main__"]
-    inprocess.run_main(str(script), compiled)
-    assert out.read_text() == "compiled" and sys.modules["__main__"] is main
-    inprocess.run_main(str(script), {})
-    assert out.read_text() == "from the file"
-    script.write_text(f"open({str(out)!r}, 'w').write('edited')\n")
-    inprocess.run_main(str(script), compiled)
-    assert out.read_text() == "edited"
-
-
-def test_the_server_compiles_the_scripts_every_sandboxed_child_runs():
-    from autograder.sandbox import inprocess
-    from autograder.sandbox.forkserver import server
-
-    paths = [os.path.basename(p) for p in server.SCRIPTS]
-    assert paths == ["jail.py", "runner.py"] and all(os.path.isfile(p) for p in server.SCRIPTS)
-    compiled = inprocess.precompile(server.SCRIPTS)
-    assert set(server.SCRIPTS) <= set(compiled)
 
 
 def test_every_server_holds_what_each_sandboxed_child_runs_whatever_it_preloads():

@@ -1,10 +1,10 @@
 """A fork server: import the heavy libraries once, then start each sandboxed child by forking.
 
     client.py   this process's server (``start``, ``ensure``, ``active``, ``stop``) and its handle
-                ``ForkServer`` (``spawn`` a child, ``settled``, ``close``)
+                ``ForkServer`` (``spawn`` a child, ``is_ready``, ``close``)
     process.py  ``ForkedProcess``: a child it started, with the ``subprocess.Popen`` methods
     wire.py     the messages between client and server (length-prefixed JSON, SCM_RIGHTS)
-    server.py   the server's process: preload, the serving loop, ``later`` imports, huge pages, reaping
+    server.py   the server's process: preload and later, the serving loop, huge pages, reaping
     child.py    what a forked child does to become ``python ARGV``
     __main__.py ``python -m autograder.sandbox.forkserver ...``: how the client starts the server
 

@@ -35,8 +35,8 @@ from autograder.sandbox.forkserver.process import ForkedProcess
 #: sandboxed child runs (always imported): none unless the caller names them (a grader package's
 #: server_preload). A module that fails to import is skipped.
 PRELOAD: tuple[str, ...] = ()
-#: Modules a server imports after it is ready, one at a time while no request waits (a grader
-#: Lesson's server_later): none unless the caller names them.
+#: Modules a server imports after ``preload``, before it says it is ready (a grader Lesson's
+#: server_later: what only some gradings' children use): none unless the caller names them.
 LATER: tuple[str, ...] = ()
 PIPE = subprocess.PIPE
 DEVNULL = subprocess.DEVNULL
@@ -140,8 +140,6 @@ class ForkServer:
         #: What it was asked to import before it is ready (``covers``).
         self.preload = tuple(preload)
         self.preloaded: tuple[str, ...] | None = None
-        #: Modules of ``later`` the server had still to import at its last reply (see ``settled``).
-        self.later_left = len(later)
         if wait:
             self.wait_ready()
 
@@ -171,12 +169,6 @@ class ForkServer:
         if readable:
             self.wait_ready()
         return self.preloaded is not None
-
-    def settled(self) -> bool:
-        """Ready, and done with ``later`` as of its last reply, so a fork now does not queue
-        behind an import. Until then, a child that preloads nothing starts sooner as a fresh
-        interpreter (``launch_child``'s ``early``)."""
-        return self.is_ready() and self.later_left == 0
 
     def alive(self) -> bool:
         return self._proc.poll() is None
@@ -250,7 +242,6 @@ class ForkServer:
             for keep in mine.values():
                 os.close(keep)
             raise ForkServerError(reply["error"])
-        self.later_left = int(reply.get("later_left", 0))
         return ForkedProcess(argv, reply["pid"], status_r,
                              stdin=mine.get(0), stdout=mine.get(1), stderr=mine.get(2))
 

@@ -3,10 +3,9 @@
 Started by the client (``python -m autograder.sandbox.forkserver SOCK_FD PRELOAD CLIENT_PID LATER
 HUGE_PAGES``, see __main__.py), it dies with the client, adopts the orphans of its children (so it
 reaps them and their CPU time is counted), imports what every sandboxed child runs (the jail and
-the runner, below) and the caller's ``preload`` (the Lesson's server_preload), compiles the
-jail and the runner once (autograder/sandbox/inprocess.py), optionally moves its heap into huge
-pages, and says it is ready. Then, single-threaded, it serves requests (forkserver/child.py is
-what a child does) and, while none waits, imports the caller's ``later`` modules one at a time.
+the runner, below), the caller's ``preload`` and then its ``later`` (the Lesson's server_preload
+and server_later), optionally moves its heap into huge pages, and says it is ready. Then,
+single-threaded, it serves requests (forkserver/child.py is what a child does).
 When the client goes away it kills and reaps every child and exits.
 
 All of it is about cold-start speed; docs/performance.md has the figures behind each choice.
@@ -18,20 +17,15 @@ import select
 import signal
 import socket
 import sys
-import threading
 import time
 
-from autograder.runtime import runner
+# The scripts every sandboxed child runs (the jail, then the runner), imported as modules: their
+# own imports, and the jail's confine.py, rootfs.py and inprocess.py, are then loaded once for
+# every child.
+from autograder.runtime import runner  # noqa: F401
 from autograder.sandbox import jail
 from autograder.sandbox.forkserver import child, wire
 
-#: Scripts every sandboxed child runs (the jail, then the runner). The server imports them as
-#: modules (above: their own imports, and the jail's confine.py, rootfs.py and inprocess.py, are
-#: then loaded once for every child) and compiles them as scripts once (inprocess.run_main).
-SCRIPTS = tuple(os.path.realpath(module.__file__) for module in (jail, runner))
-#: Seconds without a request before the server imports the next of ``later``: the first requests
-#: of a cold grading (the reference's child and the student's, a few ms apart) do not wait for it.
-LATER_IDLE_S = 0.2
 _PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -43,10 +37,12 @@ def serve(sock_fd: int, preload: list[str], client_pid: int | None = None, later
     if client_pid is not None and os.getppid() != client_pid:   # the client is already gone
         return
     preloaded = [name for name in preload if _import(name)]
-    jail.sibling("inprocess.py").precompile(SCRIPTS)
+    for name in later:
+        _import(name)
+    jail.sibling("inprocess.py")   # loaded once here: every child runs it
     if huge_pages:
         _huge_pages()
-    server = Server(sock_fd, later, huge_pages)
+    server = Server(sock_fd)
     try:
         wire.send_msg(server.sock, {"ready": True, "preloaded": preloaded})
     except OSError:   # the client went away while we imported
@@ -55,13 +51,11 @@ def serve(sock_fd: int, preload: list[str], client_pid: int | None = None, later
 
 
 class Server:
-    """The serving loop: the client's socket, each child's status pipe, what is left of ``later``."""
+    """The serving loop: the client's socket and each child's status pipe."""
 
-    def __init__(self, sock_fd: int, later, huge_pages: bool):
+    def __init__(self, sock_fd: int):
         self.pid = os.getpid()
         self.sock = socket.socket(fileno=sock_fd)
-        self.later = list(later)
-        self.huge_pages = huge_pages
         self.base_path = list(sys.path[1:])   # what a child's sys.path keeps of the server's
         self.status_of: dict[int, int] = {}   # child pid -> status pipe (write end)
         self.wake_r, self.wake_w = os.pipe()
@@ -70,15 +64,9 @@ class Server:
         signal.signal(signal.SIGCHLD, lambda *_: None)
 
     def run(self) -> None:
-        """Serve until the client goes away: a request waits at most one import of ``later``."""
+        """Serve until the client goes away."""
         while True:
-            ready, _, _ = select.select([self.sock, self.wake_r], [], [],
-                                        LATER_IDLE_S if self.later else None)
-            if not ready and self.later:   # idle: the next of ``later``
-                self._reporting_exits(_import, self.later.pop(0))
-                if not self.later and self.huge_pages:
-                    self._reporting_exits(_huge_pages)
-                continue
+            ready, _, _ = select.select([self.sock, self.wake_r], [], [])
             if self.wake_r in ready:
                 os.read(self.wake_r, 4096)
             _reap(self.status_of)
@@ -109,7 +97,7 @@ class Server:
         for fd in set(fds) - {status_w}:
             os.close(fd)
         self.status_of[pid] = status_w
-        wire.send_msg(self.sock, {"pid": pid, "later_left": len(self.later)})
+        wire.send_msg(self.sock, {"pid": pid})
         return True
 
     def _become_child(self, request: dict, fds: list[int]) -> None:
@@ -125,35 +113,6 @@ class Server:
             child.run(request, fds, self.base_path, self.pid)
         finally:
             os._exit(70)
-
-    def _reporting_exits(self, work, *args) -> None:
-        """``work(*args)`` while a thread reports each child's exit as it happens.
-
-        An import of ``later`` takes this single-threaded server a while, and a child that exits
-        meanwhile is a client waiting in ``ForkedProcess.wait``, in a cold grading on its critical
-        path. The thread lives only while ``work`` runs, and nothing forks then (requests wait in
-        the main loop), so no child is forked from a process with two threads.
-        """
-        stop_r, stop_w = os.pipe()
-
-        def report() -> None:
-            while True:
-                ready, _, _ = select.select([self.wake_r, stop_r], [], [])
-                if self.wake_r in ready:
-                    os.read(self.wake_r, 4096)
-                    _reap(self.status_of)
-                if stop_r in ready:
-                    return
-
-        thread = threading.Thread(target=report, name="report-exits", daemon=True)
-        thread.start()
-        try:
-            work(*args)
-        finally:
-            os.write(stop_w, b"x")
-            thread.join()
-            os.close(stop_r)
-            os.close(stop_w)
 
 
 def _set_subreaper() -> None:

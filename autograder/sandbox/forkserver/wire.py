@@ -3,7 +3,7 @@
 A message is a 4-byte little-endian length and a JSON body. A request to start a child carries,
 attached with SCM_RIGHTS to its first bytes, the file descriptors the child gets: stdin, stdout,
 stderr, the status pipe and any ``pass_fds``. The replies: ``{"ready": true, "preloaded": [...]}``
-once the server has imported its preload; then per request ``{"pid", "later_left"}`` or
+once the server has imported its preload and later; then per request ``{"pid"}`` or
 ``{"error": "one line"}``. When a child exits, the server writes its wait status (4 bytes, ``<i``)
 to the child's status pipe and closes it. The client closing the socket tells the server to stop.
 """
