@@ -23,7 +23,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import flop_registry
 
-from shared.simgpu import costs, state
+from shared.simgpu import autocast, costs, state
 
 META = torch.device("meta")
 #: aten ops that only allocate (their memory holds whatever was there), or view: no kernel runs.
@@ -268,6 +268,9 @@ class SimDispatch(TorchDispatchMode):
         if not sim_input and kwargs.get("device") != META:
             return func(*args, **kwargs)        # host work (a CPU check's tensors): as it is
         facts = _facts(func)
+        lower = autocast.dtype(facts.name)
+        if lower is not None:               # inside torch.autocast('cuda'): cast as the GPU does
+            args, kwargs = autocast.cast(self, args, kwargs, lower, _is_sim)
         if facts.composite:
             # an op made of others (matmul, einsum) reaches a mode whole where autograd is off
             # (inference_mode): its parts are the kernels, costed one by one

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch.overrides import TorchFunctionMode
 
-from shared.simgpu import costs, state
+from shared.simgpu import autocast, costs, state
 
 CUDA0 = torch.device("cuda", 0)
 META = torch.device("meta")
@@ -38,6 +38,33 @@ def is_cuda_like(d) -> bool:
     if isinstance(d, str):
         return d.split(":")[0].strip() in ("cuda", "meta")
     return isinstance(d, int) and not isinstance(d, bool)
+
+
+#: torch's legacy tensor type names ('torch.cuda.<name>Tensor') and their dtypes.
+LEGACY_TYPES = {"Float": torch.float32, "Double": torch.float64, "Half": torch.float16,
+                "BFloat16": torch.bfloat16, "Byte": torch.uint8, "Char": torch.int8,
+                "Short": torch.int16, "Int": torch.int32, "Long": torch.int64, "Bool": torch.bool,
+                "ComplexFloat": torch.complex64, "ComplexDouble": torch.complex128}
+
+#: What CUDA answers when a program names a device the machine does not have (one GPU here).
+INVALID_ORDINAL = ("CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously "
+                   "reported at some other API call, so the stacktrace below might be incorrect.\n"
+                   "For debugging consider passing CUDA_LAUNCH_BLOCKING=1")
+
+
+def ordinal(d) -> int | None:
+    """The device index a CUDA device argument names (None: the current device)."""
+    if isinstance(d, torch.device):
+        return d.index
+    if isinstance(d, str):
+        return torch.device(d).index
+    return d if isinstance(d, int) and not isinstance(d, bool) else None
+
+
+def check_ordinal(d) -> None:
+    """RuntimeError as CUDA's for a device index other than 0: the simulated machine has one GPU."""
+    if ordinal(d) not in (None, 0):
+        raise RuntimeError(INVALID_ORDINAL)
 
 
 def is_cpu_like(d) -> bool:
@@ -93,6 +120,13 @@ class SimMode(TorchFunctionMode):
         kwargs = dict(kwargs or {})
         if self.device is None:
             return func(*args, **kwargs)
+        before = autocast.enter()
+        try:
+            return self._call(func, args, kwargs)
+        finally:
+            autocast.leave(before)
+
+    def _call(self, func, args, kwargs):
         name = _name(func)
         if name == "__get__":
             return self._property(func, args, kwargs)
@@ -120,7 +154,10 @@ class SimMode(TorchFunctionMode):
         if kwargs.get("pin_memory"):
             kwargs["pin_memory"] = False
         if "device" in kwargs and is_cuda_like(kwargs["device"]):
+            check_ordinal(kwargs["device"])
             kwargs["device"] = META
+        if name == "type" and self_t is not None and is_sim(self_t):
+            return self._type(func, args, kwargs)
         out = self._like(name, args, kwargs)
         return func(*args, **kwargs) if out is None else out
 
@@ -154,6 +191,19 @@ class SimMode(TorchFunctionMode):
         if prop == "is_meta" and args and is_sim(args[0]):
             return False
         return out
+
+    @staticmethod
+    def _type(func, args, kwargs):
+        """``t.type()`` names a CUDA tensor type ('torch.cuda.FloatTensor'); a CUDA type name
+        given converts on the device."""
+        wanted = args[1] if len(args) > 1 else kwargs.get("dtype")
+        if isinstance(wanted, str) and wanted.startswith("torch.cuda.") and wanted.endswith("Tensor"):
+            dtype = LEGACY_TYPES.get(wanted[len("torch.cuda."):-len("Tensor")])
+            if dtype is None:
+                raise ValueError(f"invalid type: {wanted!r}")
+            return args[0].to(dtype)
+        out = func(*args, **kwargs)
+        return out.replace("torch.meta.", "torch.cuda.", 1) if isinstance(out, str) else out
 
     def _host_read(self, name, func, args, kwargs):
         self.device.host_read()
@@ -203,6 +253,7 @@ class SimMode(TorchFunctionMode):
             return NotImplemented
         dtype = next((a for a in rest if isinstance(a, torch.dtype)), kwargs.get("dtype", src.dtype))
         if is_cuda_like(target):
+            check_ordinal(target)
             if is_sim(src):
                 if dtype == src.dtype and not kwargs.get("copy", False):
                     return src

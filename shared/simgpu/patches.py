@@ -14,7 +14,7 @@ import timeit
 
 import torch
 
-from shared.simgpu import clocks, events, graphs, mode, profiling, state, threads
+from shared.simgpu import autocast, clocks, cudalib, events, graphs, mode, profiling, state, threads
 from shared.simgpu.events import SimEvent, SimStream
 from shared.simgpu.properties import _CudaDeviceProperties
 
@@ -180,8 +180,14 @@ def _event(dev, *args, **kwargs):
     return SimEvent(dev, *args, **kwargs)
 
 
-def _properties(dev, *_args, **_kwargs):
+def _properties(dev, device=None, *_args, **_kwargs):
+    if mode.ordinal(device) not in (None, 0):
+        raise AssertionError("Invalid device id")       # torch's own check, one GPU here
     return _CudaDeviceProperties(dev.cfg)
+
+
+def _set_device(dev, device=None, *_args, **_kwargs):
+    mode.check_ordinal(device)
 
 
 def _null_context(dev, *_args, **_kwargs):
@@ -194,15 +200,15 @@ CUDA = {
     "init": _nothing,
     "device_count": lambda dev: 1,
     "current_device": lambda dev: 0,
-    "set_device": _nothing,
+    "set_device": _set_device,
     "synchronize": _sync,
     "current_stream": _current_stream,
     "default_stream": _default_stream,
     "stream": _stream_context,
     "set_stream": _set_stream,
-    "get_device_name": lambda dev, *_a, **_k: dev.cfg["name"],
+    "get_device_name": lambda dev, *a, **k: _properties(dev, *a, **k).name,
     "get_device_properties": _properties,
-    "get_device_capability": lambda dev, *_a, **_k: (dev.cfg["major"], dev.cfg["minor"]),
+    "get_device_capability": lambda dev, *a, **k: (_properties(dev, *a, **k).major, _properties(dev, *a, **k).minor),
     "mem_get_info": _mem_get_info,
     "memory_allocated": lambda dev, *_a, **_k: dev.memory.allocated,
     "max_memory_allocated": lambda dev, *_a, **_k: dev.memory.peak,
@@ -240,6 +246,12 @@ def install() -> None:
         _patch(torch.accelerator, attr, sim)
     _patch_class(torch, "Event", _event)
     _patch(torch.backends.cuda, "is_built", lambda dev: True)
+    cudalib.install(_patch)
+    _patch(torch, "clear_autocast_cache", autocast.clear)      # an autocast region's end
+    if (torch, "compile") not in _ORIGINALS:     # compiled before or while active: both run on it
+        _ORIGINALS[(torch, "compile")] = torch.compile
+        torch.compile = cudalib.compile_wrapper(torch.compile)
+        _OURS.add(torch.compile)
     graphs.install()
     profiling.install()
     _patch_generator()

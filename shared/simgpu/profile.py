@@ -16,6 +16,7 @@ Fields (units in the names):
     matmul_efficiency   achieved fraction of the peak for a large matmul
     dtype_peak          dtype name -> fraction of peak_tflops for that dtype ({'float32': 0.0677, ...})
     memory_bytes        device memory capacity, bytes (allocations past it raise OutOfMemoryError)
+    cuda_name           the part's name as the driver reports it (get_device_properties().name)
     sm_count, major, minor   multiprocessors and compute capability, as device properties report
     h2d_gbs             host <-> device copy bandwidth, GB/s (the device's host link, achieved)
     launch_overhead_s   host seconds per kernel launch (the device runs asynchronously)
@@ -44,7 +45,7 @@ DATA = Path(__file__).resolve().parent.parent / "data" / "simgpu.yml"
 
 #: Every field of a config and its type; validate() refuses anything else.
 FIELDS: dict[str, type | tuple] = {
-    "profile": str, "seed": (int, type(None)), "name": str,
+    "profile": str, "seed": (int, type(None)), "name": str, "cuda_name": str,
     "bw_gbs": float, "copy_efficiency": float, "l2_bytes": int, "l2_speedup": float,
     "peak_tflops": float, "matmul_efficiency": float, "dtype_peak": dict,
     "memory_bytes": int, "sm_count": int, "major": int, "minor": int, "h2d_gbs": float,
@@ -98,7 +99,7 @@ def config(profile: str = "h100-sxm", seed: int | None = None, *, sync_launches:
     timing, eff = c["timing"], c["efficiency"]
     peak = dev.peak_bf16_tflops if dev.peak_bf16_tflops is not None else dev.peak_fp16_tflops
     cfg = {
-        "profile": dev.key, "seed": seed, "name": dev.name,
+        "profile": dev.key, "seed": seed, "name": dev.name, "cuda_name": extra["cuda_name"],
         "bw_gbs": float(dev.bw_gbs), "copy_efficiency": float(eff["copy"][extra["memory_kind"]]),
         "l2_bytes": int(dev.l2_bytes), "l2_speedup": float(eff["l2_speedup"]),
         "peak_tflops": float(peak), "matmul_efficiency": float(eff["matmul"]),
@@ -142,6 +143,7 @@ def public(cfg: dict) -> dict:
     """The fields of ``cfg`` a CUDA program sees (torch.cuda.get_device_properties and kin),
     plus 'integrated'; never the bandwidth, peak, L2 speed, efficiencies, seed or settings."""
     out = {key: cfg[key] for key in PUBLIC}
+    out["name"] = cfg["cuda_name"]              # what the driver reports, as on the real part
     out["integrated"] = cfg["profile"] == "dgx-spark"
     return out
 

@@ -266,7 +266,18 @@ def test_device_properties_describe_the_profile():
         props = torch.cuda.get_device_properties(0)
         assert props.L2_cache_size == cfg["l2_bytes"] and props.total_memory == cfg["memory_bytes"]
         assert (props.major, props.minor, props.multi_processor_count) == (12, 1, 48)
-        assert torch.cuda.get_device_name() == props.name == cfg["name"]
+        # the name the driver reports for the part, not the profile's title
+        assert torch.cuda.get_device_name() == props.name == "NVIDIA GB10" != cfg["name"]
+        assert torch.cuda.get_device_capability() == (12, 1)
+        for other in (1, "cuda:1", torch.device("cuda", 1)):        # one GPU: as CUDA answers
+            with pytest.raises(AssertionError, match="Invalid device id"):
+                torch.cuda.get_device_properties(other)
+            with pytest.raises(RuntimeError, match="invalid device ordinal"):
+                torch.empty(1, device=other)
+            with pytest.raises(RuntimeError, match="invalid device ordinal"):
+                torch.cuda.set_device(other)
+        assert torch.empty(2, device="cuda:0").type() == "torch.cuda.FloatTensor"
+        assert torch.empty(2, device="cuda").type("torch.cuda.HalfTensor").type() == "torch.cuda.HalfTensor"
         assert torch.cuda.is_available() and torch.accelerator.is_available()
         assert torch.accelerator.current_accelerator().type == "cuda"
 
