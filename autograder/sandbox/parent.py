@@ -198,8 +198,8 @@ class Sandbox:
             device, public, token = self._session(self.setting, fresh=False)
             message = {**message, "sim": public, "session": token}
         child.device = device
-        if device is not None:
-            device.begin_call()
+        if device is not None:       # by the device's clock the call may run the sandbox's limit
+            device.begin_call(self.limits.time_limit_s)
         # Ids are random so that replies written ahead of time by student code match nothing.
         message = {"id": secrets.randbits(62), **message}
         timer = self.timer if timed is not None else None

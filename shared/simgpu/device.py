@@ -72,7 +72,8 @@ class BadRequest(ValueError):
 
 
 class OverBudget(BadRequest):
-    """A call that made the device model do more bookkeeping than any CUDA program needs."""
+    """A call that made the device model do more bookkeeping than any CUDA program needs, or ran
+    past its time limit by the device's clock."""
 
 
 def _int(message: dict, key: str, low: int = 0, high: int = MAX_BYTES) -> int:
@@ -120,9 +121,13 @@ class SimDevice:
         self.jitter = random.Random(f"simgpu-jitter\0{cfg['seed']}")
         self.activity: list[tuple[str, float, float]] = []   # (kind, start, end) per kernel, for the profiler
 
-    def begin_call(self) -> None:
+    def begin_call(self, limit_s: float | None = None) -> None:
         """A new call starts on this device: its trace starts empty (allocations, kernels, clock
-        reads), while what a process keeps between calls stays (first uses, L2, memory)."""
+        reads), while what a process keeps between calls stays (first uses, L2, memory).
+        ``limit_s``: the seconds a call may run, here by the device's clock (``handle`` stops a
+        call past it, as a grader on a GPU stops one past its wall-clock limit)."""
+        self.call_limit_s = limit_s
+        self.call_start_s = self.clock.host
         self.record = Recorder()
         self.timeline = Timeline()
         self.largest = self.count = 0
@@ -143,7 +148,12 @@ class SimDevice:
         handler = _HANDLERS.get(op)
         if handler is None:
             raise BadRequest(f"unknown device request {op!r:.40}")
-        return handler(self, message)
+        out = handler(self, message)
+        limit = getattr(self, "call_limit_s", None)
+        if limit is not None and self.clock.host - self.call_start_s > limit:
+            raise OverBudget(f"the call did not return within {limit:g} s by the simulated GPU's clock "
+                             "(its sleeps and waits count), the limit of a call")
+        return out
 
     def _alloc(self, m):
         aid, nbytes = _int(m, "aid", 1, MAX_ID), _int(m, "bytes")

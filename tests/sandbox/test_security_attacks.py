@@ -12,7 +12,6 @@ torch import; every child still runs in its own jail.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import shutil
@@ -44,13 +43,10 @@ ONLY = {"bw_returns_gbs", "bw_honours_args", "bw_sweep_sizes", "bw_rejects_bad",
         "ceiling_kv_cache", "flops_returns_tflops", "roofline_loglog"}
 PROT = isolation.protection()
 ATTACK_NAMES = sorted(p.name for p in ATTACKS.iterdir() if p.is_dir() and p.name != "baseline")
-#: Per-call ceilings (seconds) of the attacks that never return, instead of course.yml's 60. Their
-#: loop of ``time.sleep`` on the simulated GPU asks the device to sleep, which the sandbox counts
-#: as work until the call has spent the ceiling in wall and in CPU seconds (autograder/sandbox/
-#: parent.py): at 60 the attack's grading took minutes of CPU. A lower ceiling still has to stop
-#: it, and the honest calls beside it (well under a CPU second each) still have to be graded as
-#: the baseline's are.
-CEILING_S = {"sleep_forever": 15.0}
+#: Attacks that never return: course.yml's per-call limit must be what stops them. Their loop of
+#: ``time.sleep`` on the simulated GPU moves the device's clock, so the call passes its limit by
+#: that clock at once, as it would in wall seconds on a GPU (shared/simgpu/device.py ``handle``).
+NEVER_RETURN = {"sleep_forever"}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -80,12 +76,9 @@ def submission(attack: str, dest: Path) -> Path:
 
 def grade(attack: str, where: Path) -> dict:
     # course.yml's per-call limits (a multiple of the reference's time for the same call, at least
-    # its floor, at most its ceiling; CEILING_S lowers the ceiling): honest calls get many times
-    # what they need, a hanging attack costs the floor, or the ceiling where it keeps the device busy
-    assignment = course.load().assignment()
-    if attack in CEILING_S:
-        assignment = dataclasses.replace(assignment, time_limit_s=CEILING_S[attack])
-    return grade_submission(submission(attack, where), assignment, only=ONLY)
+    # its floor, at most its ceiling): honest calls get many times what they need, a hanging
+    # attack costs the floor
+    return grade_submission(submission(attack, where), course.load().assignment(), only=ONLY)
 
 
 def scores(results: dict) -> dict[str, float]:
@@ -110,7 +103,7 @@ def test_attack_gains_nothing_and_honest_work_is_still_graded(attack, baseline, 
     assert {c: got[c] for c in honest} == honest, f"{attack} spoiled the grading of its honest files"
     assert res["score"] <= baseline["score"]
     assert "FORGED" not in json.dumps(res)
-    if attack in CEILING_S:          # it was the per-call limit that stopped it
+    if attack in NEVER_RETURN:       # it was the per-call limit that stopped it
         stopped = [t["check"] for t in res["tests"] if "did not return within" in t["output"]]
         assert stopped and all(t["task"] == "task1" for t in res["tests"] if t["check"] in stopped), stopped
 

@@ -119,3 +119,19 @@ def test_a_call_past_the_cache_budget_is_stopped(monkeypatch):
         dev.handle(spanning)              # 64 reads, each walking the 640 lines under it
     dev.begin_call()                      # the next call starts a budget of its own
     _tiny_ranges_launch(dev, 11)
+
+
+def test_a_call_past_its_time_limit_by_the_devices_clock_is_stopped():
+    """A call that sleeps or waits past the limit of a call by the device's clock is stopped at
+    once, as a grader on a GPU stops it in wall seconds (a sleep loop costs no real time here)."""
+    dev = SimDevice(config("h100-sxm"))
+    dev.begin_call(60.0)
+    for _ in range(59):
+        dev.handle({"op": "sleep", "seconds": 1.0})
+    with pytest.raises(OverBudget, match="did not return within 60 s by the simulated GPU's clock"):
+        for _ in range(2):
+            dev.handle({"op": "sleep", "seconds": 1.0})
+    dev.begin_call(60.0)                  # the next call has a limit of its own
+    dev.handle({"op": "sleep", "seconds": 30.0})
+    dev.begin_call()                      # no limit given: none by the device's clock
+    dev.handle({"op": "sleep", "seconds": 3600.0})
