@@ -177,11 +177,21 @@ def kernel(func, args, kwargs, out, passed: list | None = None) -> costs.Op | No
     if facts.reduction:
         return costs.Op("reduction", reads=sim_read, writes=written, flops=float(elements), dtype=dtype)
     if facts.pointwise and facts.name != "clone":    # clone is tagged pointwise: it is a copy
+        if not facts.inplace and _one_to_one(sim_read, written):
+            # b = q * a (STREAM's Scale), a + 0: one buffer read, another of its size written,
+            # which moves the bytes a copy moves
+            return costs.Op("copy", reads=sim_read, writes=written, dtype=dtype)
         reads = sim_read + (written if facts.inplace else [])
         return costs.Op("elementwise", reads=reads, writes=written, flops=float(elements), dtype=dtype)
     if len(sim_read) == 1 and len(written) == 1 and costs.same_data(sim_read[0], written[0]):
         return None                          # PyTorch skips a copy onto itself: no kernel
     return costs.Op("copy", reads=sim_read, writes=written, dtype=dtype)
+
+
+def _one_to_one(read: list, written: list) -> bool:
+    """Whether an op reads one simulated tensor and writes another of the same bytes."""
+    return (len(read) == 1 and len(written) == 1 and costs.nbytes(read[0]) == costs.nbytes(written[0])
+            and not costs.same_data(read[0], written[0]))
 
 
 def _host_bytes(passed: list) -> int:

@@ -707,3 +707,21 @@ def test_a_profile_with_the_cuda_activity_lists_each_kernel_with_its_device_time
     assert [e.name for e in kernels] == ["Memcpy DtoD (Device -> Device)"] * 4
     assert sum(e.device_time for e in kernels) / 1e6 == pytest.approx(seconds, rel=1e-3)
     assert not [e for e in cpu_only.events() if e.device_type == cuda]
+
+
+@pytest.mark.parametrize("spelling", ["mul out", "add scalar out", "neg out"])
+def test_a_unary_map_into_another_buffer_is_a_copy_and_a_binary_one_is_not(spelling):
+    """b = q * a (STREAM's Scale) reads one buffer and writes another of its size: for memory it
+    is a copy, and the checks count it as one; a + b reads two and stays elementwise work."""
+    n = 16 * MIB
+    with simgpu.active(H100):
+        a, b = torch.empty(n, device="cuda"), torch.empty(n, device="cuda")
+        out = torch.empty_like(a)
+        {"mul out": lambda: torch.mul(a, 1, out=out), "add scalar out": lambda: torch.add(a, 0, out=out),
+         "neg out": lambda: torch.neg(a, out=out)}[spelling]()
+        torch.add(a, b, out=out)
+        torch.add(a, b)
+    kinds: dict = {}
+    for g in simgpu.trace()["op_groups"]:
+        kinds[g["kind"]] = kinds.get(g["kind"], 0) + g["count"]
+    assert (kinds.get("copy"), kinds.get("elementwise")) == (1, 2)
