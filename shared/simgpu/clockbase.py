@@ -52,21 +52,24 @@ OTHER_IDS = sorted({getattr(time, n) for n in dir(time) if n.startswith("CLOCK_"
 CPU_KINDS = {"process", "thread", "user", "thread_user"}
 #: Per thread: the thread's own CPU clocks, based at its first reading.
 THREAD_KINDS = {"thread", "thread_user"}
-#: Kinds read in float seconds by their real function (the others in integer nanoseconds).
-FLOAT_KINDS = {"elapsed", "user", "system", "thread_user"}
+#: Every base is a whole number of steps of 1/STEPS_PER_S seconds (about a millisecond): a
+#: reading is then the base plus the time since rounded as the float's magnitude rounds it, so
+#: a duration (the difference of two readings) has the same bits whatever the base, as long as
+#: the readings are of the same magnitude (power of two). Runs are repeatable bit for bit.
+STEPS_PER_S = 1024
 
 #: The last value each kind handed out in this process, so that a later period never reads lower.
 _last: dict = {}
 
 
-def _read_real(kind):
-    """The real clock ``kind``'s reading now: nanoseconds (an int), or seconds for FLOAT_KINDS."""
+def _read_real(kind) -> float:
+    """The real clock ``kind``'s reading now, in seconds."""
     if kind in _time_ns:
-        return _time_ns[kind]()
+        return _time_ns[kind]() / 1e9
     if kind == "thread":
-        return _thread_ns()
+        return _thread_ns() / 1e9
     if isinstance(kind, tuple):
-        return _gettime_ns(kind[1])
+        return _gettime_ns(kind[1]) / 1e9
     if kind == "elapsed":
         return _times().elapsed
     if _rusage is None:
@@ -79,10 +82,11 @@ def _read_real(kind):
 
 
 class Bases:
-    """Each virtual clock's value when its source's time was zero (ns, or s for FLOAT_KINDS)."""
+    """Each virtual clock's value when its source's time was zero, in steps of 1/STEPS_PER_S
+    seconds (the real clock's reading then, rounded up to a step)."""
 
     def __init__(self, host_s: float, cpu_s: float):
-        self._base: dict = {}
+        self._steps: dict = {}
         for kind in ("mono", "wall", "process", "elapsed", "user", "system"):
             self._set(kind, host_s, cpu_s)
         for clock_id in OTHER_IDS:
@@ -91,24 +95,26 @@ class Bases:
             except OSError:                  # an id this kernel does not have: reading it raises
                 pass
 
-    def _set(self, key, host_s: float, cpu_s: float):
+    def _set(self, key, host_s: float, cpu_s: float) -> float:
         kind = key[0] if isinstance(key, tuple) and key[0] in THREAD_KINDS else key
         real = max(_read_real(kind), _last.get(key, -math.inf))
         elapsed = cpu_s if kind in CPU_KINDS else host_s
-        base = self._base[key] = real - (elapsed if kind in FLOAT_KINDS else round(elapsed * 1e9))
-        return base
+        steps = self._steps[key] = math.ceil((real - elapsed) * STEPS_PER_S)
+        return steps
 
-    def value(self, kind, host_s: float, cpu_s: float):
-        """Clock ``kind``'s virtual reading: an int of ns, or float seconds for FLOAT_KINDS."""
+    def value(self, kind, host_s: float, cpu_s: float, ns: bool = False):
+        """Clock ``kind``'s virtual reading: float seconds, or an int of nanoseconds (``ns``)."""
         kind = ID_KIND.get(kind[1], kind) if isinstance(kind, tuple) else kind
         key = (kind, threading.get_ident()) if kind in THREAD_KINDS else kind
-        base = self._base.get(key)
-        if base is None:
-            base = self._set(key, host_s, cpu_s)      # a new thread, or an id that raises
+        steps = self._steps.get(key)
+        if steps is None:
+            steps = self._set(key, host_s, cpu_s)      # a new thread, or an id that raises
         elapsed = cpu_s if kind in CPU_KINDS else host_s
-        value = base + (elapsed if kind in FLOAT_KINDS else round(elapsed * 1e9))
+        value = steps / STEPS_PER_S + elapsed
         if kind not in THREAD_KINDS:
             _last[key] = value
+        if ns:
+            return (steps * 10**9 + STEPS_PER_S // 2) // STEPS_PER_S + round(elapsed * 1e9)
         return value
 
 

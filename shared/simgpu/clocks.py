@@ -63,18 +63,18 @@ def _now(dev):
     return clockbase.of(dev, host_s, cpu_s), host_s, cpu_s
 
 
-def read(dev, kind):
+def read(dev, kind, ns: bool = False):
     """Clock ``kind`` of ``dev`` (a clockbase kind, or ('id', clock id)): its real reading when
-    the device's clocks were first read plus the device's time since; an int of nanoseconds, or
-    float seconds for clockbase.FLOAT_KINDS."""
+    the device's clocks were first read plus the device's time since, in float seconds or an int
+    of nanoseconds (``ns``)."""
     bases, host_s, cpu_s = _now(dev)
-    return bases.value(kind, host_s, cpu_s)
+    return bases.value(kind, host_s, cpu_s, ns)
 
 
 def wall(dev) -> float:
     """Virtual Unix time in seconds, never the same value twice (a Unix time near 1.7e9 s
     resolves only ~0.24 µs as a float)."""
-    value = read(dev, "wall") / 1e9
+    value = read(dev, "wall")
     last = getattr(dev, "_last_wall", -math.inf)
     value = value if value > last else math.nextafter(last, math.inf)
     dev._last_wall = value
@@ -83,12 +83,12 @@ def wall(dev) -> float:
 
 ANSWERS = {
     "wall": lambda dev, *_a, **_k: wall(dev),
-    "id": lambda dev, clock_id, *_a: read(dev, ("id", clock_id)) / 1e9,
-    "id_ns": lambda dev, clock_id, *_a: read(dev, ("id", clock_id)),
+    "id": lambda dev, clock_id, *_a: read(dev, ("id", clock_id)),
+    "id_ns": lambda dev, clock_id, *_a: read(dev, ("id", clock_id), ns=True),
 }
 for _kind in ("mono", "process", "thread", "wall"):
-    ANSWERS[f"{_kind}_ns"] = lambda dev, *_a, _kind=_kind, **_k: read(dev, _kind)
-    ANSWERS.setdefault(_kind, lambda dev, *_a, _kind=_kind, **_k: read(dev, _kind) / 1e9)
+    ANSWERS[f"{_kind}_ns"] = lambda dev, *_a, _kind=_kind, **_k: read(dev, _kind, ns=True)
+    ANSWERS.setdefault(_kind, lambda dev, *_a, _kind=_kind, **_k: read(dev, _kind))
 
 #: Clock ticks per second of os.times() (its values are whole ticks).
 TICKS_PER_S = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
