@@ -6,35 +6,39 @@ function and clock id, with their ``_ns`` variants, CPU-time clocks included), `
 ``repeat`` bind as a default argument when timeit is imported) and what is built on those
 (``torch.utils.benchmark``, which reads ``timeit.default_timer`` at each call). Each answers from
 the virtual clock while a simulation is active, from the process's CPU time during a real-CPU
-call (hostclock.py), and as before otherwise. ``time.sleep`` passes virtual time instead of real
-time (on the CPU clock it sleeps, and counts as at least its length). ``CLOCKS`` names every
-function replaced; tests/shared/test_simgpu_clocks.py enumerates the standard library's clock
-functions so that one added by a later Python cannot slip through.
+call (hostclock.py), and as before otherwise. ``os.times`` and ``resource.getrusage`` answer
+the same way. ``time.sleep`` passes virtual time instead of real time (on the CPU clock it
+sleeps, and counts as at least its length). ``CLOCKS`` names every function replaced;
+tests/shared/test_simgpu_clocks.py enumerates the standard library's clock functions (and its
+types of readings with a time in them) so that one added by a later Python cannot slip through.
 
-Two clocks: the host's monotonic time (``PERF_BASE_S`` plus seconds since the simulation started)
-for perf_counter, monotonic, process and thread time and every non-realtime clock id; Unix time
-(the config's ``epoch_s`` plus the same seconds) for time.time, CLOCK_REALTIME and datetime.
+Each clock starts at the real clock's reading when the source's clocks are first read and moves
+with the source's time (clockbase.py): time clocks (perf_counter, monotonic, time.time, every
+clock id, datetime, os.times().elapsed) by its host seconds, CPU-time clocks (process_time,
+thread_time, their clock ids, os.times' and getrusage's user time) by its host seconds outside
+sleeps: waiting on the device spends CPU time, as a CUDA synchronize spin-waits; sleeping does not.
 """
 from __future__ import annotations
 
 import datetime
 import math
+import os
 import time
 import timeit
 
-from shared.simgpu import hostclock, state
+from shared.simgpu import clockbase, hostclock, state
 from shared.simgpu.device import MAX_SLEEP_S
 
-#: perf_counter() and monotonic() of the virtual clock when a simulation starts, in seconds.
-PERF_BASE_S = 1000.0
+resource = clockbase.resource
 
-#: time's functions that read a clock, and what each reads: 'mono' (seconds), 'mono_ns'
-#: (nanoseconds), 'wall', 'wall_ns', 'id' / 'id_ns' (clock_gettime(clock id)), 'struct'
-#: (localtime / gmtime / ctime / strftime of now when no time is given).
+#: time's functions that read a clock, and what each reads: a clock kind of clockbase.py ('mono',
+#: 'wall', 'process', 'thread') in seconds, the same with '_ns' in nanoseconds, 'id' / 'id_ns'
+#: (clock_gettime(clock id)), 'struct' (localtime / gmtime / ctime / strftime of now when no time
+#: is given).
 TIME_CLOCKS = {
     "perf_counter": "mono", "perf_counter_ns": "mono_ns", "monotonic": "mono",
-    "monotonic_ns": "mono_ns", "process_time": "mono", "process_time_ns": "mono_ns",
-    "thread_time": "mono", "thread_time_ns": "mono_ns", "time": "wall", "time_ns": "wall_ns",
+    "monotonic_ns": "mono_ns", "process_time": "process", "process_time_ns": "process_ns",
+    "thread_time": "thread", "thread_time_ns": "thread_ns", "time": "wall", "time_ns": "wall_ns",
     "clock_gettime": "id", "clock_gettime_ns": "id_ns",
     "localtime": "struct", "gmtime": "struct", "ctime": "struct", "asctime": "struct",
     "strftime": "struct",
@@ -51,37 +55,76 @@ def source():
     return hostclock.current() if device is None else device
 
 
-def mono(dev) -> float:
-    """Virtual monotonic seconds (what perf_counter reads), advancing the clock a little."""
-    return PERF_BASE_S + dev.now()
+def _now(dev):
+    """One reading of ``dev``'s clock (advancing it a little): its bases (clockbase.py), host
+    seconds and CPU seconds (host seconds less the sleeps) since it started."""
+    host_s = dev.now()
+    cpu_s = host_s - getattr(dev, "slept_s", 0.0)
+    return clockbase.of(dev, host_s, cpu_s), host_s, cpu_s
+
+
+def read(dev, kind, ns: bool = False):
+    """Clock ``kind`` of ``dev`` (a clockbase kind, or ('id', clock id)): its real reading when
+    the device's clocks were first read plus the device's time since, in float seconds or an int
+    of nanoseconds (``ns``)."""
+    bases, host_s, cpu_s = _now(dev)
+    return bases.value(kind, host_s, cpu_s, ns)
 
 
 def wall(dev) -> float:
     """Virtual Unix time in seconds, never the same value twice (a Unix time near 1.7e9 s
     resolves only ~0.24 µs as a float)."""
-    value = dev.cfg["epoch_s"] + dev.now()
+    value = read(dev, "wall")
     last = getattr(dev, "_last_wall", -math.inf)
     value = value if value > last else math.nextafter(last, math.inf)
     dev._last_wall = value
     return value
 
 
-def _ns(seconds: float) -> int:
-    return int(round(seconds * 1e9))
-
-
-def _by_id(dev, clock_id) -> float:
-    return wall(dev) if clock_id == getattr(time, "CLOCK_REALTIME", 0) else mono(dev)
-
-
 ANSWERS = {
-    "mono": lambda dev, *_a, **_k: mono(dev),
-    "mono_ns": lambda dev, *_a, **_k: _ns(mono(dev)),
     "wall": lambda dev, *_a, **_k: wall(dev),
-    "wall_ns": lambda dev, *_a, **_k: _ns(dev.cfg["epoch_s"] + dev.now()),
-    "id": lambda dev, clock_id, *_a: _by_id(dev, clock_id),
-    "id_ns": lambda dev, clock_id, *_a: _ns(_by_id(dev, clock_id)),
+    "id": lambda dev, clock_id, *_a: read(dev, ("id", clock_id)),
+    "id_ns": lambda dev, clock_id, *_a: read(dev, ("id", clock_id), ns=True),
 }
+for _kind in ("mono", "process", "thread", "wall"):
+    ANSWERS[f"{_kind}_ns"] = lambda dev, *_a, _kind=_kind, **_k: read(dev, _kind, ns=True)
+    ANSWERS.setdefault(_kind, lambda dev, *_a, _kind=_kind, **_k: read(dev, _kind))
+
+#: Clock ticks per second of os.times() (its values are whole ticks).
+TICKS_PER_S = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _ticks(seconds: float) -> float:
+    return math.floor(seconds * TICKS_PER_S + 1e-6) / TICKS_PER_S
+
+
+def _os_times(dev, *_args, **_kwargs):
+    """os.times(): elapsed follows the host's virtual seconds, user the CPU seconds (system stays),
+    in whole clock ticks as the real one reports them; the children's times are the real ones."""
+    bases, host_s, cpu_s = _now(dev)
+    user, system, elapsed = (bases.value(k, host_s, cpu_s) for k in ("user", "system", "elapsed"))
+    real = clockbase.real_times()
+    return os.times_result((_ticks(user), _ticks(system), real.children_user,
+                            real.children_system, _ticks(elapsed)))
+
+
+def _getrusage(dev, who, *args, **kwargs):
+    """resource.getrusage(who): ru_utime follows the CPU seconds of the process (RUSAGE_SELF) or
+    of the calling thread (RUSAGE_THREAD), ru_stime stays; the rest (and RUSAGE_CHILDREN) real."""
+    real = clockbase.real_rusage(who, *args, **kwargs)
+    thread = getattr(resource, "RUSAGE_THREAD", None)
+    if who not in (resource.RUSAGE_SELF, thread):
+        return real
+    bases, host_s, cpu_s = _now(dev)
+    fields = list(real)
+    fields[0] = round(bases.value("thread_user" if who == thread else "user", host_s, cpu_s), 6)
+    if who != thread:
+        fields[1] = round(bases.value("system", host_s, cpu_s), 6)
+    return resource.struct_rusage(fields)
+
+
+#: Clock functions outside time, timeit and datetime that this module answers (``install``).
+OTHER_CLOCKS = {"os.times": _os_times, **({"resource.getrusage": _getrusage} if resource else {})}
 
 
 def _struct(name: str, original):
@@ -146,7 +189,8 @@ def _datetime_class(original):
 
 #: Every function this module replaces, as "module.name" (tests check each answers virtually).
 CLOCKS = tuple([f"time.{n}" for n in TIME_CLOCKS] + ["time.sleep", "timeit.default_timer"]
-               + [f"datetime.datetime.{n}" for n in DATETIME_CLOCKS] + ["datetime.date.today"])
+               + [f"datetime.datetime.{n}" for n in DATETIME_CLOCKS] + ["datetime.date.today"]
+               + list(OTHER_CLOCKS))
 
 
 def install(patch) -> None:
@@ -157,6 +201,9 @@ def install(patch) -> None:
         sim = _struct(name, getattr(time, name)) if kind == "struct" else ANSWERS[kind]
         patch(time, name, sim, current=source)
     patch(time, "sleep", _sleep, current=source)
+    for name, sim in OTHER_CLOCKS.items():
+        module, _, attr = name.partition(".")
+        patch(os if module == "os" else resource, attr, sim, current=source)
     timeit.default_timer = time.perf_counter
     _rebind_defaults(timeit)
     for name in ("date", "datetime"):

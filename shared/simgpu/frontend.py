@@ -91,6 +91,7 @@ class Frontend:
         self._streams = itertools.count(DEFAULT_STREAM + 1)
         self._events = itertools.count(1)
         self.open = True
+        self.slept_s = 0.0                    # host seconds spent in time.sleep (no CPU time)
         self.capture: list | None = None      # kernels a CUDA graph records instead of running
         self._lock = threading.RLock()        # every thread of the process talks to this device
 
@@ -124,6 +125,7 @@ class Frontend:
 
     def sleep(self, seconds: float) -> None:
         """time.sleep: the host's clock moves ``seconds`` while the device runs on."""
+        self.slept_s += float(seconds)
         self.post({"op": "sleep", "seconds": float(seconds)})
 
     def synchronize(self, stream: int | None = None) -> None:

@@ -25,7 +25,6 @@ _current = None
 #: The original functions, whatever is patched later (clocks.py imports this module before it
 #: patches time's functions; ``__wrapped__`` covers an import after that).
 _clock_ns = getattr(time.clock_gettime_ns, "__wrapped__", time.clock_gettime_ns)
-_real_time = getattr(time.time, "__wrapped__", time.time)
 _real_sleep = getattr(time.sleep, "__wrapped__", time.sleep)
 
 
@@ -33,8 +32,8 @@ class CpuClock:
     """Seconds of the process's CPU time since the clock started, plus the idle part of sleeps.
 
     Has what clocks.py's answers read from a device: ``now()``, ``sleep(seconds)`` and
-    ``cfg["epoch_s"]`` (the Unix time in seconds when the clock started, so that time.time()
-    and datetime.now() stay near the real date).
+    ``slept_s`` (the idle seconds of its sleeps, which the CPU-time clocks leave out); the clocks
+    start at the real clocks' readings (clockbase.py), so time.time() reads the real date.
 
     The reading thread's CPU clock has nanosecond resolution; the process's does not while a CPU
     limit (RLIMIT_CPU) is set, as in the grading child: there it moves at the scheduler's ticks,
@@ -51,11 +50,10 @@ class CpuClock:
     """
 
     def __init__(self):
-        self.cfg = {"epoch_s": _real_time()}
         self.readers: list = []
         self._others_ns: dict[int, int] = {}
         self._last_ns = -1
-        self._slept_s = 0.0
+        self.slept_s = 0.0
         self._start_ns = self._read_ns()
 
     def _read_ns(self) -> int:
@@ -75,14 +73,14 @@ class CpuClock:
         return seconds
 
     def _seconds(self) -> float:
-        return (self._read_ns() - self._start_ns) / 1e9 + self._slept_s
+        return (self._read_ns() - self._start_ns) / 1e9 + self.slept_s
 
     def sleep(self, seconds: float) -> None:
         """Sleep for real; the clock moves by at least ``seconds`` (CPU time other threads spent
         meanwhile counts once, not twice)."""
         before = self._seconds()
         _real_sleep(seconds)
-        self._slept_s += max(0.0, seconds - (self._seconds() - before))
+        self.slept_s += max(0.0, seconds - (self._seconds() - before))
 
 
 def current() -> CpuClock | None:

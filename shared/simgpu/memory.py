@@ -5,6 +5,12 @@ Simulated tensors are meta tensors, so they hold no data. Each storage gets an a
 first time a simulated op returns a tensor on it; every tensor on that storage holds a reference,
 and when the last one is garbage-collected the bytes are freed. ``on_alloc(aid, bytes)`` and
 ``on_free(aid)`` tell the device (frontend.py), which keeps its own account for the trace.
+
+What the program reads back (torch.cuda.memory_allocated, max_memory_allocated, mem_get_info)
+counts blocks as PyTorch's CUDA caching allocator hands them out: each request rounded up to a
+whole number of 512-byte blocks, at least one (c10/cuda/CUDACachingAllocator.cpp: kMinBlockSize
+= 512 and round_size, with no power-of-two divisions configured, the default); an empty tensor
+takes no block. So one float32 element reads as 512 bytes allocated, as on a GPU.
 """
 from __future__ import annotations
 
@@ -15,7 +21,15 @@ import torch
 
 #: Where device addresses start (a CUDA allocator's are in this range) and their alignment.
 BASE_ADDRESS = 0x7F3A_2000_0000
+#: The caching allocator's smallest block and the multiple every block size is rounded up to,
+#: in bytes (kMinBlockSize in PyTorch's CUDACachingAllocator).
 ALIGN = 512
+
+
+def block_bytes(nbytes: int) -> int:
+    """Bytes the CUDA caching allocator takes for a request of ``nbytes``: 0 for an empty one,
+    else ``nbytes`` rounded up to a multiple of ALIGN (so at least ALIGN)."""
+    return -(-nbytes // ALIGN) * ALIGN
 
 
 def _storage(tensor: torch.Tensor):
@@ -24,7 +38,8 @@ def _storage(tensor: torch.Tensor):
 
 
 class Memory:
-    """Allocated bytes, peak and largest allocation, against ``capacity_bytes``."""
+    """Allocated bytes, peak and largest allocation (in whole blocks, ``block_bytes``), against
+    ``capacity_bytes``."""
 
     def __init__(self, capacity_bytes: int, on_free=None, on_alloc=None):
         self.capacity = capacity_bytes
@@ -52,13 +67,14 @@ class Memory:
         key, nbytes = _storage(tensor)
         entry = self._live.get(key)
         if entry is None:
-            self.check(nbytes)
-            entry = self._live[key] = [next(self._ids), nbytes, 0, self._next_address]
-            self._next_address += -(-max(nbytes, 1) // ALIGN) * ALIGN
-            self.allocated += nbytes
+            block = block_bytes(nbytes)
+            self.check(block)
+            entry = self._live[key] = [next(self._ids), block, 0, self._next_address]
+            self._next_address += max(block, ALIGN)
+            self.allocated += block
             self.count += 1
             self.peak = max(self.peak, self.allocated)
-            self.largest = max(self.largest, nbytes)
+            self.largest = max(self.largest, block)
             if self._on_alloc is not None:
                 self._on_alloc(entry[0], nbytes)
         entry[2] += 1

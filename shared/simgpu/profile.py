@@ -28,7 +28,6 @@ Fields (units in the names):
                         (seeded: repeated timings differ, as on a GPU; the same seed, the same draws)
     sync_overhead_s     host seconds per synchronize or host read
     alloc_s             host seconds per allocation
-    epoch_s             Unix time that time.time() reports when the simulation starts
     sync_launches       True: every launch waits for its kernel (like CUDA_LAUNCH_BLOCKING=1)
     first_use           False: no one-time cost (isolates other mistakes from a missing warm-up)
 """
@@ -52,7 +51,7 @@ FIELDS: dict[str, type | tuple] = {
     "memory_clock_khz": int, "bus_width_bits": int,
     "launch_overhead_s": float, "first_use_s": float, "clock_read_s": float, "poll_s": float,
     "min_kernel_s": float, "kernel_jitter": float,
-    "sync_overhead_s": float, "alloc_s": float, "epoch_s": float,
+    "sync_overhead_s": float, "alloc_s": float,
     "sync_launches": bool, "first_use": bool,
 }
 #: Fields that must be > 0 (the others that are numbers may be 0).
@@ -112,7 +111,7 @@ def config(profile: str = "h100-sxm", seed: int | None = None, *, sync_launches:
         "clock_read_s": float(timing["clock_read_s"]), "poll_s": float(timing["poll_s"]),
         "min_kernel_s": float(timing["min_kernel_s"]), "kernel_jitter": float(timing["kernel_jitter"]),
         "sync_overhead_s": float(timing["sync_overhead_s"]),
-        "alloc_s": float(timing["alloc_s"]), "epoch_s": float(timing["epoch_s"]),
+        "alloc_s": float(timing["alloc_s"]),
         "sync_launches": bool(sync_launches), "first_use": bool(first_use),
     }
     if seed is not None:
@@ -133,10 +132,10 @@ def _memory_interface(kind: str, spec_bw_gbs: float) -> dict:
     return {"memory_clock_khz": round(spec_bw_gbs * 1e9 / (2 * bits / 8) / 1e3), "bus_width_bits": bits}
 
 
-#: What a CUDA program can learn of the device without measuring (its properties), and the
-#: fixed Unix time the virtual time.time() starts at: all the student's process ever receives.
+#: What a CUDA program can learn of the device without measuring (its properties): all the
+#: student's process ever receives (its clocks start at the real ones, clockbase.py).
 PUBLIC = ("name", "memory_bytes", "l2_bytes", "sm_count", "major", "minor", "memory_clock_khz",
-          "bus_width_bits", "epoch_s")
+          "bus_width_bits")
 
 
 def public(cfg: dict) -> dict:

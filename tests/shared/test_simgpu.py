@@ -244,6 +244,28 @@ def test_trace_keys_are_the_documented_ones():
     assert set(trace["op_groups"][0]) <= documented
 
 
+def test_memory_reads_back_in_the_caching_allocators_512_byte_blocks():
+    """One float32 element takes a 512-byte block, 513 bytes two; an empty tensor none; what
+    memory_allocated, its peak, memory_reserved and mem_get_info report all count blocks."""
+    with simgpu.active(H100):
+        free0, _total = torch.cuda.mem_get_info()
+        grew = []
+        kept = []
+        for n_bytes in (4, 512, 513, 0, 3 * 2**20 + 1):
+            before = torch.cuda.memory_allocated()
+            kept.append(torch.empty(n_bytes, dtype=torch.uint8, device="cuda"))
+            grew.append(torch.cuda.memory_allocated() - before)
+        assert grew == [512, 512, 1024, 0, 3 * 2**20 + 512]
+        assert torch.cuda.memory_reserved() >= torch.cuda.memory_allocated() == sum(grew)
+        assert torch.cuda.max_memory_allocated() == sum(grew)
+        assert free0 - torch.cuda.mem_get_info()[0] == sum(grew)
+        before = torch.cuda.memory_allocated()
+        t = torch.empty(1, device="cuda")
+        assert torch.cuda.memory_allocated() - before == 512
+        del t
+        assert torch.cuda.memory_allocated() == before
+
+
 def test_big_buffers_cost_no_memory_and_past_capacity_raise_oom():
     with simgpu.active(H100):
         free, total = torch.cuda.mem_get_info()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import datetime
 import inspect
+import os
+import resource
 import time
 import timeit
 
@@ -15,7 +17,7 @@ import pytest
 import torch
 
 from shared import simgpu
-from shared.simgpu import clocks, patches
+from shared.simgpu import clockbase, clocks, patches
 
 #: time's public callables that read no clock, and why.
 NOT_CLOCKS = {
@@ -33,6 +35,13 @@ NOT_CLOCKS = {
 #: datetime classes' public class methods that read no clock.
 DATETIME_NOT_CLOCKS = {"combine", "fromisocalendar", "fromisoformat", "fromordinal", "fromtimestamp",
                        "strptime", "utcfromtimestamp"}
+#: Types of reading outside time's functions that carry a time (a field named for one), and the
+#: function the simulator answers for each, or why none is needed.
+TIMED_RESULTS = {
+    "os.times_result": "os.times",
+    "resource.struct_rusage": "resource.getrusage",
+    "os.stat_result": "a file's times say when it was written, by whom the clock does not decide",
+}
 #: Launches that wait and cost the host nothing: a clock reading moves by the device's time alone.
 H100 = simgpu.config("h100", sync_launches=True, first_use=False, launch_overhead_s=0.0, alloc_s=0.0, kernel_jitter=0.0,
                      sync_overhead_s=0.0, clock_read_s=1e-9)
@@ -44,6 +53,19 @@ def test_every_clock_function_of_the_time_module_is_answered_or_named_as_no_cloc
     answered = set(clocks.TIME_CLOCKS) | {"sleep"}
     assert public - answered - set(NOT_CLOCKS) == set(), "a clock the simulator does not answer"
     assert all(patches._ours(getattr(time, n)) for n in answered & public)
+
+
+def test_every_kind_of_reading_with_a_time_in_it_outside_time_is_answered_or_named():
+    """os and resource (and whatever a later Python adds there) cannot hand out a real time."""
+    simgpu.install()
+    found = {f"{module.__name__}.{name}" for module in (os, resource) for name, kind in vars(module).items()
+             if isinstance(kind, type) and hasattr(kind, "n_fields")
+             and any("time" in f or "elapsed" in f for f in dir(kind) if not f.startswith("_"))}
+    assert found == set(TIMED_RESULTS), "a reading with a time in it the simulator does not answer"
+    answered = [v for v in TIMED_RESULTS.values() if v in clocks.CLOCKS]
+    assert answered == ["os.times", "resource.getrusage"]
+    assert all(patches._ours(getattr(os if n.startswith("os.") else resource, n.split(".")[1]))
+               for n in answered)
 
 
 def test_every_clock_class_method_of_datetime_is_answered():
@@ -139,3 +161,94 @@ def test_outside_a_simulation_every_clock_is_the_real_one():
     assert abs(time.time() - time.time.__wrapped__()) < 5
     assert abs(datetime.datetime.now().timestamp() - time.time.__wrapped__()) < 5
     assert isinstance(datetime.datetime(2020, 1, 1), datetime.datetime)
+
+
+def _real(fn):
+    return getattr(fn, "__wrapped__", fn)
+
+
+def test_the_virtual_clocks_start_at_the_real_clocks_readings(monkeypatch):
+    """The date, the time since boot and the CPU time used read as on this machine: each virtual
+    clock lies between the real one before the device started and the real one after it ended
+    plus the device's time (a fixed epoch or a small perf_counter would give the simulator away).
+    As in a fresh process: no earlier period's readings to stay above."""
+    simgpu.install()
+    monkeypatch.setattr(clockbase, "_last", {})
+    names = ("time", "perf_counter", "monotonic", "process_time")
+    before = {n: _real(getattr(time, n))() for n in names}
+    before["boot"] = _real(time.clock_gettime)(time.CLOCK_BOOTTIME)
+    before["elapsed"] = _real(os.times)().elapsed
+    with simgpu.active(H100) as dev:
+        torch.empty(2**30, dtype=torch.uint8, device="cuda").fill_(1)
+        seen = {n: getattr(time, n)() for n in names}
+        seen["boot"] = time.clock_gettime(time.CLOCK_BOOTTIME)
+        seen["elapsed"] = os.times().elapsed
+        host_s = dev.trace()["host_s"]
+    after = {n: _real(getattr(time, n))() for n in names}
+    after["boot"] = _real(time.clock_gettime)(time.CLOCK_BOOTTIME)
+    after["elapsed"] = _real(os.times)().elapsed
+    for name, value in seen.items():
+        assert before[name] - 0.01 <= value <= after[name] + host_s + 0.01, name   # os.times: 10 ms ticks
+    assert seen["perf_counter"] == pytest.approx(seen["monotonic"], abs=1e-3)   # one clock, as on Linux
+
+
+CPU_CLOCKS = {
+    "process_time": lambda: time.process_time(), "thread_time": lambda: time.thread_time(),
+    "CLOCK_PROCESS_CPUTIME_ID": lambda: time.clock_gettime(time.CLOCK_PROCESS_CPUTIME_ID),
+    "CLOCK_THREAD_CPUTIME_ID": lambda: time.clock_gettime_ns(time.CLOCK_THREAD_CPUTIME_ID) / 1e9,
+    "process_time_ns": lambda: time.process_time_ns() / 1e9,
+    "getrusage": lambda: resource.getrusage(resource.RUSAGE_SELF).ru_utime,
+    "getrusage_thread": lambda: resource.getrusage(resource.RUSAGE_THREAD).ru_utime,
+    "os.times": lambda: os.times().user,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CPU_CLOCKS))
+def test_cpu_time_stands_still_while_sleeping_and_moves_while_waiting_on_the_device(name):
+    """A sleeping process uses no CPU time; one waiting on the device does (a synchronize
+    spin-waits), as much as the wait lasts."""
+    simgpu.install()
+    read = CPU_CLOCKS[name]
+    tick = 0.01 if name == "os.times" else 2e-6       # os.times counts 10 ms ticks, getrusage us
+    with simgpu.active(H100) as dev:
+        a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        before = read()
+        time.sleep(2.5)
+        slept = read() - before
+        before = read()
+        for _ in range(40):
+            b.copy_(a)
+        waited = read() - before
+        kernel = dev.trace()["op_groups"][-1]["seconds_each"]
+    assert abs(slept) <= tick
+    assert waited == pytest.approx(40 * kernel, abs=tick + 1e-3 * 40 * kernel)
+
+
+def test_os_times_elapsed_follows_the_devices_time():
+    """os.times().elapsed is a clock like the others: a sleep and the device's work move it."""
+    simgpu.install()
+    with simgpu.active(H100) as dev:
+        a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        before = os.times().elapsed
+        time.sleep(2.5)
+        for _ in range(40):
+            b.copy_(a)
+        moved = os.times().elapsed - before
+        kernel = dev.trace()["op_groups"][-1]["seconds_each"]
+    assert moved == pytest.approx(2.5 + 40 * kernel, abs=0.0101)
+
+
+def test_no_clock_goes_back_from_one_active_period_to_the_next():
+    """A period whose virtual time ran ahead of the real clocks (a long sleep): the next period's
+    clocks start no lower than where the last one's ended, as a real clock never goes back."""
+    simgpu.install()
+    readers = [time.perf_counter, time.time, time.process_time, lambda: os.times().elapsed]
+    with simgpu.active(H100):
+        time.sleep(30)
+        torch.empty(2**30, dtype=torch.uint8, device="cuda").fill_(1)
+        ended = [read() for read in readers]
+    with simgpu.active(H100):
+        started = [read() for read in readers]
+    assert all(s >= e for s, e in zip(started, ended, strict=True)), (started, ended)
