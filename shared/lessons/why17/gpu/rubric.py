@@ -105,11 +105,15 @@ def _matmul_n(rng: random.Random) -> int:
 
 def extra(cfgs: dict, function: str, i: int) -> int:
     """The size of the ``i``-th call the grader makes of ``function`` before the judged ones
-    (copy bytes within [L2/16, 12 x L2], or a matmul n), drawn from the secret."""
+    (copy bytes within [L2/16, 12 x L2], or a matmul n), drawn from the secret; never a size
+    the checks ask for, so that each round of the prelude adds a size the process has not seen."""
     rng = random.Random(f"why17-extra\0{cfgs.get('draw')}\0{function}\0{i}")
-    if function == "copy_bandwidth":
-        return _copy_size(rng, cfgs["ideal"]["l2_bytes"], 1 / 16, 12)
-    return _matmul_n(rng)
+    judged = asked(cfgs)
+    size = judged[0]
+    while size in judged:
+        size = _copy_size(rng, cfgs["ideal"]["l2_bytes"], 1 / 16, 12) if function == "copy_bandwidth" \
+            else _matmul_n(rng)
+    return size
 
 
 def unit(function: str) -> str:
@@ -178,11 +182,10 @@ class Why17(Rubric):
         # the cache cliff compares a small copy with a large one
         return asked(s.cfgs)[:2] if (function, setting) == ("copy_bandwidth", "ideal") else (None,)
 
-    def prelude(self, s: Session, module: str, setting: str) -> list:
-        """Calls of the module's base function (copy_bandwidth, matmul_tflops) at drawn sizes
-        before the judged ones, as many as the settings' ``prelude`` says for ``setting``."""
-        function = "copy_bandwidth" if module == "bw" else "matmul_tflops"
-        return [(function, ("extra", i)) for i in range(s.cfgs.get("prelude", {}).get(setting, 0))]
+    def prelude(self, s: Session, module: str, i: int) -> list:
+        """One call of the module's base function (copy_bandwidth, matmul_tflops) at a drawn
+        size in round ``i`` of the unjudged calls."""
+        return [("copy_bandwidth" if module == "bw" else "matmul_tflops", ("extra", i))]
 
     def pick(self, function: str, value: Any, args: tuple) -> Any:
         return _sweep_entry(value, args[0][0]) if function == "bandwidth_sweep" else value
