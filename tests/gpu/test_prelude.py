@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autograder.gpu import probe
 from shared.lessons.why17.gpu import RUBRIC
