@@ -47,11 +47,13 @@ def _setting_of(sim: dict) -> str:
 
 def _honest(calls: list, at: int) -> dict[str, bool]:
     """Whether call ``at`` of a process is measured by a program honest only for its first
-    HONEST_FOR calls of the process, of the function, at the call's size, or of the sizes it meets."""
+    HONEST_FOR calls of the process, of the module, of the function, at the call's size, or of the
+    sizes it meets."""
     function, args = calls[at]
     before = calls[:at]
     sizes = list(dict.fromkeys(before))
     return {"per process": at < HONEST_FOR,
+            "per module": sum(RUBRIC.module[f] == RUBRIC.module[function] for f, _a in before) < HONEST_FOR,
             "per function": Counter(f for f, _a in before)[function] < HONEST_FOR,
             "per size": Counter(before)[(function, args)] < HONEST_FOR,
             "first sizes": len(sizes) < HONEST_FOR or (function, args) in sizes[:HONEST_FOR]}
