@@ -111,8 +111,8 @@ def _matmul_n(rng: random.Random) -> int:
 
 
 def second(cfgs: dict) -> int:
-    """A second size the checks ask ``copy_bandwidth``'s twin ``matmul_tflops`` for on the seeded
-    device (``asked``'s n is the first): a matmul side in the same range, apart from it by
+    """The second matmul side matmul_tflops is asked for on the seeded device, as copy_bandwidth
+    is asked for two sizes (``asked``'s n is the first): in the same range, apart from it by
     SECOND_N_APART, so that a size slip seen at both with the same shortfall is one of the
     arguments (the CPU check's), and one that differs is a cap (this table's)."""
     n = asked(cfgs)[2]
