@@ -2,8 +2,8 @@
 
 ``settings`` adds to the student-visible settings (shared/simgpu/settings.py) a ``probe`` device,
 the seeded one with bandwidth and peak scaled by factors drawn from the secret seed, and draws
-from it the order of the settings' processes, the unjudged calls before the judged ones and the
-sizes asked. ``follows``, the gate every GPU check asks, wants the number to move from the seeded
+from it the order of the settings' processes, the rounds of unjudged calls before the judged
+ones and the sizes asked. ``follows``, the gate every GPU check asks, wants the number to move from the seeded
 device to the probe's as the work between its own clock readings moved: a hard-coded, cached or
 counted answer does not. Nothing here ships to students.
 """
@@ -19,17 +19,22 @@ from shared.simgpu.judging import Session, Verdict
 #: with the seed from one of these ranges (a faster device or a slower one): both factors on the
 #: same side of 1, so that a matmul compute-bound on the seeded device stays compute-bound.
 SCALES = ((1.5, 2.5), (0.4, 0.7))
-#: Unjudged calls made before the judged ones in each setting's process without the one-time
-#: first-use cost (whose verdict needs the first call): how many is drawn within this range.
-PRELUDE_CALLS = (4, 9)
+#: Rounds of unjudged calls before the judged ones in each setting's process without the one-time
+#: first-use cost, each round every judged call (function, sizes) once: how many is drawn within
+#: this range, so that a program honest only for its first calls (fewer than the least here, per
+#: process, function, size or module) is judged, on the seeded and the probe's device, on a call
+#: it forged. ``cold`` keeps none: its verdict is whether the process's first use was timed, and a
+#: check that reads it reads the seeded device too, where such a program's number is forged.
+PRELUDE_ROUNDS = (4, 9)
 #: A number follows the device when it moved as its timed work's rate did, within this factor.
 FOLLOW_TOLERANCE = 1.1
 
 
 def settings(profile: str, seed: int | None) -> dict:
     """The student-visible settings plus ``probe``, with its factors, in an order drawn from
-    ``seed``; ``prelude`` (setting -> how many unjudged calls precede the judged ones in its
-    process) and ``draw`` (the number the rubric draws the sizes it asks for from) drawn too."""
+    ``seed``; ``prelude`` (setting -> how many rounds of unjudged calls precede the judged ones
+    in its process: ``Rubric.rounds``) and ``draw`` (the number the rubric draws the sizes it
+    asks for from) drawn too."""
     out = simsettings.base(profile, seed)
     ideal = out["ideal"]
     rng = random.Random(f"simgpu-settings\0{seed}")
@@ -42,8 +47,8 @@ def settings(profile: str, seed: int | None) -> dict:
     order = ["ideal", "probe", "async", "cold"]
     rng.shuffle(order)
     out["order"] = order
-    out["prelude"] = {name: rng.randint(*PRELUDE_CALLS) for name in order if not out[name]["first_use"]}
-    out["draw"] = rng.getrandbits(64)       # the sizes the rubric asks for (and the prelude's)
+    out["prelude"] = {name: rng.randint(*PRELUDE_ROUNDS) for name in order if not out[name]["first_use"]}
+    out["draw"] = rng.getrandbits(64)       # the sizes the rubric asks for
     return out
 
 

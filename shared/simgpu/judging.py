@@ -76,10 +76,17 @@ class Rubric:
         """The variants of ``function``'s call the checks make under ``setting`` (None: the usual one)."""
         return (None,)
 
-    def prelude(self, s: "Session", module: str, setting: str) -> list:
-        """[(function, variant), ...] of ``module`` called under ``setting`` before the judged
-        calls and never judged (the grader draws how many: no program can tell which call of a
-        process is judged); none by default."""
+    def rounds(self, s: "Session", setting: str) -> int:
+        """How many rounds of unjudged calls ``setting``'s process makes before the judged ones
+        (the settings' ``prelude``, which the grader draws; none by default): first ``prelude(i)``
+        of each round, then every judged call once per round, so that a program honest only for its
+        first few calls (of the process, a function, a size, or at its first sizes) is judged on
+        one it did not measure."""
+        return s.cfgs.get("prelude", {}).get(setting, 0)
+
+    def prelude(self, s: "Session", module: str, i: int) -> list:
+        """[(function, variant), ...] of ``module`` called, unjudged, for round ``i``, ahead of
+        every judged size: sizes no check asks for; none by default."""
         return []
 
     def pick(self, function: str, value: Any, args: tuple) -> Any:
@@ -192,13 +199,16 @@ class Session:
         raised: set[str] = set()      # a function that raised is not asked again ahead of a check
 
         def job(setting: str) -> None:
-            for function, variant in self.rubric.prelude(self, module, setting):
-                try:
-                    self.measure(function, setting, variant)
-                except Exception:  # an unjudged call: its error counts nowhere
-                    pass
-            for function in callers_first if setting == "ideal" else functions:
-                for variant in () if function in raised else self.rubric.variants(self, function, setting):
+            calls = [(function, variant) for function in (callers_first if setting == "ideal" else functions)
+                     for variant in self.rubric.variants(self, function, setting)]
+            failed: set[str] = set()
+            rounds = range(self.rubric.rounds(self, setting))
+            for function, variant in [c for i in rounds for c in self.rubric.prelude(self, module, i)] + \
+                    calls * len(rounds):
+                    if function not in failed and not self._unjudged(function, setting, variant):
+                        failed.add(function)
+            for function, variant in calls:
+                if function not in raised:
                     try:
                         self.measure(function, setting, variant)
                     except Exception:  # cached; re-raised to the check that asks
@@ -211,6 +221,16 @@ class Session:
         else:
             for _cfg, one in jobs:
                 one()
+
+    def _unjudged(self, function: str, setting: str, variant: Any) -> bool:
+        """Make the call ``measure`` would, past the memo, and judge nothing of it; False when it
+        raised (its error counts nowhere: the judged call meets it again)."""
+        args, kwargs = self.rubric.call(self, function, variant)
+        try:
+            self.run.student_traced(self.rubric.module[function], function, *args, sim=self.cfgs[setting], **kwargs)
+        except Exception:  # an unjudged call's error is judged on the judged call
+            return False
+        return True
 
     def reference(self, function: str, setting: str, *args, **kwargs) -> float:
         """What a correct ``function(*args, **kwargs)`` reads under ``setting`` (cached)."""

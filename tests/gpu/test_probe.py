@@ -56,7 +56,7 @@ def test_the_sizes_asked_and_the_calls_before_them_are_drawn_from_the_secret():
         assert Fraction(small, l2).denominator > 16 and Fraction(large, l2).denominator > 16
         assert 3072 <= n <= 6144 and n & (n - 1) != 0
         assert set(out["prelude"]) == {"ideal", "probe", "async"}
-        assert all(probe.PRELUDE_CALLS[0] <= k <= probe.PRELUDE_CALLS[1] for k in out["prelude"].values())
+        assert all(probe.PRELUDE_ROUNDS[0] <= k <= probe.PRELUDE_ROUNDS[1] for k in out["prelude"].values())
     assert len({rubric.asked(out) for out in drawn}) > 30
     # no round number a program could be honest at only: most sizes are not whole MiB, most n
     # not a multiple of 64

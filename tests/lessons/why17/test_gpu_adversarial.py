@@ -56,3 +56,16 @@ def test_a_number_that_matches_its_slipped_work_on_one_device_only_earns_nothing
               if "measured_peak_tflops" in t["check"] or t["check"] == "within_peak"}
     assert len(caller) == 3 and all(t["status"] == "failed" for t in caller.values())
     assert all("does not follow the device" in t["output"] for t in caller.values())
+
+
+@pytest.mark.parametrize("secret", ["x5", "s1"])
+def test_a_program_honest_only_for_its_first_calls_earns_nothing_under_any_secret(secret, monkeypatch, tmp_path):
+    """forged/honest_first_five measures for the first five calls of its process (bw) and its
+    first three sizes (flops), then answers from those. Under secret x5 one of the unjudged calls
+    before the judged ones was the judged call itself, answered from the grader's cache, and
+    matmul_tflops earned three checks; now every judged call follows rounds of its own kind and
+    of other sizes (tests/gpu/test_prelude.py proves that for any seed)."""
+    monkeypatch.setenv(settings.SIM_SECRET.name, secret)
+    entry = next(e for e in ENTRIES if e.name == "honest_first_five")
+    results = grade_submission(adversarial.build(entry, tmp_path / entry.name), only=adversarial.checks(entry))
+    assert results["tests"] and not [t["check"] for t in results["tests"] if t["status"] == "passed"]

@@ -93,8 +93,6 @@ def test_a_units_slip_is_charged_once_by_the_cpu_and_gpu_checks_together(tmp_pat
     assert {t["check"] for t in res["tests"] if t["status"] == "failed"} == {"units_gb_per_s"}
 
 
-@pytest.mark.xfail(strict=True, reason="open: bw_honours_args charges timed copies that cover part of n_bytes, "
-                   "and the GPU table charges the same short copies on buffer_exceeds_cache; one must defer")
 def test_a_buffer_smaller_than_n_bytes_is_charged_once_by_the_cpu_and_gpu_checks_together(tmp_path):
     """A buffer of n_bytes // 8 uint8 elements, copied iters times and reported for n_bytes, is the
     GPU's buffer_exceeds_cache.copy_bandwidth to charge (it sees the buffer against the size

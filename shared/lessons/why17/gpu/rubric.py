@@ -56,6 +56,13 @@ JUDGES = {"sync_present": BW + FLOPS, "warmup_present": BW + FLOPS,
 #: A function that usually calls another: one mistake there is charged once, on the other.
 BASE = {"bandwidth_sweep": "copy_bandwidth", "measured_bandwidth": "copy_bandwidth",
         "measured_peak_tflops": "matmul_tflops"}
+#: The hidden grader's CPU checks that own a timing function's arguments: a call that times other
+#: work than its arguments ask (a smaller buffer, smaller matrices, another count) and reports
+#: that work's own rate is charged there once, where the CPU check's own sizes show it too.
+ARGS_OWNER = {"bw": "bw_honours_args", "flops": "flops_honours_args"}
+#: A second matmul side asked on the seeded device differs from the first by at least this factor,
+#: so that a cap between or below them shows as another shortfall at each.
+SECOND_N_APART = 1.1
 #: Lesson sections named in messages.
 SYNC_LESSON = "Reread: Break It, Forget to synchronize."
 CACHE_LESSON = "Reread: Break It, Tiny buffers."
@@ -105,13 +112,30 @@ def _matmul_n(rng: random.Random) -> int:
     return n
 
 
+def second(cfgs: dict) -> int:
+    """The second matmul side matmul_tflops is asked for on the seeded device, as copy_bandwidth
+    is asked for two sizes (``asked``'s n is the first): in the same range, apart from it by
+    SECOND_N_APART, so that a size slip seen at both with the same shortfall is one of the
+    arguments (the CPU check's), and one that differs is a cap (this table's)."""
+    n = asked(cfgs)[2]
+    rng = random.Random(f"why17-second\0{cfgs.get('draw')}")
+    other = n
+    while max(other, n) < SECOND_N_APART * min(other, n):
+        other = _matmul_n(rng)
+    return other
+
+
 def extra(cfgs: dict, function: str, i: int) -> int:
     """The size of the ``i``-th call the grader makes of ``function`` before the judged ones
-    (copy bytes within [L2/16, 12 x L2], or a matmul n), drawn from the secret."""
+    (copy bytes within [L2/16, 12 x L2], or a matmul n), drawn from the secret; never a size
+    the checks ask for, so that each round of the prelude adds a size the process has not seen."""
     rng = random.Random(f"why17-extra\0{cfgs.get('draw')}\0{function}\0{i}")
-    if function == "copy_bandwidth":
-        return _copy_size(rng, cfgs["ideal"]["l2_bytes"], 1 / 16, 12)
-    return _matmul_n(rng)
+    judged = (*asked(cfgs), second(cfgs))
+    size = judged[0]
+    while size in judged:
+        size = _copy_size(rng, cfgs["ideal"]["l2_bytes"], 1 / 16, 12) if function == "copy_bandwidth" \
+            else _matmul_n(rng)
+    return size
 
 
 def unit(function: str) -> str:
@@ -169,22 +193,24 @@ class Why17(Rubric):
         self.checks, self.diagnose, self.agrees, self.not_the_work = checks, diagnose, agrees, not_the_work
 
     def call(self, s: Session, function: str, variant: Any) -> tuple[tuple, dict]:
-        small, large, n = asked(s.cfgs)
+        _small, large, n = asked(s.cfgs)
         if isinstance(variant, tuple):               # ("extra", i): a call before the judged ones
             return (extra(s.cfgs, function, variant[1]),), {"iters": ITERS}
-        size = variant or large
-        args = {"copy_bandwidth": (size,), "bandwidth_sweep": ((size // MIB,),), "matmul_tflops": (n,)}
+        args = {"copy_bandwidth": (variant or large,), "bandwidth_sweep": ((large // MIB,),),
+                "matmul_tflops": (variant or n,)}
         return (args[function], {"iters": ITERS}) if function in args else ((), {})
 
     def variants(self, s: Session, function: str, setting: str) -> tuple:
-        # the cache cliff compares a small copy with a large one
-        return asked(s.cfgs)[:2] if (function, setting) == ("copy_bandwidth", "ideal") else (None,)
+        # the cache cliff compares a small copy with a large one; a size slip is judged at two sizes
+        if setting != "ideal" or function not in ("copy_bandwidth", "matmul_tflops"):
+            return (None,)
+        small, large, n = asked(s.cfgs)
+        return (small, large) if function == "copy_bandwidth" else (n, second(s.cfgs))
 
-    def prelude(self, s: Session, module: str, setting: str) -> list:
-        """Calls of the module's base function (copy_bandwidth, matmul_tflops) at drawn sizes
-        before the judged ones, as many as the settings' ``prelude`` says for ``setting``."""
-        function = "copy_bandwidth" if module == "bw" else "matmul_tflops"
-        return [(function, ("extra", i)) for i in range(s.cfgs.get("prelude", {}).get(setting, 0))]
+    def prelude(self, s: Session, module: str, i: int) -> list:
+        """One call of the module's base function (copy_bandwidth, matmul_tflops) at a drawn
+        size in round ``i`` of the unjudged calls."""
+        return [("copy_bandwidth" if module == "bw" else "matmul_tflops", ("extra", i))]
 
     def pick(self, function: str, value: Any, args: tuple) -> Any:
         return _sweep_entry(value, args[0][0]) if function == "bandwidth_sweep" else value

@@ -43,8 +43,16 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
         return None
     timed = trace.get("timed") or {}
     found = _slip(s, function, timed)
+    if found is not None and found.kind in ("short_copies", "small_matmuls"):
+        found = _arguments(s, function, found) or found
     base = r.BASE.get(function)
     other = s.diagnosis(base) if base is not None else None
+    if other is not None and other.kind == "arguments":     # the same count or the same short work
+        rate = _timed_rate(function, timed)
+        over, base_over = _over(s, function, rate), _over(s, base, other.rate)
+        if over is not None and base_over is not None and close(over, base_over):
+            return Diagnosis(other.kind, other.owner, f"{function} shows the same slip as {base}, charged "
+                             f"once there ([{other.owner}]).", rate, other.scale, other.work, base)
     if other is not None and (found is None or (found.kind, other.kind) == ("cache_sized", "short_copies")):
         found = _shared(s, function, timed, base, other) or found
     if found is not None and other is not None and other.kind == found.kind:
@@ -93,7 +101,9 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
     asked_flops = 2.0 * n**3
     if (function == "matmul_tflops" and timed.get("matmuls")
             and timed["matmul_max_flops"] * RATIO_TOLERANCE < asked_flops
+            and flops * RATIO_TOLERANCE < r.ITERS * asked_flops
             and timed.get("matmul_latency_share", 0) < r.LAUNCH_BOUND_SHARE):
+        # an n x n product computed in blocks (row blocks, 2 n**3 FLOPs in all) is the work asked
         side = round(timed["matmul_max_flops"] / 2) ** (1 / 3)
         return Diagnosis(
             "small_matmuls", _owner(s, function, "flops_counted_2n3"),
@@ -166,6 +176,41 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
     return None
 
 
+def _arguments(s: Session, function: str, found: Diagnosis) -> Diagnosis | None:
+    """The slip as the hidden grader's CPU check of the arguments owns it (``r.ARGS_OWNER``): work
+    short of what the arguments ask by the same factor at both sizes asked on the seeded device
+    (a fixed share of the buffer or of the matrices, which the CPU check's own size shows too),
+    its own rate reported. A shortfall that differs between the sizes (a cap) stays this
+    table's; so does a number that reports the work asked over the work done."""
+    usual = s.rubric.call(s, function, None)[0][0]
+    others = [v for v in s.rubric.variants(s, function, "ideal") if v is not None and v != usual]
+    if not others or not close(_over(s, function, found.rate) or math.nan, 1.0):
+        return None
+    size = others[0]
+    _raw, x, trace = s.measure(function, "ideal", size)
+    timed = trace.get("timed") or {}
+    rate = _timed_rate(function, timed)
+    if x is None or rate <= 0 or not close(x / rate, 1.0):
+        return None
+    if r.MODULE[function] == "bw":
+        done, wanted = timed.get("copy_extent_bytes", 0), size
+    else:
+        done, wanted = timed.get("matmul_max_flops", 0.0), 2.0 * size**3
+    if done <= 0 or not close(wanted / done, found.scale):
+        return None
+    return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]], "", found.rate, 1.0, found.work)
+
+
+def _timed_rate(function: str, timed: dict) -> float:
+    """The rate the timed region's work ran at, in ``function``'s unit; 0 when it timed none."""
+    seconds = timed.get("duration_s") or 0.0
+    if seconds <= 0:
+        return 0.0
+    if r.MODULE[function] == "bw":
+        return 2 * timed.get("copy_bytes", 0) / seconds / 1e9
+    return timed.get("matmul_flops", 0.0) / seconds / 1e12
+
+
 def _copies_timed(timed: dict) -> bool:
     """Whether the timed region copied device to device, for a while, not launch-bound."""
     return (bool(timed.get("copies")) and (timed.get("duration_s") or 0) > 0
@@ -234,4 +279,21 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
             return None
     if any(f is not None and not warmup_present(s, f).passed for f in (function, base)):
         return None                 # the clock started before the warm-up: charged there alone
-    return Diagnosis("not_measured", _owner(s, function), "", ref)
+    return _count(s, function) or Diagnosis("not_measured", _owner(s, function), "", ref)
+
+
+def _count(s: Session, function: str) -> Diagnosis | None:
+    """The slip the CPU check of the arguments owns (``r.ARGS_OWNER``, which varies iters) when
+    the number is the rate of the iters asked over the time of another count of the same copies
+    or matmuls (a loop off by one, warm-ups counted in): a count taken from the arguments, not
+    from the work timed."""
+    _raw, x, trace = s.measure(function, "ideal")
+    timed = trace.get("timed") or {}
+    items = timed.get("copies" if r.MODULE[function] == "bw" else "matmuls", 0)
+    rate = _timed_rate(function, timed)
+    asked_iters = s.rubric.call(s, function, None)[1].get("iters")
+    if x is None or rate <= 0 or not items or asked_iters != r.ITERS or items == r.ITERS:
+        return None
+    if not close(x / rate, r.ITERS / items):
+        return None
+    return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]], "", rate, r.ITERS / items, 0.0)
