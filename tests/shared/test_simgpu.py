@@ -418,10 +418,11 @@ def test_views_cost_nothing_and_elementwise_ops_cost_their_bytes():
         a = torch.empty(MIB, device="cuda")
         a.view(1024, 1024).T[:10]
         ops_after_views = simgpu.trace()["ops"]
-        (a * 2 + 1).sum()
+        (a * 2 + 1).sum()          # two unary maps into fresh buffers: copies, for memory
+        (a * a).sum()              # a binary map: elementwise work
     trace = simgpu.trace()
     assert ops_after_views == 0
-    assert [g["kind"] for g in trace["op_groups"]] == ["elementwise", "elementwise", "reduction"]
+    assert [g["kind"] for g in trace["op_groups"]] == ["copy", "copy", "reduction", "elementwise"]
 
 
 # ------------------------------------------------- the reference on the model
