@@ -143,17 +143,6 @@ def bw_warmups_counted(clock, n_bytes, iters, device):
     return 2 * n_bytes * (iters + 3) / (clock() - start) / 1e9
 
 
-def bw_half_timed(clock, n_bytes, iters, device):
-    src, dst = _buffers(n_bytes)
-    clock()
-    for _ in range(3):
-        dst.copy_(src)                         # the whole buffer, between a watchdog and the start
-    start = clock()
-    for _ in range(2 * iters):
-        dst[: n_bytes // 2].copy_(src[: n_bytes // 2])
-    return 2 * n_bytes * iters / (clock() - start) / 1e9
-
-
 def bw_fill_from_one_byte(clock, n_bytes, iters, device):
     """A source expanded from one byte: each 'copy' reads one byte, a fill."""
     src, dst = torch.zeros(1, dtype=torch.uint8).expand(n_bytes), torch.empty(n_bytes, dtype=torch.uint8)
@@ -223,7 +212,6 @@ GOOD = {"bw reference": (bw_cpu, bw_reference), "bw autorange": (bw_cpu, bw_auto
         "flops bmm uncounted": (flops_cpu, flops_bmm_uncounted)}
 WRONG = {"bw fixed count, iters claimed": (bw_cpu, bw_fixed_count, "do not explain"),
          "bw warm-ups counted": (bw_cpu, bw_warmups_counted, "do not explain"),
-         "bw half the buffer timed": (bw_cpu, bw_half_timed, "copied only"),
          "bw nothing timed": (bw_cpu, bw_untimed, "between two clock readings"),
          "bw a fill from one byte": (bw_cpu, bw_fill_from_one_byte, "copied only"),
          "bw copies on meta": (bw_cpu, bw_on_meta, "never copied"),
