@@ -112,6 +112,8 @@ class SimDevice:
         self.clock = Clock(cfg["clock_read_s"])
         self.cache = L2Cache(cfg["l2_bytes"])
         self.cache_work_at_call = 0
+        self.call_limit_s: float | None = None       # seconds a call may run by this clock (begin_call)
+        self.call_start_s = 0.0
         self.record = Recorder()
         self.timeline = Timeline()
         self.seen_kinds: set[str] = set()
@@ -149,7 +151,7 @@ class SimDevice:
         if handler is None:
             raise BadRequest(f"unknown device request {op!r:.40}")
         out = handler(self, message)
-        limit = getattr(self, "call_limit_s", None)
+        limit = self.call_limit_s
         if limit is not None and self.clock.host - self.call_start_s > limit:
             raise OverBudget(f"the call did not return within {limit:g} s by the simulated GPU's clock "
                              "(its sleeps and waits count), the limit of a call")

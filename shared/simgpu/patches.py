@@ -186,6 +186,10 @@ def _properties(dev, device=None, *_args, **_kwargs):
     return _CudaDeviceProperties(dev.cfg)
 
 
+def _capability(props) -> tuple[int, int]:
+    return props.major, props.minor
+
+
 def _set_device(dev, device=None, *_args, **_kwargs):
     mode.check_ordinal(device)
 
@@ -208,7 +212,7 @@ CUDA = {
     "set_stream": _set_stream,
     "get_device_name": lambda dev, *a, **k: _properties(dev, *a, **k).name,
     "get_device_properties": _properties,
-    "get_device_capability": lambda dev, *a, **k: (_properties(dev, *a, **k).major, _properties(dev, *a, **k).minor),
+    "get_device_capability": lambda dev, *a, **k: _capability(_properties(dev, *a, **k)),
     "mem_get_info": _mem_get_info,
     "memory_allocated": lambda dev, *_a, **_k: dev.memory.allocated,
     "max_memory_allocated": lambda dev, *_a, **_k: dev.memory.peak,

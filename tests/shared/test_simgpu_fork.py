@@ -13,14 +13,6 @@ from shared import simgpu
 
 H100 = simgpu.config("h100")
 
-CASES = {
-    "allocate": lambda: torch.empty(2**20, dtype=torch.uint8, device="cuda"),
-    "synchronize": lambda: torch.cuda.synchronize(),
-    "properties": lambda: torch.cuda.get_device_properties(0).total_memory,
-    "copy": None,      # a copy between tensors the parent allocated (set in the test)
-}
-
-
 def _in_child(action) -> dict:
     """Fork, run ``action`` in the child; what it raised (type and message) or 'ok'."""
     read, write = os.pipe()
@@ -46,8 +38,11 @@ def test_a_forked_childs_device_use_raises_torchs_fork_error_and_the_parent_keep
     with simgpu.active(H100):
         src = torch.empty(n, dtype=torch.uint8, device="cuda")
         dst = torch.empty_like(src)
-        CASES["copy"] = lambda: (dst.copy_(src), torch.cuda.synchronize())
-        for name, action in CASES.items():
+        cases = {"allocate": lambda: torch.empty(n, dtype=torch.uint8, device="cuda"),
+                 "synchronize": torch.cuda.synchronize,
+                 "properties": lambda: torch.cuda.get_device_properties(0).total_memory,
+                 "copy": lambda: (dst.copy_(src), torch.cuda.synchronize())}
+        for name, action in cases.items():
             got = _in_child(action)
             assert got["result"] == "RuntimeError", (name, got)
             assert got["message"].startswith("Cannot re-initialize CUDA in forked subprocess"), (name, got)
