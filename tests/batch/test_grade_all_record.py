@@ -144,3 +144,28 @@ def test_make_clean_keeps_the_terms_record(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "out").rglob("*") if p.is_file()) == [
         "out/grades/gradebook.csv", "out/grades/overrides.csv", "out/why17-grades/regrades.csv"]
+
+
+@pytest.mark.slow
+def test_a_delta_past_an_items_points_is_kept_within_them_with_a_warning(tmp_path):
+    course = rc.course(tmp_path)
+    src, out = tmp_path / "class", tmp_path / "out"
+    rc.write(src / "ann" / "double.py", rc.GOOD)
+    rc.write(src / "bob" / "double.py", rc.WRONG)
+    assert rc.grade(src, out, course).returncode == 0
+    overrides = out / "overrides.csv"
+    overrides.write_text("student,item,points,delta,reason,grader\n"
+                         "ann,doubles_like_reference,,3,bonus for style,TA Kim\n"
+                         "bob,total,,-2,late demo,TA Kim\n")
+    proc = rc.grade(src, out, course)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (f"warning: {overrides} row 2: ann's doubles_like_reference would score 13 with delta +3, "
+            f"outside 0 to 10; counted as 10") in proc.stderr
+    assert (f"warning: {overrides} row 3: bob's total would score -2 with delta -2, outside 0 to 10; "
+            f"counted as 0") in proc.stderr
+    rows = rc.by_student(out / "gradebook.csv")
+    assert {s: r["total"] for s, r in rows.items()} == {"ann": "10", "bob": "0"}
+    assert rows["ann"]["overrides"] == ("doubles_like_reference 10 (was 10; delta +3 kept within 0 to 10): "
+                                        "bonus for style")
+    again = rc.grade(src, out, course)
+    assert again.stderr.count(f"warning: {overrides} row 2:") == 1
