@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.batch import record_classes as rc
 from tests.helpers.paths import ROOT
@@ -169,3 +170,25 @@ def test_a_delta_past_an_items_points_is_kept_within_them_with_a_warning(tmp_pat
                                         "bonus for style")
     again = rc.grade(src, out, course)
     assert again.stderr.count(f"warning: {overrides} row 2:") == 1
+
+
+@pytest.mark.slow
+def test_a_notebook_handed_in_alone_is_a_zero_whose_note_says_why(tmp_path):
+    course = rc.course(tmp_path)
+    data = yaml.safe_load((course / "course.yml").read_text())
+    data["assignments"]["tiny"]["tasks"][0]["files"] = ["tiny.ipynb"]   # as why17 grades its notebook
+    (course / "course.yml").write_text(yaml.safe_dump(data, sort_keys=False))
+    src, out = tmp_path / "class", tmp_path / "out"
+    rc.write(src / "ann" / "double.py", rc.GOOD)
+    rc.write(src / "ann" / "tiny.ipynb", "{}")
+    rc.write(src / "nb" / "work" / "tiny.ipynb", "{}")
+    proc = rc.grade(src, out, course)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = rc.by_student(out / "gradebook.csv")
+    said = ("nothing graded: only a notebook (tiny.ipynb) was handed in: the grader reads double.py as "
+            "files, not the notebook; hand them in beside it")
+    assert (rows["nb"]["total"], rows["nb"]["note"]) == ("0", said)
+    assert (rows["ann"]["total"], rows["ann"]["note"]) == ("10", "")
+    summary = json.loads((out / "summary.json").read_text())
+    assert {"student": "nb", "reason": said} in summary["not_graded"]
+    assert said in (out / "summary.html").read_text()
