@@ -95,10 +95,10 @@ def current(ctx: Context, layout: discover.Layout, unsaved: dict) -> tuple[list,
 
 
 def _warn_clamped(out, student: str, results: dict, stream) -> None:
-    """A warning line per override whose delta asked for a score outside the item's points."""
+    """A warning line per override that asked for a score outside the item's points."""
     for o in overrides.clamped(results) if stream is not None else ():
         print(f"warning: {out / overrides.NAME} row {o['row']}: {student}'s {o['item']} would score "
-              f"{o['asked']:g} with delta {o['delta']:+g}, outside 0 to {o['most']:g}; counted as "
+              f"{o['asked']:g} with {overrides.asking(o)}, outside 0 to {o['most']:g}; counted as "
               f"{o['points']:g}", file=stream)
 
 

@@ -269,8 +269,8 @@ def decisions(results: dict | None) -> list[Override]:
 
 
 def _within(new: float, most: float, note: dict) -> tuple[float, dict]:
-    """``new`` kept within 0..``most`` (a delta may push past either end); ``note`` then records
-    the score the row asked for (``asked``) and the item's ``most``."""
+    """``new`` kept within 0..``most`` (a delta may push past either end, points past a weighted
+    check's share); ``note`` then records the score the row asked for (``asked``) and ``most``."""
     kept = min(max(new, 0.0), most)
     if abs(kept - new) <= 1e-9:
         return new, note
@@ -278,8 +278,14 @@ def _within(new: float, most: float, note: dict) -> tuple[float, dict]:
 
 
 def clamped(results: dict) -> list[dict]:
-    """The overrides of ``results`` whose delta asked for a score outside the item's points."""
+    """The overrides of ``results`` that asked for a score outside the item's points (a delta, or
+    points past a weighted check's share)."""
     return [o for o in results.get(KEY) or [] if o.get("asked") is not None]
+
+
+def asking(applied: dict) -> str:
+    """What an applied override's row gave: 'delta +3' or 'points 8'."""
+    return f"delta {applied['delta']:+g}" if applied.get("delta") is not None else f"points {applied['set']:g}"
 
 
 def _said(row: Override) -> str:
@@ -296,7 +302,7 @@ def describe(results: dict) -> str:
         else:
             was = [] if o.get("graded") is None else [f"was {o['graded']:g}"]
             if o.get("asked") is not None:
-                was.append(f"delta {o['delta']:+g} kept within 0 to {o['most']:g}")
+                was.append(f"{asking(o)} kept within 0 to {o['most']:g}")
             was = f" ({'; '.join(was)})" if was else ""
             parts.append(f"{o['item']} {o['points']:g}{was}: {o['reason']}")
     return "; ".join(parts)
