@@ -89,8 +89,17 @@ def current(ctx: Context, layout: discover.Layout, unsaved: dict) -> tuple[list,
                 regrades.append(st.out, logged)
                 st.regraded += len(logged)
                 st.write_pages(sub.student, fresh, feedback_html.render(sub.student, fresh, ctx.asg))
+        _warn_clamped(st.out, sub.student, fresh, stream)
         (partials if partial.is_partial(fresh) else entries).append((sub, fresh))
     return entries, partials
+
+
+def _warn_clamped(out, student: str, results: dict, stream) -> None:
+    """A warning line per override that asked for a score outside the item's points."""
+    for o in overrides.clamped(results) if stream is not None else ():
+        print(f"warning: {out / overrides.NAME} row {o['row']}: {student}'s {o['item']} would score "
+              f"{o['asked']:g} with {overrides.asking(o)}, outside 0 to {o['most']:g}; counted as "
+              f"{o['points']:g}", file=stream)
 
 
 def _time_of(ctx: Context, sub: discover.Submission, results: dict):

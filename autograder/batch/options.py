@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from autograder.batch.executors.base import ExecutorFactory
 from autograder.batch.executors.local import LocalExecutor
+from autograder.classdata import moodle_dates
 from autograder.core import course, late
 from autograder.core.course import Assignment
 from autograder.core.errors import UsageError
@@ -27,7 +28,10 @@ class BatchOptions:
     default: BUDGET_CALLS x the time limit); ``time_limit_s``: seconds per call of a student
     function; ``only``: grade these check ids (merged into each stored full result: autograder/classdata/partial.py);
     ``extensions``: a CSV of per-student extensions (autograder/core/late.py); ``similarity``: also
-    write OUT/similarity/ (autograder/similarity); ``executor``: where the grading runs
+    write OUT/similarity/ (autograder/similarity); ``moodle_worksheet``: Moodle's grading
+    worksheet, whose ``Last modified (submission)`` dates a Moodle download's students, its local
+    times in ``moodle_timezone`` (default: course.yml's ``late.timezone``:
+    autograder/classdata/moodle_dates.py); ``executor``: where the grading runs
     (autograder/batch/executors/base.py: LocalExecutor, or a SlurmExecutor with its options).
     """
 
@@ -41,13 +45,16 @@ class BatchOptions:
     only: set[str] | None = None
     extensions: str | None = None
     similarity: bool = False
+    moodle_worksheet: str | None = None
+    moodle_timezone: str | None = None
     executor: ExecutorFactory = LocalExecutor
 
 
 @dataclass(frozen=True)
 class Settled:
     """``options`` with course.yml's values filled in: the course, the assignment, the device, the
-    worker processes and the budget of one submission (seconds of wall clock)."""
+    worker processes, the budget of one submission (seconds of wall clock) and the submission
+    times of Moodle's worksheet (participant id -> when; None without --moodle-worksheet)."""
 
     options: BatchOptions
     course: course.Course
@@ -55,6 +62,7 @@ class Settled:
     device: str
     jobs: int
     budget_s: float
+    moodle_times: dict | None = None
 
 
 def settle(options: BatchOptions, the_course: course.Course) -> Settled:
@@ -73,4 +81,22 @@ def settle(options: BatchOptions, the_course: course.Course) -> Settled:
     preflight.check(the_course, asg)
     if options.extensions:
         late.load_extensions(options.extensions)   # a bad file is refused before OUT is touched
-    return Settled(options, the_course, asg, device, jobs, budget_s)
+    return Settled(options, the_course, asg, device, jobs, budget_s, _moodle_times(options, asg))
+
+
+def _moodle_times(options: BatchOptions, asg: Assignment) -> dict | None:
+    """The worksheet's submission times (``moodle_dates.read``), read before OUT is touched; a
+    zone that is not given or not known is a UsageError."""
+    sheet, zone = options.moodle_worksheet, options.moodle_timezone
+    if sheet is None:
+        if zone is not None:
+            raise UsageError("--moodle-timezone is the zone of --moodle-worksheet's times; give the worksheet too")
+        return None
+    where = "--moodle-timezone"
+    if zone is None and asg.late is not None and asg.late.timezone:
+        zone, where = asg.late.timezone, f"course.yml {asg.name}.late.timezone"
+    if not zone:
+        raise UsageError(f"--moodle-worksheet {sheet}: its times are the local times of the Moodle "
+                         f"profile that downloaded it; give their zone with --moodle-timezone ZONE "
+                         f"(e.g. Europe/London) or course.yml's late.timezone")
+    return moodle_dates.read(sheet, late.zone_named(zone, where))

@@ -97,9 +97,10 @@ def finish(sub, results: dict, asg, extensions: dict, overrides_of: dict | None,
 def dated(ctx: Context, sub: Submission, digest: str) -> submitted.Submitted:
     """When ``sub`` (content hash ``digest``) was handed in: the platform's word, else the date
     OUT/submitted.csv recorded the first time these files were seen (recorded now when none is),
-    so no rerun, copy of the download or --force re-dates it (autograder/classdata/dates.py)."""
+    so no rerun, copy of the download or --force re-dates it (autograder/classdata/dates.py);
+    Moodle's worksheet is recorded there too, and takes the place of a date from the files."""
     found = submitted.submission_time(sub, ctx.asg.handed_in)
-    if submitted.is_platform_word(found) or not digest:
+    if not submitted.kept_on_first_sight(found) or not digest:
         return found
     when, source = dates.first_seen(ctx.store.out, sub.student, digest, found.when, found.source,
                                     ctx.run_at or partial.now())

@@ -24,7 +24,7 @@ from autograder.batch.executors.base import Incomplete, Job, Setup
 from autograder.batch.options import BatchOptions, Settled, settle
 from autograder.batch.progress import Progress
 from autograder.batch.record import Context, Recorder
-from autograder.classdata import discover, kept, overrides, partial, regrades, store, zero
+from autograder.classdata import discover, kept, moodle_dates, overrides, partial, regrades, store, zero
 from autograder.core import course, terminal
 
 
@@ -40,6 +40,8 @@ def grade_all(src, out, options: BatchOptions | None = None, *, the_course: cour
     options = options if options is not None else BatchOptions()
     settled = settle(options, the_course if the_course is not None else course.load())
     layout = discover.discover(src, settled.asg, exclude=Path(out), stage=Path(out) / discover.STAGING)
+    if settled.moodle_times is not None:
+        layout = moodle_dates.attach(layout, settled.moodle_times, options.moodle_worksheet)
     wanted = plan.wanted(layout, options.student)
     key, full_key = plan.keys(settled)
     with store.Store(out, key) as st:   # an OUT that cannot be written is refused before any output

@@ -11,6 +11,10 @@ the files handed in. In order:
 - ``nbgrader``: the ``timestamp.txt`` nbgrader writes into each collected assignment folder
   (``nbgrader submit`` writes it over any file of that name the student had), in the nbgrader
   layout only; UTC when it names no offset, as nbgrader does;
+- ``moodle``: the ``Last modified (submission)`` of Moodle's grading worksheet, given with
+  ``grade-all --moodle-worksheet`` (autograder/classdata/moodle_dates.py), for a Moodle download
+  (whose files all carry the time of the download); kept in OUT/submitted.csv on first sight, so
+  a later run without the worksheet keeps it, and it takes the place of a date from the files;
 - ``canvas``: Canvas's download says on time or ``LATE`` (its file names) but not when: the times
   of its files are when the zip was made (lib/content_zipper.rb writes each entry as it streams
   the attachment). A file not marked ``LATE`` is on time; one marked ``LATE`` counts from just
@@ -31,6 +35,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from autograder.classdata import dates
 from autograder.classdata.discover import Submission
 from autograder.core import handin
 from autograder.core.errors import UsageError
@@ -43,8 +48,9 @@ from autograder.core.platform_time import (
     gradescope_policy,
 )
 
-__all__ = ["GRADESCOPE_JSON", "MAX_METADATA_BYTES", "NBGRADER_STAMP", "Submitted", "from_files",
-           "from_gradescope_json", "gradescope_policy", "is_platform_word", "submission_time"]
+__all__ = ["GRADESCOPE_JSON", "MAX_METADATA_BYTES", "MOODLE_SHEET", "NBGRADER_STAMP", "Submitted",
+           "from_files", "from_gradescope_json", "gradescope_policy", "is_platform_word", "kept_on_first_sight",
+           "submission_time"]
 
 NBGRADER_STAMP = "timestamp.txt"
 
@@ -58,7 +64,8 @@ def _utc(text: str, where: str) -> dt.datetime:
 
 
 #: The words of the weakest source: the files' own times (recorded in OUT on first sight).
-FROM_FILES = "files: the newest time among the files handed in (no platform timestamp)"
+FROM_FILES = f"{dates.FROM_FILES} the newest time among the files handed in (no platform timestamp)"
+MOODLE_SHEET = "Moodle grading worksheet: Last modified (submission)"
 CANVAS_ON_TIME = "Canvas download: not marked LATE, so handed in on time"
 CANVAS_LATE = "Canvas marked it LATE (the download has no time): counted from just after the due date"
 
@@ -81,6 +88,8 @@ def submission_time(sub: Submission, names=()) -> Submitted:
                 return Submitted(_utc(text.strip(), str(stamp)), f"nbgrader {NBGRADER_STAMP}")
             except (OSError, UnicodeDecodeError, UsageError):
                 pass
+    if sub.lms_time is not None:
+        return Submitted(sub.lms_time, MOODLE_SHEET)
     if sub.marked_late is not None:
         return Submitted(None, CANVAS_LATE if sub.marked_late else CANVAS_ON_TIME)
     return from_files(path, names)
@@ -89,6 +98,13 @@ def submission_time(sub: Submission, names=()) -> Submitted:
 def is_platform_word(found: Submitted) -> bool:
     """Whether ``found`` is the platform's own (stable wherever the download lies), not the files'."""
     return found.source != FROM_FILES
+
+
+def kept_on_first_sight(found: Submitted) -> bool:
+    """Whether ``found`` is written in OUT/submitted.csv the first time (the files' date, and
+    Moodle's worksheet, which a later run may not be given): the rest is the platform's word in
+    the download itself, read again each run."""
+    return found.source in (FROM_FILES, MOODLE_SHEET)
 
 
 def from_files(path: Path | None, names=(), source: str = FROM_FILES) -> Submitted:

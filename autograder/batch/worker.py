@@ -87,7 +87,17 @@ def grade_one(asg, job: dict) -> dict:
         data = None
     if data is not None:
         results[lesson.PLOTS_KEY] = data
-    return _stamped(asg, results, only)
+    return _noted(asg, job["path"], _stamped(asg, results, only))
+
+
+def _noted(asg, path, results: dict) -> dict:
+    """``results`` with the note of a notebook handed in alone (the gradebook says why it is 0)."""
+    from autograder.classdata import partial, zero
+    from autograder.grading.grade import handed_in
+    note = zero.notebook_note(path, handed_in(asg))
+    if note:
+        partial.batch_info(results)[zero.NOTE] = note
+    return results
 
 
 def _stamped(asg, results: dict, only) -> dict:

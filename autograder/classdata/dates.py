@@ -9,6 +9,12 @@ the same hash wherever they lie; two students handing in the same files are two 
 and every later run, a rerun on a copy, ``--force`` or ``--student`` alike,
 takes the date from here. A changed submission has a new hash and is dated afresh.
 
+A platform's word that comes in a file of its own, beside the download (Moodle's grading
+worksheet: autograder/classdata/moodle_dates.py), is kept here the same way, so a later run
+without that file keeps its date. It wins over a date from the files: a row whose ``time_source``
+starts with ``FROM_FILES`` (written before the worksheet was given) gives way to a later row with
+the platform's word; among the platform's rows the first wins.
+
 Columns: ``hash``, ``student``, ``submitted_at`` (ISO 8601, empty when nothing told),
 ``time_source`` (the words results.json shows), ``first_seen`` (when, ISO 8601 UTC). The file is
 appended to, never rewritten; the first row of a student's hash wins.
@@ -25,6 +31,13 @@ from autograder.core.atomic import append_line
 
 NAME = "submitted.csv"
 FIELDS = ("hash", "student", "submitted_at", "time_source", "first_seen")
+#: How the words of a date taken from the files begin (autograder/batch/submitted.py FROM_FILES).
+FROM_FILES = "files:"
+
+
+def from_files(source: str) -> bool:
+    """Whether ``source`` (a row's time_source) is the files' word, not a platform's."""
+    return source.startswith(FROM_FILES)
 
 
 def read(out: Path) -> dict[tuple[str, str], tuple[dt.datetime | None, str]]:
@@ -37,7 +50,7 @@ def read(out: Path) -> dict[tuple[str, str], tuple[dt.datetime | None, str]]:
     found: dict[tuple[str, str], tuple[dt.datetime | None, str]] = {}
     for row in csv.DictReader(io.StringIO(text)):
         key = (csvsafe.restore(row.get("student") or ""), (row.get("hash") or "").strip())
-        if not key[1] or key in found:
+        if not key[1] or (key in found and not from_files(found[key][1])):
             continue
         stamp = csvsafe.restore(row.get("submitted_at") or "")
         try:
@@ -46,16 +59,19 @@ def read(out: Path) -> dict[tuple[str, str], tuple[dt.datetime | None, str]]:
             continue
         if when is not None and when.tzinfo is None:
             continue
-        found[key] = (when, csvsafe.restore(row.get("time_source") or ""))
+        source = csvsafe.restore(row.get("time_source") or "")
+        if key not in found or not from_files(source):
+            found[key] = (when, source)
     return found
 
 
 def first_seen(out: Path, student: str, digest: str, when: dt.datetime | None, source: str,
                now: str) -> tuple[dt.datetime | None, str]:
     """The date OUT holds for ``student``'s submission of content hash ``digest``; when it holds
-    none yet, ``when`` and ``source`` are written (``now``: this run's time) and given back."""
+    none yet, or only the files' while ``source`` is a platform's word, ``when`` and ``source``
+    are written (``now``: this run's time) and given back."""
     kept = read(out).get((student, digest))
-    if kept is not None:
+    if kept is not None and (from_files(source) or not from_files(kept[1])):
         return kept
     path = Path(out) / NAME
     buf = io.StringIO()

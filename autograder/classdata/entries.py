@@ -8,6 +8,7 @@ both build these.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,9 @@ class Submission:
     #: Canvas's own word on lateness: True for a file it named ``LATE``, False for one it did not;
     #: None where the layout says nothing.
     marked_late: bool | None = None
+    #: The LMS's own time of the submission where a file of the LMS gives one (Moodle's grading
+    #: worksheet: autograder/classdata/moodle_dates.py); None where none does.
+    lms_time: dt.datetime | None = None
 
     @property
     def kind(self) -> str:

@@ -4,7 +4,9 @@ The TA edits the file; grade-all never rewrites it (it writes the header once, w
 Columns: ``student`` (the OUT folder name, an SID, email or name), ``item`` (a check id, a task id,
 a manual item of course.yml's ``manual:``, or ``total``), ``points`` (the item's new score) or
 ``delta`` (points added to the grader's score, negative to take off, 0 to record a decision that
-changes nothing, such as a rejected regrade request: one of the two per row),
+changes nothing, such as a rejected regrade request: one of the two per row; a delta that would
+take the item below 0 or above its points counts as 0 or its points, with a warning each run
+naming the file, row and student: grade-all's class files),
 ``reason`` (required: the student sees it) and ``grader`` (who decided). A manual item (an
 Explain-It-Back answer, say) has no score until a row gives it one.
 
@@ -229,21 +231,23 @@ def apply(results: dict, rows: list[Override], asg) -> dict:
                                 "note": "not applied: this result did not grade the check"})
                 continue
             graded = sum(float(t.get("score") or 0.0) for t in mine)
-            new = row.target(graded)
+            new, note = _within(row.target(graded), sum(float(t.get("max_score") or 0.0) for t in mine), note)
             first = mine[0]
             first[GRADED] = first.get("score")
             first["score"] = round(float(first.get("score") or 0.0) + new - graded, 4)
             first[KEY] = {"reason": row.reason, "grader": row.grader}
         elif kind == "manual":
             item = next(m for m in asg.manual if m.id == row.item)
-            graded, new = None, row.target(0.0)
+            graded = None
+            new, note = _within(row.target(0.0), float(item.points), note)
             tests.append({"name": f"{item.id} {item.title} [scored by a person]", "score": round(new, 4),
                           "max_score": item.points, "status": "passed", "output": _said(row),
                           "visibility": visibility, "task": item.id, "check": item.id, MANUAL: True})
         else:
             in_scope = [t for t in tests if kind == TOTAL or t.get("task") == row.item]
             graded = sum(float(t.get("score") or 0.0) for t in in_scope)
-            new = row.target(graded)
+            most = asg.max_score if kind == TOTAL else next(t.points for t in asg.tasks if t.id == row.item)
+            new, note = _within(row.target(graded), float(most), note)
             tests.append({"name": f"{row.item} override [{'total' if kind == TOTAL else 'task'}]",
                           "score": round(new - graded, 4), "max_score": 0.0, "status": "passed",
                           "output": _said(row), "visibility": visibility,
@@ -264,6 +268,26 @@ def decisions(results: dict | None) -> list[Override]:
             for o in (results or {}).get(KEY) or [] if o.get("set") is not None or o.get("delta") is not None]
 
 
+def _within(new: float, most: float, note: dict) -> tuple[float, dict]:
+    """``new`` kept within 0..``most`` (a delta may push past either end, points past a weighted
+    check's share); ``note`` then records the score the row asked for (``asked``) and ``most``."""
+    kept = min(max(new, 0.0), most)
+    if abs(kept - new) <= 1e-9:
+        return new, note
+    return kept, {**note, "asked": round(new, 4), "most": most}
+
+
+def clamped(results: dict) -> list[dict]:
+    """The overrides of ``results`` that asked for a score outside the item's points (a delta, or
+    points past a weighted check's share)."""
+    return [o for o in results.get(KEY) or [] if o.get("asked") is not None]
+
+
+def asking(applied: dict) -> str:
+    """What an applied override's row gave: 'delta +3' or 'points 8'."""
+    return f"delta {applied['delta']:+g}" if applied.get("delta") is not None else f"points {applied['set']:g}"
+
+
 def _said(row: Override) -> str:
     who = f" ({row.grader})" if row.grader else ""
     return f"Scored by the course staff{who}: {row.reason}"
@@ -276,7 +300,10 @@ def describe(results: dict) -> str:
         if o.get("points") is None:
             parts.append(f"{o['item']} {o.get('note', '')}")
         else:
-            was = "" if o.get("graded") is None else f" (was {o['graded']:g})"
+            was = [] if o.get("graded") is None else [f"was {o['graded']:g}"]
+            if o.get("asked") is not None:
+                was.append(f"{asking(o)} kept within 0 to {o['most']:g}")
+            was = f" ({'; '.join(was)})" if was else ""
             parts.append(f"{o['item']} {o['points']:g}{was}: {o['reason']}")
     return "; ".join(parts)
 

@@ -9,8 +9,20 @@ budget or stopped twice. The reason goes in ``output`` (the student sees it) and
 import, a bug in the grader): no score at all (``score`` is null), ``grade_all.grader_failed``
 set. Every export leaves the student's cells empty with a note, never 0, and grade-all exits
 non-zero; a rerun retries the student.
+
+``notebook_note``: a graded submission that holds a notebook and none of the files the checks
+read (the work left in the notebook) scores 0 on every check of code; the note saying why goes in
+``grade_all.note`` (the gradebook's note column and the summary show it; the feedback page's
+overview says it too).
 """
 from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.core import handin, ziplimits
+
+#: grade_all key of a note on a graded submission that needs saying why it scored what it did.
+NOTE = "note"
 
 #: The gradebook note's first words for a grader failure (the row's score cells are empty).
 GRADER_FAILED = "GRADER FAILED, not a grade"
@@ -43,3 +55,14 @@ def is_grader_failure(results: dict | None) -> bool:
     """Whether ``results`` record a failure of the grader (no score)."""
     info = (results or {}).get("grade_all")
     return isinstance(info, dict) and bool(info.get("grader_failed"))
+
+
+def notebook_note(path: Path | str, names) -> str | None:
+    """The note for a submission at ``path`` holding a notebook and none of the other ``names``
+    (autograder/core/handin.py ``notebook_only``), else None."""
+    try:
+        files = handin.listing(handin.source(Path(path), names))
+    except (OSError, ziplimits.ZipRefused):
+        return None
+    note = handin.notebook_only(files, names)
+    return f"nothing graded: {note}" if note else None

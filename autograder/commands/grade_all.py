@@ -78,6 +78,14 @@ def add_arguments(p) -> None:
                         "later runs")
     p.add_argument("--similarity", action="store_true",
                    help="also compare every pair of submissions: OUT/similarity/pairs.csv and report.html")
+    p.add_argument("--moodle-worksheet", metavar="CSV", default=None,
+                   help="Moodle's grading worksheet of the assignment (Download grading worksheet): "
+                        "its 'Last modified (submission)' dates each student of a Moodle download, "
+                        "whose files carry the time of the download")
+    p.add_argument("--moodle-timezone", metavar="ZONE", default=None,
+                   help="the time zone of the worksheet's times, an IANA name such as Europe/London "
+                        "(the zone of the Moodle profile that downloaded it; default: course.yml's "
+                        "late.timezone)")
     slurm_cli.add_arguments(p)
 
 
@@ -86,5 +94,6 @@ def run(args) -> int:
     options = BatchOptions(jobs=args.jobs, force=args.force, student=args.student,
                            assignment=args.assignment, device=args.device, budget_s=args.budget_s,
                            time_limit_s=args.time_limit_s, only=only, extensions=args.extensions,
-                           similarity=args.similarity, executor=slurm_cli.executor_from(args))
+                           similarity=args.similarity, moodle_worksheet=args.moodle_worksheet,
+                           moodle_timezone=args.moodle_timezone, executor=slurm_cli.executor_from(args))
     return batch.grade_all(args.submissions, args.out, options, the_course=args.course)

@@ -10,10 +10,13 @@ course.yml, under an assignment (every key but ``due`` optional)::
       percent_per_day: 10                # percent_per_day: % of the raw score per started day late
       max_percent: 50                    # percent_per_day: the cap, in % of the raw score
       cutoff: "2026-12-14T23:59:00-05:00"  # zero_after: full credit until here, zero after
+      timezone: America/New_York         # where an LMS writes local times (Moodle's worksheet)
 
 Days late are counted from the due date (the grace period only forgives), each started day of
 24 h as one: 25 h late is 2 days. ``zero_after`` gives full credit up to the cutoff and zero after
-it. ``none`` records the lateness and takes nothing.
+it. ``none`` records the lateness and takes nothing. ``timezone`` (an IANA name) is the zone of
+the local times in Moodle's grading worksheet (``grade-all --moodle-worksheet``), the zone of the
+Moodle profile that downloads it.
 
 Extensions CSV (``grade-all --extensions FILE``): a header with ``student`` and ``days`` (extra
 days, may be fractional) or ``due`` (a new ISO 8601 due date), or both with one filled per row;
@@ -35,7 +38,7 @@ from autograder.core.errors import UsageError
 
 POLICIES = ("none", "percent_per_day", "zero_after")
 DAY_S = 86400.0
-_KEYS = {"due", "grace_minutes", "policy", "percent_per_day", "max_percent", "cutoff"}
+_KEYS = {"due", "grace_minutes", "policy", "percent_per_day", "max_percent", "cutoff", "timezone"}
 _STAMP = re.compile(r"^\s*(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d(?::\d\d)?)(\.\d+)?\s*"
                     r"(Z|UTC|GMT|[+-]\d\d(?::?\d\d)?)?\s*$", re.IGNORECASE)
 
@@ -51,6 +54,7 @@ class LatePolicy:
     percent_per_day: float = 0.0
     max_percent: float = 100.0
     cutoff: dt.datetime | None = None
+    timezone: str = ""   # an IANA name: the zone of an LMS's local times; '' when not given
 
 
 @dataclass(frozen=True)
@@ -128,8 +132,21 @@ def parse(raw, where: str, prefix: str) -> LatePolicy | None:
                          ("cutoff", "zero_after")):
         if key in raw and policy != used_by:
             raise UsageError(f"{name}.{key}' applies to policy {used_by} only (policy is {policy})")
+    zone = raw.get("timezone", "")
+    if zone:
+        zone_named(zone, f"{name}.timezone'")
     return LatePolicy(due=due, grace_minutes=grace, policy=policy, percent_per_day=per_day,
-                      max_percent=cap, cutoff=cutoff)
+                      max_percent=cap, cutoff=cutoff, timezone=str(zone))
+
+
+def zone_named(name, where: str):
+    """The IANA time zone ``name``; UsageError naming ``where`` when there is none of that name."""
+    import zoneinfo
+    try:
+        return zoneinfo.ZoneInfo(str(name).strip())
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        raise UsageError(f"{where}: unknown time zone {name!r} (give an IANA name such as "
+                         f"Europe/London or America/New_York)") from None
 
 
 @dataclass(frozen=True)

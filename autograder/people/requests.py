@@ -7,7 +7,8 @@ the whole grade) and ``message`` (the student's words). A row naming an unknown 
 is one line naming the file and the row; the other requests are still shown and decided.
 
 A decision is one overrides.csv row for (student, item): accepted, the item's new ``points`` (or
-``+N``/``-N``, a ``delta``); rejected, ``delta`` 0, which changes no score and puts the reason
+``+N``/``-N``, a ``delta``, refused and asked again when it would take the item's points as
+graded outside 0..its points); rejected, ``delta`` 0, which changes no score and puts the reason
 on the student's feedback page. The reason starts ``regrade request accepted:`` or ``...
 rejected:``. A request whose (student, item) already has a row is shown as decided, with that
 row, and not asked again, so deciding resumes where it stopped.
@@ -105,8 +106,27 @@ def show(console: Console, req: Request, results: dict | None) -> None:
             console.say(f"      ... ({len(lines) - OUTPUT_LINES} more line(s) on the feedback page)")
 
 
-def decide(console: Console, req: Request, most: float) -> dict | None:
-    """The overrides.csv row the TA decides for ``req`` (None: skipped)."""
+def scored(results: dict | None, item: str) -> float | None:
+    """The points ``results`` give ``item`` now, overrides included (None: not graded)."""
+    if results is None:
+        return None
+    tests = results.get("tests", [])
+    if item != overrides.TOTAL:
+        tests = [t for t in tests if item in (t.get("check"), t.get("task"))]
+    return sum(float(t.get("score") or 0) for t in tests)
+
+
+def _delta_outside(item: str, now: float | None, value: float, text: str, most: float) -> str | None:
+    """Why adding ``value`` to ``item``'s ``now`` points leaves 0..``most``, else None."""
+    if now is None or -1e-9 <= now + value <= most + 1e-9:
+        return None
+    return (f"  {item} has {now:g} of {most:g} points: {text} would make it {now + value:g}; give "
+            f"+N / -N that keeps it from 0 to {most:g}, or the new points")
+
+
+def decide(console: Console, req: Request, most: float, now: float | None = None) -> dict | None:
+    """The overrides.csv row the TA decides for ``req`` (None: skipped). ``now``: the item's
+    points as graded (overrides included), so a delta never takes it outside 0..``most``."""
     while True:
         choice = console.ask("accept (a), reject (r), skip (s), q quits: ").lower()
         if choice in ("a", "r", "s"):
@@ -127,8 +147,12 @@ def decide(console: Console, req: Request, most: float) -> dict | None:
             console.say("  give a number")
             continue
         if text.startswith(("+", "-")) and value != 0:
-            row["delta"] = ledger.points_cell(value)
-            break
+            outside = _delta_outside(req.item, now, value, text, most)
+            if outside is None:
+                row["delta"] = ledger.points_cell(value)
+                break
+            console.say(outside)
+            continue
         if 0 <= value <= most:
             row["points"] = ledger.points_cell(value)
             break
@@ -144,7 +168,8 @@ def run(out: Path, requests: list[Request], lay, asg, check_ids, grader: str, co
     known = overrides.items_of(asg, check_ids)
     written = 0
     for req in requests:
-        show(console, req, roster.results(out, req.student))
+        results = roster.results(out, req.student)
+        show(console, req, results)
         prior = done.get((req.student, req.item))
         if prior is not None:
             console.say(f"  decided: overrides.csv row {prior.row}: {prior.reason}")
@@ -152,7 +177,7 @@ def run(out: Path, requests: list[Request], lay, asg, check_ids, grader: str, co
         if not deciding:
             continue
         try:
-            row = decide(console, req, known[req.item][1])
+            row = decide(console, req, known[req.item][1], scored(results, req.item))
         except Stop:
             break
         if row is not None:

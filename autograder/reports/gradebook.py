@@ -10,8 +10,9 @@ penalty) and one per manual item (course.yml ``manual:``; empty until OUT/overri
 empty without a late policy), ``checks`` (what the row covers: ``all``, or ``partial: ID ...``,
 which only partial.csv holds), ``graded_at`` (when, ISO 8601 UTC), ``overrides`` (what
 OUT/overrides.csv changed, with the reasons), ``note`` (why a submission got a zero without
-grading; for a student graded before but not in this download, that they are kept: the record
-only grows, autograder/classdata/kept.py). A Gradescope group submission gives each member a
+grading, or why a graded one scored nothing: a notebook handed in alone; for a student graded
+before but not in this download, that they are kept: the record only grows,
+autograder/classdata/kept.py). A Gradescope group submission gives each member a
 row with the group's scores.
 
 A submission the grader itself failed on (autograder/classdata/zero.py: ``grader_failure``) is never
@@ -50,9 +51,12 @@ def task_scores(results: dict, task_ids) -> dict[str, float]:
 
 
 def note_of(results: dict) -> str:
-    """The reason for a zero without grading (grade-all's own results), else ''."""
+    """The reason for a zero without grading (grade-all's own results), or the note on a graded
+    one that says why it scored nothing (a notebook handed in alone), else ''."""
     batch = results.get("grade_all") or {}
-    return str(batch.get("reason", "")) if isinstance(batch, dict) else ""
+    if not isinstance(batch, dict):
+        return ""
+    return str(batch.get("reason") or batch.get(zero.NOTE) or "")
 
 
 def _fmt(x: float) -> csvsafe.Number:

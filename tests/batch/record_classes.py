@@ -5,7 +5,10 @@ Layouts and their sources: Gradescope's export (a folder per submission and the 
 ``submission_metadata.yml`` at the top, with ``:created_at:``), nbgrader's exchange
 (``submitted/<student>/<assignment>/`` with the ``timestamp.txt`` nbgrader writes), Moodle's and
 Canvas's downloads as tests/batch/lms_layouts.py builds them (with their LMS code cited there),
-and a plain folder of one folder or zip per student.
+and a plain folder of one folder or zip per student. Moodle's download stamps every file with the
+time of the download (after the due date here), so its students are dated by the grading
+worksheet Moodle writes beside it (``moodle_sheet``: autograder/classdata/moodle_dates.py cites
+its columns and date format), given to the first run only.
 """
 from __future__ import annotations
 
@@ -31,6 +34,9 @@ DUE = "2026-12-01T23:59:00Z"
 ON_TIME = dt.datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 LATE = dt.datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 POLICY = {"due": DUE, "policy": "percent_per_day", "percent_per_day": 10}
+#: When the TA downloaded the Moodle class (days after the due date), and the worksheet's zone.
+DOWNLOADED = dt.datetime(2026, 12, 5, 9, 30, tzinfo=UTC)
+ZONE = "Europe/London"
 
 
 def course(tmp_path: Path, **extra) -> Path:
@@ -88,7 +94,8 @@ def folders(root: Path) -> dict[str, float]:
     write(root / "ann" / "double.py", GOOD)
     zip_of(root / "bob.zip", {"tiny/double.py": GOOD}, LATE)
     zip_of(root / "cid" / "cid.zip", {"cid/work/deep/tiny/double.py": GOOD})   # a folder deeper, zipped
-    return {"ann": 10.0, "bob": 9.0, "cid": 10.0}
+    write(root / "nia" / "work" / "tiny.ipynb", "{}")   # the notebook alone: a zero that says why
+    return {"ann": 10.0, "bob": 9.0, "cid": 10.0, "nia": 0.0}
 
 
 def nbgrader(root: Path) -> dict[str, float]:
@@ -99,13 +106,46 @@ def nbgrader(root: Path) -> dict[str, float]:
     return {"dee": 10.0, "eve": 9.0}
 
 
+def moodle_sheet(path: Path, times: dict[str, dt.datetime | None]) -> Path:
+    """Moodle's grading worksheet: participant id -> Last modified (submission), written as
+    Moodle's English ``userdate`` writes it in ZONE ("-" for none)."""
+    import zoneinfo
+    lines = ["Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
+             "Last modified (submission),Last modified (grade),Feedback comments"]
+    for pid, when in times.items():
+        t = when.astimezone(zoneinfo.ZoneInfo(ZONE)) if when else None
+        shown = f"{t:%A}, {t.day} {t:%B %Y}, {int(f'{t:%I}')}:{t:%M %p}" if t else "-"
+        lines.append(f'Participant {pid},Someone {pid},{pid}@x.edu,Submitted for grading,,10.00,Yes,"{shown}",-,')
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _sheet_of(root: Path) -> Path:
+    return root.parent / f"{root.name}-worksheet.csv"
+
+
 def moodle(root: Path) -> dict[str, float]:
     expected = lms_layouts.moodle(root)
-    stamp_all(root, ON_TIME)
-    stamp_all(root / "Participant_12347_assignsubmission_file_", LATE)
+    stamp_all(root, DOWNLOADED)
+    moodle_sheet(_sheet_of(root), {"12345": ON_TIME, "12346": ON_TIME, "12347": LATE, "12348": ON_TIME})
     points = {k: v[2] for k, v in expected.items()}
     points["Participant_12347"] = 9.0
     return points
+
+
+def moodle_flat(root: Path) -> dict[str, float]:
+    """Moodle's download without folders: Ada's and Charles's files lie loose, named with the prefix."""
+    expected = lms_layouts.moodle_flat(root)
+    stamp_all(root, DOWNLOADED)
+    moodle_sheet(_sheet_of(root), {"12345": ON_TIME, "12346": LATE, "12399": None})
+    return {k: v[2] for k, v in expected.items()}
+
+
+def first_run_args(name: str, root: Path) -> tuple:
+    """What the first run of layout ``name`` is given besides the download (Moodle's worksheet)."""
+    if name.startswith("moodle"):
+        return ("--moodle-worksheet", _sheet_of(root), "--moodle-timezone", ZONE)
+    return ()
 
 
 def canvas(root: Path) -> dict[str, float]:
@@ -127,4 +167,5 @@ def gradescope(root: Path) -> dict[str, float]:
     return {"501": 10.0, "503": 9.0}
 
 
-LAYOUTS = {"folders": folders, "nbgrader": nbgrader, "moodle": moodle, "canvas": canvas, "gradescope": gradescope}
+LAYOUTS = {"folders": folders, "nbgrader": nbgrader, "moodle": moodle, "moodle_flat": moodle_flat,
+           "canvas": canvas, "gradescope": gradescope}

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.batch import record_classes as rc
 from tests.helpers.paths import ROOT
@@ -30,13 +31,17 @@ def _without(rows: list[dict], *columns) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_a_class_of_15_in_every_layout_graded_twice_with_a_copy_between_gives_identical_gradebooks(tmp_path):
+def test_a_class_of_18_in_every_layout_graded_twice_with_a_copy_between_gives_identical_gradebooks(tmp_path):
+    """Gradescope (a group, a late one), nbgrader, Moodle with folders and without (loose files,
+    dated by the worksheet given to the first run only), Canvas (LATE, anonymized, a re-upload), a
+    plain folder (a zip one folder deeper, a late zip, a notebook alone), an online-text-only
+    Moodle student: graded, copied with cp -r, graded again and with --force, nothing moves."""
     course = rc.course(tmp_path, late=rc.POLICY)
     seen = 0
     for name, make in rc.LAYOUTS.items():
         src, copy, out = tmp_path / name, tmp_path / f"{name}-copy", tmp_path / f"out-{name}"
         expected = make(src)
-        first = rc.grade(src, out, course)
+        first = rc.grade(src, out, course, *rc.first_run_args(name, src))
         assert first.returncode == 0, (name, first.stderr[-2000:])
         assert "warning: most of the class" not in first.stderr, name
         totals = rc.by_student(out / "gradebook.csv")
@@ -53,7 +58,7 @@ def test_a_class_of_15_in_every_layout_graded_twice_with_a_copy_between_gives_id
         assert forced.returncode == 0, (name, forced.stderr[-2000:])
         assert _without(rc.rows(out / "gradebook.csv"), "graded_at") == _without(
             rc.rows_of_text(before["gradebook.csv"]), "graded_at"), name
-    assert seen == 16   # 15 submissions; the Gradescope group gives its two members a row each
+    assert seen == 19   # 18 submissions; the Gradescope group gives its two members a row each
 
 
 @pytest.mark.slow
@@ -144,3 +149,50 @@ def test_make_clean_keeps_the_terms_record(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "out").rglob("*") if p.is_file()) == [
         "out/grades/gradebook.csv", "out/grades/overrides.csv", "out/why17-grades/regrades.csv"]
+
+
+@pytest.mark.slow
+def test_a_delta_past_an_items_points_is_kept_within_them_with_a_warning(tmp_path):
+    course = rc.course(tmp_path)
+    src, out = tmp_path / "class", tmp_path / "out"
+    rc.write(src / "ann" / "double.py", rc.GOOD)
+    rc.write(src / "bob" / "double.py", rc.WRONG)
+    assert rc.grade(src, out, course).returncode == 0
+    overrides = out / "overrides.csv"
+    overrides.write_text("student,item,points,delta,reason,grader\n"
+                         "ann,doubles_like_reference,,3,bonus for style,TA Kim\n"
+                         "bob,total,,-2,late demo,TA Kim\n")
+    proc = rc.grade(src, out, course)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (f"warning: {overrides} row 2: ann's doubles_like_reference would score 13 with delta +3, "
+            f"outside 0 to 10; counted as 10") in proc.stderr
+    assert (f"warning: {overrides} row 3: bob's total would score -2 with delta -2, outside 0 to 10; "
+            f"counted as 0") in proc.stderr
+    rows = rc.by_student(out / "gradebook.csv")
+    assert {s: r["total"] for s, r in rows.items()} == {"ann": "10", "bob": "0"}
+    assert rows["ann"]["overrides"] == ("doubles_like_reference 10 (was 10; delta +3 kept within 0 to 10): "
+                                        "bonus for style")
+    again = rc.grade(src, out, course)
+    assert again.stderr.count(f"warning: {overrides} row 2:") == 1
+
+
+@pytest.mark.slow
+def test_a_notebook_handed_in_alone_is_a_zero_whose_note_says_why(tmp_path):
+    course = rc.course(tmp_path)
+    data = yaml.safe_load((course / "course.yml").read_text())
+    data["assignments"]["tiny"]["tasks"][0]["files"] = ["tiny.ipynb"]   # as why17 grades its notebook
+    (course / "course.yml").write_text(yaml.safe_dump(data, sort_keys=False))
+    src, out = tmp_path / "class", tmp_path / "out"
+    rc.write(src / "ann" / "double.py", rc.GOOD)
+    rc.write(src / "ann" / "tiny.ipynb", "{}")
+    rc.write(src / "nb" / "work" / "tiny.ipynb", "{}")
+    proc = rc.grade(src, out, course)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = rc.by_student(out / "gradebook.csv")
+    said = ("nothing graded: only a notebook (tiny.ipynb) was handed in: the grader reads double.py as "
+            "files, not the notebook; hand them in beside it")
+    assert (rows["nb"]["total"], rows["nb"]["note"]) == ("0", said)
+    assert (rows["ann"]["total"], rows["ann"]["note"]) == ("10", "")
+    summary = json.loads((out / "summary.json").read_text())
+    assert {"student": "nb", "reason": said} in summary["not_graded"]
+    assert said in (out / "summary.html").read_text()

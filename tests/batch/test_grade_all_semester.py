@@ -256,6 +256,27 @@ def test_applying_overrides_twice_or_taking_them_back_gives_the_grader_s_results
     assert overrides.apply(once, [], asg)["tests"] == graded["tests"]
 
 
+def test_points_past_a_weighted_checks_share_are_kept_within_it_and_said(tmp_path):
+    """A check worth 5 of its task's 10 (split by weight): overrides.csv accepts points up to the
+    task's 10, so 8 is kept at the check's 5, said in the gradebook cell and in a warning line."""
+    import io
+
+    from autograder.batch import class_files
+    from autograder.classdata import overrides
+    from autograder.core import course
+    asg = course.load(TINY / "course.yml").assignment("tiny")
+    graded = {"score": 4.0, "tests": [{"name": "double d [doubles_like_reference]", "task": "double",
+                                       "check": "doubles_like_reference", "score": 4.0, "max_score": 5.0}]}
+    row = overrides.Override("ann", "doubles_like_reference", 8.0, None, "regrade", "TA", 2)
+    applied = overrides.apply(graded, [row], asg)
+    assert applied["score"] == 5.0
+    assert overrides.describe(applied) == "doubles_like_reference 5 (was 4; points 8 kept within 0 to 5): regrade"
+    said = io.StringIO()
+    class_files._warn_clamped(tmp_path, "ann", applied, said)
+    assert said.getvalue() == (f"warning: {tmp_path / 'overrides.csv'} row 2: ann's doubles_like_reference "
+                               f"would score 8 with points 8, outside 0 to 5; counted as 5\n")
+
+
 def test_a_saving_that_did_not_read_overrides_csv_keeps_the_stored_overrides(tmp_path):
     """A Slurm task saves its grading without reading OUT/overrides.csv: the stored overrides stay,
     and nothing is logged as removed."""

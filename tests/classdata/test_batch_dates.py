@@ -29,6 +29,16 @@ def test_the_first_date_of_a_submission_is_kept_whatever_later_runs_find(tmp_pat
         ["hash", "student"], ["h1", "ann"], ["h2", "ann"], ["h1", "bob"]]   # the same files, another student
 
 
+def test_moodles_worksheet_date_takes_the_place_of_the_files_and_is_then_kept(tmp_path):
+    files, sheet = submitted.FROM_FILES, submitted.MOODLE_SHEET
+    assert dates.first_seen(tmp_path, "ada", "h1", COPIED, files, "run1") == (COPIED, files)
+    assert dates.first_seen(tmp_path, "ada", "h1", FIRST, sheet, "run2") == (FIRST, sheet)    # the platform's word
+    assert dates.first_seen(tmp_path, "ada", "h1", COPIED, files, "run3") == (FIRST, sheet)   # no worksheet now
+    later = FIRST + dt.timedelta(days=3)
+    assert dates.first_seen(tmp_path, "ada", "h1", later, sheet, "run4") == (FIRST, sheet)    # first word wins
+    assert dates.read(tmp_path) == {("ada", "h1"): (FIRST, sheet)}
+
+
 def test_canvas_says_on_time_or_late_and_its_file_times_date_nothing(tmp_path):
     tiny = type("Asg", (), {"handed_in": ("double.py",), "folder": "tiny"})()
     lms_layouts.canvas(tmp_path / "download")

@@ -96,3 +96,21 @@ def test_a_rejection_changes_no_score_and_its_reason_reaches_the_results(tmp_pat
     assert applied["score"] == results["score"] == 0.0
     assert applied["overrides"][0]["reason"] == "regrade request rejected: the check is right"
     assert overrides.describe(applied) == "double 0 (was 0): regrade request rejected: the check is right"
+
+
+def test_a_delta_that_takes_an_item_outside_its_points_is_asked_again(tmp_path):
+    """ann has 10 of 10 on the check and cy 0: +2 for ann or -1 for cy would give a score the item
+    cannot have, so each is refused with a line and asked again; a delta inside 0..10 is written."""
+    out, requests = _out(tmp_path)
+    requests.write_text("student,check,message\nann,doubles_like_reference,More please\n"
+                        "cy,doubles_like_reference,Look again\n")
+    proc = _run(out, requests, "--decide", "--grader", "TA Kim", tmp_path=tmp_path,
+                answers="a\n+2\n-1.5\ncareless slip\na\n-1\n+4\npartial credit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert ("  doubles_like_reference has 10 of 10 points: +2 would make it 12; give +N / -N that "
+            "keeps it from 0 to 10, or the new points") in proc.stdout
+    assert ("  doubles_like_reference has 0 of 10 points: -1 would make it -1; give +N / -N that "
+            "keeps it from 0 to 10, or the new points") in proc.stdout
+    assert (out / "overrides.csv").read_text().splitlines()[1:] == [
+        "ann,doubles_like_reference,,-1.5,regrade request accepted: careless slip,TA Kim",
+        "cy,doubles_like_reference,,4,regrade request accepted: partial credit,TA Kim"]
