@@ -118,8 +118,20 @@ def read(sweep: dict, *, llc_bytes: int | None = None, device_type: str = "cpu",
         head = (f"Your sweep shows no cache cliff: {_gbs(clean[small])} at {_mib(small)} and "
                 f"{_gbs(clean[large])} at {_mib(large)} are {why_flat}.")
     reasons = _reasons(clean, sizes, llc, device_type, threads)
-    tail = " The ceilings use the large-buffer number, the one decode streams at."
+    tail = _unsteady(clean, ranges, sizes) + " The ceilings use the large-buffer number, the one decode streams at."
     return Reading(shape, f"{head} Why: {'; '.join(reasons)}.{tail}" if reasons else head + tail, labels)
+
+
+def _unsteady(clean: dict, ranges: dict, sizes: list) -> str:
+    """A sentence on the sizes whose median is STEP x the largest size's but whose runs reach down to it
+    (some copies ran from a cache, some did not), so a caption of no cliff never hides them; or ""."""
+    large = sizes[-1]
+    spread_out = [s for s in sizes[:-1] if clean[s] >= STEP * clean[large] and s in ranges]
+    if not spread_out:
+        return ""
+    said = ", ".join(f"{_mib(s)}: {ranges[s][0]:.3g}-{ranges[s][1]:.3g} GB/s" for s in spread_out)
+    return (f" Your runs at {said} spread too widely to read: some copies ran from a cache, some did "
+            f"not, so these sizes show neither a cliff nor its absence.")
 
 
 def _num(s):
