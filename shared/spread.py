@@ -56,6 +56,29 @@ def apart(a: Spread, b: Spread) -> bool:
     return a.high < b.low or b.high < a.low
 
 
+#: A measured long/short ratio this close to the prediction (relative) is "as predicted".
+AS_PREDICTED = 0.1
+
+
+def _slower_caption(predicted: float, short: Spread, long: Spread, said: str) -> str:
+    """The caption of a long context measured slower: as predicted within AS_PREDICTED of the medians'
+    ratio; else inside the runs' range of ratios, or more or less slowdown than predicted, in words."""
+    ratio = long.median / short.median
+    low, high = long.low / short.high, long.high / short.low
+    if abs(ratio / predicted - 1) <= AS_PREDICTED:
+        return f"The long context is slower, as predicted: {said}."
+    if low <= predicted <= high:
+        return (f"The long context is slower: {said}, which the runs' spread allows (their ratios run "
+                f"{low:.2f}x to {high:.2f}x), though the medians differ from it.")
+    if ratio < predicted:
+        return (f"The long context is slower, and by more than predicted: {said}. The prediction counts "
+                f"only the bytes read per token; here something else grew with the context too (the "
+                f"attention's own work, which a CPU does slowly, or other programs' load).")
+    return (f"The long context is slower, but by less than predicted: {said}. Part of the KV cache "
+            f"may have been read from a cache rather than memory, or the short runs were slowed by "
+            f"other programs' load.")
+
+
 def slowdown_caption(predicted_ratio: float, short: Spread, long: Spread, *, context: int,
                      kv_bytes: float, weight_bytes: float, llc_bytes: int | None = None) -> str:
     """What the measured long-context ratio says next to the prediction, in one or two sentences.
@@ -69,7 +92,7 @@ def slowdown_caption(predicted_ratio: float, short: Spread, long: Spread, *, con
     said = (f"the medians of {len(short.runs)} short and {len(long.runs)} long runs give {ratio:.2f}x, "
             f"the prediction {predicted_ratio:.2f}x")
     if long.high < short.low:
-        return f"The long context is slower, as predicted: {said}."
+        return _slower_caption(predicted_ratio, short, long, said)
     share = kv_bytes / (kv_bytes + weight_bytes)
     why = [f"the KV cache is {share:.0%} of the bytes read per token"]
     if llc_bytes and kv_bytes <= llc_bytes:

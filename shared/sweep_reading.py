@@ -84,11 +84,18 @@ def read(sweep: dict, *, llc_bytes: int | None = None, device_type: str = "cpu",
     in_cache = [s for s in sizes if fits(s, llc)] if llc else [small]
     cache_size = max(in_cache, key=lambda s: clean[s]) if in_cache else small
     falls = _steps(clean, ranges, cache_size, large) and bool(in_cache) and not fits(large, llc if llc else 0)
+    if not falls and not fits(large, llc if llc else 0):
+        # A size the cache report does not cover (an unknown or under-reported cache) that still runs
+        # STEP x the large buffer is a fall all the same: never call that sweep flat.
+        peak = max(sizes[:-1], key=lambda s: clean[s])
+        if _steps(clean, ranges, peak, large):
+            falls, cache_size = True, peak
     rises = _steps(clean, ranges, large, small)
     shape = "cliff" if falls else "rising" if rises else "flat"
     labels = {s: _label(s, llc, shape == "cliff") for s in sizes}
     if shape == "cliff":
-        where = (f", where both buffers fit in the {llc / MIB:g} MiB last-level cache" if llc else "")
+        where = (f", where both buffers fit in the {llc / MIB:g} MiB last-level cache" if fits(cache_size, llc)
+                 else ", a size whose copy still ran from a cache")
         caption = (f"Your sweep shows the cache cliff: {_gbs(clean[cache_size])} at "
                    f"{_mib(cache_size)}{where}, against {_gbs(clean[large])} at {_mib(large)} from main "
                    f"memory ({clean[cache_size] / clean[large]:.2g}x). Below the cliff the copy measures the "
@@ -111,8 +118,20 @@ def read(sweep: dict, *, llc_bytes: int | None = None, device_type: str = "cpu",
         head = (f"Your sweep shows no cache cliff: {_gbs(clean[small])} at {_mib(small)} and "
                 f"{_gbs(clean[large])} at {_mib(large)} are {why_flat}.")
     reasons = _reasons(clean, sizes, llc, device_type, threads)
-    tail = " The ceilings use the large-buffer number, the one decode streams at."
+    tail = _unsteady(clean, ranges, sizes) + " The ceilings use the large-buffer number, the one decode streams at."
     return Reading(shape, f"{head} Why: {'; '.join(reasons)}.{tail}" if reasons else head + tail, labels)
+
+
+def _unsteady(clean: dict, ranges: dict, sizes: list) -> str:
+    """A sentence on the sizes whose median is STEP x the largest size's but whose runs reach down to it
+    (some copies ran from a cache, some did not), so a caption of no cliff never hides them; or ""."""
+    large = sizes[-1]
+    spread_out = [s for s in sizes[:-1] if clean[s] >= STEP * clean[large] and s in ranges]
+    if not spread_out:
+        return ""
+    said = ", ".join(f"{_mib(s)}: {ranges[s][0]:.3g}-{ranges[s][1]:.3g} GB/s" for s in spread_out)
+    return (f" Your runs at {said} spread too widely to read: some copies ran from a cache, some did "
+            f"not, so these sizes show neither a cliff nor its absence.")
 
 
 def _num(s):

@@ -2,7 +2,9 @@
 
 A key point is what a good answer says, in a few words (``point``), with the ways of saying it that
 the check looks for (``any``: each a few word beginnings that must all appear, in any order: "read
-weight" finds "reads every weight") and, for a number, the value it must come within the quiz's
+weight" finds "reads every weight"; "no$" is the whole word "no", not "now" or "nothing";
+"no$+faster" those words in a row; "^no" the answer's first word, whole: "No: it is memory-bound"
+answers a yes/no question) and, for a number, the value it must come within the quiz's
 tolerance of (``number``: one of NUMBERS, computed from the card's example in shared/data/quiz.yml).
 The check is a guide, not a verdict: it cannot see negation or sense, so the learner marks
 themselves after seeing which points it found.
@@ -38,11 +40,25 @@ class KeyPoint:
         (or as a round figure within ``round_tolerance``: "roughly 40" for 42.9, as a drill takes it)."""
         words = _WORD.findall(text.lower())
         for terms in self.any:
-            if all(any(w.startswith(t) for w in words) for t in terms):
+            if all(_says(words, t) for t in terms):
                 return True
         if self.number is not None:
             return any(slips.right(v, self.number, tolerance, round_tolerance) for v in numbers_in(text))
         return False
+
+
+def _says(words: list[str], term: str) -> bool:
+    """Whether ``words`` hold ``term``: a word beginning; with "$" after it a whole word; with "^"
+    before it the first word, whole; parts joined by "+", words one after another ("no$+faster")."""
+    if term.startswith("^"):
+        return bool(words) and words[0] == term[1:]
+    parts = term.split("+")
+    return any(all(_is(w, part) for w, part in zip(words[i:], parts))
+               for i in range(len(words) - len(parts) + 1))
+
+
+def _is(word: str, part: str) -> bool:
+    return word == part[:-1] if part.endswith("$") else word.startswith(part)
 
 
 def numbers_in(text: str) -> list[float]:

@@ -13,7 +13,7 @@ import random
 from shared import tables
 from shared.decode import ceiling
 from shared.quiz.drill import Drill, devices, fmt, memory, placement, real_models, resident_bytes
-from shared.quiz.slips import Slip, gib_mixups, scaled
+from shared.quiz.slips import Slip, gib_mixups
 
 #: Weight formats these drills draw from (keys of the tables' formats).
 FORMATS = ("bf16", "fp8", "int4")
@@ -48,7 +48,8 @@ def kv_streams_fit(rng: random.Random) -> Drill:
                 f"{fmt(per_stream / 1e9)} GB; {fmt(free / 1e9)} ÷ {fmt(per_stream / 1e9)} = {free / per_stream:.3g}, "
                 f"so {answer:,} whole streams: memory caps the batch long before the arithmetic does"),
         reread=KV,
-        slips=(scaled(answer, 2, "the factor 2 of K and V left out: each token caches a key and a value"),
+        slips=(Slip("the factor 2 of K and V left out: each token caches a key and a value",
+                    math.floor(2 * free / per_stream)),
                Slip("the weights not taken out: their bytes share the device's memory with every cache",
                     math.floor(d.memory_bytes / per_stream)),
                Slip("one token's cache per stream: a stream caches every token of its context",

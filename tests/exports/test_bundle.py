@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -341,10 +342,24 @@ def test_out_that_is_a_file_is_one_line_and_exit_2(tmp_path):
 
 # --- Every file the student materials name is in the bundle --------------------------------------
 
+#: The course repository's top folders: a path starting in one names a file the student may look for.
+REPO_FOLDERS = ("assignments", "autograder", "bench", "docs", "shared", "solutions", "tests")
+#: A path ending so names a file, whatever folder it starts in.
+FILE_ENDINGS = (".py", ".md", ".yml", ".yaml", ".json", ".ipynb", ".txt", ".ini", ".csv")
+#: Files the student's own run writes, named before they exist.
+WRITTEN_BY_THE_STUDENT = {"assignments/why17/measurements.json"}
+PATH = re.compile(r"(?<![\w/.:-])((?:[\w.-]+/)+[\w.*-]*[\w*])")
+
+
 def _student_texts(unpacked: Path) -> dict[str, str]:
-    """What a student reads: the README, the notebook's cells, and the --help of each command the
-    README names (run in the unpacked bundle)."""
-    texts = {"README.md": (unpacked / "README.md").read_text(encoding="utf-8")}
+    """What a student reads: the bundle's pages and settings (README, docs/quiz.md, course.yml, ...),
+    the notebook's cells, the public tests, and the --help of each command the README names."""
+    texts = {}
+    for path in sorted(unpacked.rglob("*")):
+        rel = path.relative_to(unpacked)
+        reads = path.suffix in (".md", ".yml", ".ini", ".txt") and rel.parts[:2] != ("shared", "data")
+        if path.is_file() and (reads or (rel.parts[0] == "assignments" and path.suffix == ".py")):
+            texts[str(rel)] = path.read_text(encoding="utf-8")
     notebook = json.loads((unpacked / "assignments/why17/why17.ipynb").read_text(encoding="utf-8"))
     texts["why17.ipynb"] = "\n".join("".join(c["source"]) for c in notebook["cells"])
     for module in ("shared.quiz", "shared.submit", "shared.simgpu", "shared.decode_bench"):
@@ -355,12 +370,30 @@ def _student_texts(unpacked: Path) -> dict[str, str]:
     return texts
 
 
-def test_every_file_the_readme_notebook_and_help_name_is_shipped(unpacked):
-    import re
+def named_paths(text: str) -> set[str]:
+    """The paths ``text`` names: a/b/c whose first folder is the repository's or whose name ends as a file's."""
+    return {p for p in PATH.findall(text) if p.split("/")[0] in REPO_FOLDERS or p.endswith(FILE_ENDINGS)}
+
+
+def missing_paths(texts: dict[str, str], unpacked: Path) -> list[str]:
+    """"where: path" for each path ``texts`` name that is in neither the bundle's top folder nor the
+    assignment's (where the notebook runs); a glob counts when it matches."""
     missing = []
-    for where, text in _student_texts(unpacked).items():
-        for path in re.findall(r"(?<![\w/.-])((?:docs|shared|assignments)/[\w./-]*\w)", text):
-            if not (unpacked / path).exists() and path != "assignments/why17/measurements.json":
+    for where, text in texts.items():
+        for path in sorted(named_paths(text) - WRITTEN_BY_THE_STUDENT):
+            if not any(list(base.glob(path)) for base in (unpacked, unpacked / "assignments/why17")):
                 missing.append(f"{where}: {path}")
-    assert missing == []
+    return missing
+
+
+def test_every_file_the_readme_notebook_and_help_name_is_shipped(unpacked):
+    assert missing_paths(_student_texts(unpacked), unpacked) == []
     assert (unpacked / "docs" / "quiz.md").read_bytes() == (ROOT / "docs" / "quiz.md").read_bytes()
+
+
+def test_the_reference_scan_finds_repository_paths_that_are_not_shipped(unpacked):
+    # Prove the scan can fail: the kinds of reference the student zip once held.
+    texts = {"README.md": "(`python bench/cpu_spread.py` in the course repository) at 3 GB/s or tok/s",
+             "course.yml": "# Parsed (autograder/core/course.py); docs/semester.md; shared/data/*.yml"}
+    assert missing_paths(texts, unpacked) == ["README.md: bench/cpu_spread.py",
+                                              "course.yml: autograder/core/course.py", "course.yml: docs/semester.md"]

@@ -119,3 +119,40 @@ def test_a_key_point_with_an_unknown_figure_or_no_way_to_find_it_is_refused():
         with pytest.raises(bank.BankError, match="quiz.yml") as info:
             bank.parse(changed)
         assert message in str(info.value)
+
+
+def _same_speed_point():
+    (followup,) = [f for f in bank.load().followups if "twice the FLOP/s" in f.question]
+    return followup.key_points[0]
+
+
+@pytest.mark.parametrize("text", [
+    "No: it is memory-bound, the extra FLOPs just wait on memory.",
+    "No. Memory-bound.",
+    "Nope, the bandwidth is the same.",
+    "Not really: each step waits on the weights coming out of memory.",
+    "It won't get any faster, the step waits on memory.",
+    "It stays the same.",
+])
+def test_a_no_said_as_an_interviewer_would_hear_it_is_the_no_speed_up_point(text):
+    assert _same_speed_point().found_in(text, TOL)
+
+
+@pytest.mark.parametrize("text", [
+    "Yes, about twice as fast.",
+    "Now it runs twice the tokens per second.",
+    "Yes: nothing holds it back, so it gets faster.",
+    "Notably faster, twice the FLOPs.",
+    "It gets faster, no question.",
+])
+def test_a_yes_is_not_the_no_speed_up_point(text):
+    assert not _same_speed_point().found_in(text, TOL)
+
+
+@pytest.mark.parametrize("way, text, found", [
+    ("^no", "No, memory-bound", True), ("^no", "Now faster", False), ("^no", "It is no faster", False),
+    ("no$+faster", "it is no faster", True), ("no$+faster", "nothing stops it, faster", False),
+    ("no$+faster", "faster, no question", False), ("no$ faster", "faster, no question", True),
+])
+def test_a_first_word_and_a_whole_word_are_read_as_written(way, text, found):
+    assert point(way).found_in(text, TOL) is found

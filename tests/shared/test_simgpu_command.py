@@ -8,6 +8,7 @@ import pytest
 
 from autograder.lessons.why17.fixtures import build
 from shared.lessons.why17.gpu import VERDICTS
+from shared.simgpu.__main__ import randomized_note
 from tests.helpers.paths import ROOT
 
 
@@ -39,6 +40,18 @@ def test_the_checks_print_the_profile_they_run_on(tmp_path):
     assert f"{table['l2_bytes'] / 2**20:.1f} MiB L2" in head.splitlines()[0]
     assert f"{checked['l2_bytes'] / 2**20:.1f} MiB L2" in checks.splitlines()[0]
     assert "FAIL buffer_exceeds_cache" in checks
+    assert "\n".join(checks.splitlines()[1:5]).startswith(randomized_note(table, 17))
+
+
+def test_the_checks_profile_says_its_l2_is_drawn_per_seed_and_why():
+    # A student who reads 123 MiB of L2 for an H100 (a real one has 50) learns it is drawn on purpose.
+    from shared import simgpu
+    from shared.simgpu import profile
+    note = " ".join(randomized_note(simgpu.config("h100"), 17).split())
+    low, high = profile.constants()["randomize"]["l2"]
+    assert "the real device's: 50.0 MiB L2" in note
+    assert f"drawn from --seed 17: L2 {low:g}x to {high:g}x the table's" in note
+    assert "assumed from the spec sheet fails here as at the grader" in note
 
 
 @pytest.mark.slow

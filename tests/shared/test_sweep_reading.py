@@ -128,14 +128,42 @@ def test_a_spread_is_quoted_as_median_and_range():
         spread.of([])
 
 
-@pytest.mark.parametrize("short, long, words", [
-    ([10.0, 10.2, 10.1], [7.0, 7.2, 7.1], "slower, as predicted"),
-    ([10.0, 12.0, 8.0], [11.0, 9.0, 13.0], "inside the run-to-run spread (8-12 tokens/s short, 9-13 long)"),
-    ([10.0, 10.2, 10.1], [12.5, 12.7, 12.6], "measured faster, the inverse"),
+@pytest.mark.parametrize("predicted, short, long, words", [
+    (0.72, [10.0, 10.2, 10.1], [7.0, 7.2, 7.1], "slower, as predicted"),
+    (0.9, [10.0, 12.0, 8.0], [11.0, 9.0, 13.0], "inside the run-to-run spread (8-12 tokens/s short, 9-13 long)"),
+    (0.9, [10.0, 10.2, 10.1], [12.5, 12.7, 12.6], "measured faster, the inverse"),
+    # a simulated cache-heavy run: 0.46x measured against 0.78x predicted is not "as predicted"
+    (0.78, [10.0, 10.2, 10.1], [4.6, 4.7, 4.65], "slower, and by more than predicted: the medians"),
+    (0.5, [10.0, 10.2, 10.1], [8.0, 8.1, 8.05], "slower, but by less than predicted"),
+    # a busy CPU: 0.88x against 0.74x, which the runs (0.73x to 0.92x) cannot tell apart
+    (0.74, [4.19, 4.15, 4.91], [3.7, 3.6, 3.8], "which the runs' spread allows (their ratios run 0.73x to 0.92x)"),
 ])
-def test_the_long_context_caption_follows_the_measured_runs(short, long, words):
-    caption = spread.slowdown_caption(0.9, spread.of(short), spread.of(long), context=16384,
+def test_the_long_context_caption_follows_the_measured_runs(predicted, short, long, words):
+    caption = spread.slowdown_caption(predicted, spread.of(short), spread.of(long), context=16384,
                                       kv_bytes=128 * MIB, weight_bytes=500e6, llc_bytes=260 * MIB)
-    assert words in caption and "the prediction 0.90x" in caption
-    if "as predicted" not in words:
+    assert words in caption and f"the prediction {predicted:.2f}x" in caption
+    assert ("as predicted" in caption) == ("as predicted" in words)
+    if "slower" not in caption:
         assert "fits in the 260 MiB last-level cache" in caption
+
+
+@pytest.mark.parametrize("llc", [None, 2 * MIB, 32 * MIB])
+def test_a_fall_at_a_size_the_cache_report_misses_is_never_called_flat(llc):
+    # A CPU run: 71.7 GB/s at 4 MiB against 6.4 GB/s at 256 MiB, a slow 1 MiB copy, the cache
+    # unknown or reported smaller than the 4 MiB copy's 8 MiB.
+    reading = sweep_reading.read({1: 5.0, 4: 71.7, 16: 8.0, 64: 6.5, 256: 6.4}, llc_bytes=llc, threads=2)
+    assert reading.shape == "cliff" and "no cache cliff" not in reading.caption
+    assert reading.caption.startswith("Your sweep shows the cache cliff: 71.7 GB/s at 4 MiB")
+    assert ("fit in the 32 MiB last-level cache" in reading.caption) == (llc == 32 * MIB)
+
+
+def test_a_size_whose_runs_straddle_the_cliff_is_named_not_hidden():
+    # A 2-core CPU's sweep: 4 MiB copies ran at 0.185 and at 128-140 GB/s, 1024 MiB at 4.2.
+    sweep = {1: 0.054, 4: 127.7, 16: 0.75, 64: 2.39, 256: 3.92, 1024: 4.23}
+    runs = {1: [0.051, 0.054, 0.092], 4: [0.185, 127.7, 139.6], 16: [0.79, 0.70, 0.75], 64: [2.39, 2.05, 2.86],
+            256: [3.92, 4.38, 2.89], 1024: [4.59, 4.23, 4.11]}
+    reading = sweep_reading.read(sweep, llc_bytes=32 * MIB, threads=2, runs=runs)
+    assert reading.shape != "cliff"
+    assert "Your runs at 4 MiB: 0.185-140 GB/s spread too widely to read" in reading.caption
+    steady = sweep_reading.read({1: 4.0, 4: 4.2, 1024: 4.1}, llc_bytes=32 * MIB, runs={1: [4.0], 4: [4.2], 1024: [4.1]})
+    assert "spread too widely" not in steady.caption

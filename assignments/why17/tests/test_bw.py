@@ -5,7 +5,8 @@ They run on whatever you have: CUDA when available, else the CPU, with small buf
 finish in seconds. Whether your number is *right* (synchronize, warm-up, bytes counted twice,
 buffer larger than the cache) is checked by the grader on a simulated GPU; try it yourself with
 ``python -m shared.simgpu --device h100 assignments/why17/bw.py``.
-Run only these: ``pytest assignments/why17 -m task1``.
+Run only these:
+``pytest assignments/why17/tests/test_bw.py``; every test of task1: ``pytest assignments/why17 -m task1``.
 """
 import math
 

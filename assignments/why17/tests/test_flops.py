@@ -4,7 +4,8 @@ and refuses bad ones.
 CUDA when available, else the CPU, with small matrices. Whether the number is right (2 n**3 FLOPs
 per matmul, synchronize, warm-up) is checked by the grader on a simulated GPU; try it with
 ``python -m shared.simgpu --device h100 assignments/why17/flops.py``.
-Run only these: ``pytest assignments/why17 -m task2``.
+Run only these:
+``pytest assignments/why17/tests/test_flops.py``; every test of task2: ``pytest assignments/why17 -m task2``.
 """
 import math
 

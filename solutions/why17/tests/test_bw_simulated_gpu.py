@@ -1,5 +1,6 @@
 """Public tests of task1 (bw.py) on a simulated GPU: the Break It checks, with the grader's messages
-(simulated_gpu.py says how). Run only these: ``pytest assignments/why17 -k simulated``.
+(simulated_gpu.py says how). Run only these:
+``pytest assignments/why17/tests/test_bw_simulated_gpu.py``.
 """
 import bw  # noqa: F401 - a bw.py that does not import stops these tests at collection
 import pytest

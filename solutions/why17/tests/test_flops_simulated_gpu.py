@@ -1,5 +1,6 @@
 """Public tests of task2 (flops.py) on a simulated GPU: the Break It checks, with the grader's messages
-(simulated_gpu.py says how). Run only these: ``pytest assignments/why17 -k simulated``.
+(simulated_gpu.py says how). Run only these:
+``pytest assignments/why17/tests/test_flops_simulated_gpu.py``.
 """
 import flops  # noqa: F401 - a flops.py that does not import stops these tests at collection
 import pytest

@@ -2,7 +2,8 @@
 
 Any drawing style passes (lines, markers, scatter, axhline, annotations) as long as the picture
 shows the right geometry in the right units: the roofline in FLOPs/byte and TFLOP/s, the batch
-curve in tokens/s. Run only these: ``pytest assignments/why17 -m task4``.
+curve in tokens/s. Run only these:
+``pytest assignments/why17/tests/test_roofline.py``; every test of task4: ``pytest assignments/why17 -m task4``.
 """
 import matplotlib
 import numpy as np

@@ -109,3 +109,16 @@ def test_without_course_yml_the_public_tests_say_so_in_one_line(tmp_path):
     run = run_pytest("assignments/why17", "--collect-only", cwd=root, scratch=tmp_path / "run")
     assert run.returncode != 0
     assert "no course.yml in" in run.output and "Traceback" not in run.output, run.output[-2000:]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "solutions/why17/tests").glob("test_*.py")))
+def test_each_files_run_only_these_command_runs_that_file_alone(name, tmp_path):
+    # The command a public test file's docstring gives to run "only these" collects its own tests,
+    # all of them, and no other file's, in a student's folder (assignments/why17).
+    import re
+    text = (ROOT / "solutions/why17/tests" / name).read_text(encoding="utf-8")
+    command = re.search(r"Run only these:\s+``pytest ([^`]+)``", text).group(1).split()
+    tree = _tree(tmp_path)
+    alone = run_pytest(f"assignments/why17/tests/{name}", "--collect-only", cwd=tree, scratch=tmp_path / "file")
+    run = run_pytest(*command, "--collect-only", cwd=tree, scratch=tmp_path / "command")
+    assert alone.items and set(run.items) == set(alone.items), sorted(set(run.items) ^ set(alone.items))[:5]

@@ -59,3 +59,38 @@ def test_spotting_answers_are_read_strictly():
     for bad in ("", "two", "0 7", "1 x"):
         with pytest.raises(ValueError):
             card.parse_spotted(bad, 6)
+
+
+def _sentences_on_prefill_intensity():
+    """Every sentence of the quiz bank, docs/quiz.md, the student README and the notebook that puts a
+    figure of FLOPs per byte on prefill."""
+    import json
+    import re
+
+    from tests.helpers.paths import ROOT
+    notebook = json.loads((ROOT / "solutions/why17/why17.ipynb").read_text(encoding="utf-8"))
+    def strings(node):
+        if isinstance(node, str):
+            yield node
+        for child in (node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()):
+            yield from strings(child)
+    texts = [*strings(raw()), (ROOT / "docs/quiz.md").read_text(), (ROOT / "solutions/why17/README.md").read_text(),
+             *("".join(c["source"]) for c in notebook["cells"])]
+    for text in texts:
+        for sentence in re.split(r"(?<=[.!?])\s+", " ".join(text.split())):
+            if re.search(r"prefill|prompt", sentence, re.I) and re.search(r"FLOPs? (per|/) ?byte", sentence):
+                yield sentence
+
+
+def test_prefill_statements_give_two_flops_per_weight_per_prompt_token():
+    # A weight read in prefill does a multiply and an add for every prompt token: in bf16 (2 bytes
+    # per weight) about 1 FLOP per byte per prompt token, so a 1,000-token prompt is about 1,000.
+    import re
+    said = list(_sentences_on_prefill_intensity())
+    assert said, "the bank says how much work per byte prefill does"
+    for sentence in said:
+        assert "hundreds of FLOPs" not in sentence, sentence
+        pairs = re.findall(r"([\d,]+)-token prompt[^.]*?([\d,]+) FLOPs? per byte", sentence)
+        assert pairs or "per prompt token" in sentence, sentence
+        for tokens, per_byte in pairs:
+            assert int(per_byte.replace(",", "")) == int(tokens.replace(",", "")), sentence

@@ -292,3 +292,15 @@ def test_a_readme_that_still_says_graded_by_hand_is_caught():
     text = README.read_text(encoding="utf-8").replace("earn no points", "are graded by hand")
     assert explain_it_back_claims(text, _notebook_text(), ASSIGNMENT) == [
         "README: course.yml declares no points for Explain It Back: say 'earn no points'"]
+
+
+def test_the_readme_names_each_stub_of_the_released_notebook():
+    # A student whose Run All stops at a notebook cell finds that cell's message in the task list.
+    import json
+    cells = json.loads((ROOT / "assignments/why17/why17.ipynb").read_text(encoding="utf-8"))["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    stubs = re.findall(r"NotImplementedError\((['\"])(.+?)\1\)", code)
+    assert stubs, "the released notebook leaves a cell for the student"
+    tasks = section(_readme(), "Tasks")
+    for _, message in stubs:
+        assert message in tasks, message
