@@ -49,7 +49,7 @@ from autograder.core.platform_time import (
 )
 
 __all__ = ["GRADESCOPE_JSON", "MAX_METADATA_BYTES", "MOODLE_SHEET", "NBGRADER_STAMP", "Submitted",
-           "from_files", "from_gradescope_json", "gradescope_policy", "is_platform_word", "kept_on_first_sight",
+           "from_files", "from_gradescope_json", "gradescope_policy", "kept_on_first_sight",
            "submission_time"]
 
 NBGRADER_STAMP = "timestamp.txt"
@@ -93,11 +93,6 @@ def submission_time(sub: Submission, names=()) -> Submitted:
     if sub.marked_late is not None:
         return Submitted(None, CANVAS_LATE if sub.marked_late else CANVAS_ON_TIME)
     return from_files(path, names)
-
-
-def is_platform_word(found: Submitted) -> bool:
-    """Whether ``found`` is the platform's own (stable wherever the download lies), not the files'."""
-    return found.source != FROM_FILES
 
 
 def kept_on_first_sight(found: Submitted) -> bool:

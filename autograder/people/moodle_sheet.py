@@ -24,15 +24,14 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.classdata.moodle_dates import COLUMN, IDENTIFIER, PARTICIPANT
 from autograder.core import csvsafe
 from autograder.core.errors import UsageError
 from autograder.people import roster
 
-COLUMNS = ("Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
-           "Grade can be changed", "Last modified (submission)", "Last modified (grade)",
+COLUMNS = (IDENTIFIER, "Full name", "Email address", "Status", "Grade", "Maximum Grade",
+           "Grade can be changed", COLUMN, "Last modified (grade)",
            "Feedback comments")
-#: What Moodle writes before the participant id (its string ``hiddenuser``).
-PARTICIPANT = "Participant "
 NAME = "moodle-worksheet.csv"
 
 
@@ -103,14 +102,14 @@ def _fill(template: Path, by_id: dict, assignment: str, buf, sheet: Sheet) -> No
         raise UsageError(f"{template}: cannot read the worksheet ({getattr(exc, 'strerror', None) or exc})") from None
     reader = csv.DictReader(io.StringIO(text))
     header = list(reader.fieldnames or [])
-    if "Identifier" not in header or "Grade" not in header or "Last modified (grade)" not in header:
+    if IDENTIFIER not in header or "Grade" not in header or "Last modified (grade)" not in header:
         raise UsageError(f"{template}: not a Moodle grading worksheet (it needs the Identifier, Grade "
                          f"and Last modified (grade) columns)")
     writer = csv.DictWriter(buf, header, lineterminator="\n")
     writer.writeheader()
     seen = set()
     for raw in reader:
-        pid = (raw.get("Identifier") or "").removeprefix(PARTICIPANT).strip()
+        pid = (raw.get(IDENTIFIER) or "").removeprefix(PARTICIPANT).strip()
         row = by_id.get(pid)
         if row is not None:
             seen.add(pid)
