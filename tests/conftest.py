@@ -64,7 +64,7 @@ ALONE = ("tests/batch/test_batch_grade_all.py::test_changed_content_is_regraded_
          "test_interrupt_and_kill_lose_nothing_finished_and_a_rerun_finishes_the_rest",
          "tests/core/test_late.py::test_a_late_class_gets_each_policys_penalty_from_each_source",
          "tests/batch/test_grade_all_record.py::"
-         "test_a_class_of_15_in_every_layout_graded_twice_with_a_copy_between_gives_identical_gradebooks",
+         "test_a_class_in_every_layout_graded_twice_with_a_copy_between_gives_identical_gradebooks",
          "tests/lessons/why17/test_public_tests.py::test_a_laptop_student_sees_the_gpu_mistakes_in_pytest")
 #: Tests that spend most of their time waiting out time limits (the attack that never returns
 #: hangs each call that reaches it until the call's limit; on the simulated GPU its sleeps are device

@@ -31,7 +31,7 @@ def _without(rows: list[dict], *columns) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_a_class_of_18_in_every_layout_graded_twice_with_a_copy_between_gives_identical_gradebooks(tmp_path):
+def test_a_class_in_every_layout_graded_twice_with_a_copy_between_gives_identical_gradebooks(tmp_path):
     """Gradescope (a group, a late one), nbgrader, Moodle with folders and without (loose files,
     dated by the worksheet given to the first run only), Canvas (LATE, anonymized, a re-upload), a
     plain folder (a zip one folder deeper, a late zip, a notebook alone), an online-text-only
