@@ -33,7 +33,7 @@ FOLLOW_TOLERANCE = 1.1
 def settings(profile: str, seed: int | None) -> dict:
     """The student-visible settings plus ``probe``, with its factors, in an order drawn from
     ``seed``; ``prelude`` (setting -> how many rounds of unjudged calls precede the judged ones
-    in its process: ``Rubric.rounds``) and ``draw`` (the number the rubric draws the sizes it
+    in its process: ``Session.prefetch``) and ``draw`` (the number the rubric draws the sizes it
     asks for from) drawn too."""
     out = simsettings.base(profile, seed)
     ideal = out["ideal"]

@@ -76,17 +76,9 @@ class Rubric:
         """The variants of ``function``'s call the checks make under ``setting`` (None: the usual one)."""
         return (None,)
 
-    def rounds(self, s: "Session", setting: str) -> int:
-        """How many rounds of unjudged calls ``setting``'s process makes before the judged ones
-        (the settings' ``prelude``, which the grader draws; none by default): first ``prelude(i)``
-        of each round, then every judged call once per round, so that a program honest only for its
-        first few calls (of the process, a function, a size, or at its first sizes) is judged on
-        one it did not measure."""
-        return s.cfgs.get("prelude", {}).get(setting, 0)
-
     def prelude(self, s: "Session", module: str, i: int) -> list:
-        """[(function, variant), ...] of ``module`` called, unjudged, for round ``i``, ahead of
-        every judged size: sizes no check asks for; none by default."""
+        """[(function, variant), ...] of ``module`` called, unjudged, in round ``i`` of the calls
+        ahead of the judged ones (``Session.prefetch``): sizes no check asks for; none by default."""
         return []
 
     def pick(self, function: str, value: Any, args: tuple) -> Any:
@@ -188,7 +180,12 @@ class Session:
         """Every call the checks make of ``module``'s functions, one job per setting in the
         settings' order (side by side where the runner has ``together``); errors are kept for the
         check that asks. On the seeded device the functions that call another run first: a number
-        measured once and returned again later (a cache) then times nothing there."""
+        measured once and returned again later (a cache) then times nothing there.
+
+        Before them, in a setting with rounds of unjudged calls (the settings' ``prelude``, which
+        the grader draws; none by default), each round makes ``Rubric.prelude(i)``'s calls and every
+        judged call once, so that a program honest only for its first few calls (of the process, a
+        function, a size, or at its first sizes) is judged on one it did not measure."""
         key = ("prefetched", self.profile, self.seed, module)
         if key in self.memo:
             return
@@ -202,11 +199,11 @@ class Session:
             calls = [(function, variant) for function in (callers_first if setting == "ideal" else functions)
                      for variant in self.rubric.variants(self, function, setting)]
             failed: set[str] = set()
-            rounds = range(self.rubric.rounds(self, setting))
+            rounds = range(self.cfgs.get("prelude", {}).get(setting, 0))
             for function, variant in [c for i in rounds for c in self.rubric.prelude(self, module, i)] + \
                     calls * len(rounds):
-                    if function not in failed and not self._unjudged(function, setting, variant):
-                        failed.add(function)
+                if function not in failed and not self._unjudged(function, setting, variant):
+                    failed.add(function)
             for function, variant in calls:
                 if function not in raised:
                     try:

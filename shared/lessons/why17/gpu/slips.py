@@ -76,7 +76,7 @@ def _shared(s: Session, function: str, timed: dict, base: str, other: Diagnosis)
             return Diagnosis(other.kind, other.owner, "", rate, scale, other.work)
     if other.kind != "short_copies" or not _copies_timed(timed):
         return None
-    rate, extent = _copy_rate(timed), timed.get("copy_extent_bytes", 0)
+    rate, extent = _timed_rate(function, timed), timed.get("copy_extent_bytes", 0)
     over = _over(s, function, rate)
     if not ((extent > 0 and other.work > 0 and close(extent, other.work))
             or (other.scale > RATIO_TOLERANCE and over is not None and close(over, other.scale))):
@@ -94,8 +94,9 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
     seconds = timed.get("duration_s") or 0.0
     if seconds <= 0:
         return None
+    rate = _timed_rate(function, timed)
     if r.MODULE[function] == "bw":
-        return _copy_slip(s, function, timed, seconds)
+        return _copy_slip(s, function, timed, rate)
     flops = timed.get("matmul_flops", 0.0)
     n = r.asked(s.cfgs)[2]
     asked_flops = 2.0 * n**3
@@ -110,14 +111,13 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
             f"{function} timed matmuls of at most {timed['matmul_max_flops'] / 1e9:.3g} GFLOP each "
             f"(about n={side:.0f}) when asked for n={n}, and counted the FLOPs of the n "
             "asked: multiply matrices of the size asked. Reread: Build It, matmul_tflops.",
-            flops / seconds / 1e12, asked_flops / timed["matmul_max_flops"], timed["matmul_max_flops"])
+            rate, asked_flops / timed["matmul_max_flops"], timed["matmul_max_flops"])
     if timed.get("matmuls") and timed.get("fill_bytes", 0) > 0:
         found = Diagnosis(
             "extra_work", _owner(s, function, "flops_counted_2n3"),
             f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
             "written besides the matmuls), so the matmuls look slower than they are: make the inputs "
-            "before the clock starts and time only the matmuls. Reread: Build It, matmul_tflops.",
-            flops / seconds / 1e12)
+            "before the clock starts and time only the matmuls. Reread: Build It, matmul_tflops.", rate)
         if _explained(s, function, found):
             return found
     if (function == "measured_peak_tflops" and timed.get("matmuls")
@@ -126,18 +126,17 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
             "launch_bound", _owner(s, function, "within_peak"),
             f"{function} times matmuls so small that launch latency is "
             f"{timed['matmul_latency_share']:.0%} of their time: too small to be compute-bound. "
-            "Pick n in the thousands, past the ridge point. Reread: The roofline, the ridge point.",
-            flops / seconds / 1e12)
+            "Pick n in the thousands, past the ridge point. Reread: The roofline, the ridge point.", rate)
     return None
 
 
-def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagnosis | None:
+def _copy_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnosis | None:
     if timed.get("transfers") and not timed.get("copies"):
         return Diagnosis(
             "host_link", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
             f"{function} timed a copy between host and device memory: that measures the link "
             "(PCIe or NVLink-C2C), not the GPU's memory. Copy between two buffers on the GPU. "
-            "Reread: Build It, bw.py.", timed["transfer_bytes"] / seconds / 1e9)
+            "Reread: Build It, bw.py.", timed["transfer_bytes"] / timed["duration_s"] / 1e9)
     if (function == "measured_bandwidth" and timed.get("copies")
             and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE):
         times = timed.get("copy_extent_bytes", 0) / s.cfgs["ideal"]["l2_bytes"]
@@ -147,7 +146,7 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
                 f"{function} times copies over at most {fmt_ratio(times)} the L2 cache of one "
                 f"buffer (it needs at least {r.CACHE_MULTIPLE}x, read from torch.cuda."
                 "get_device_properties(...).L2_cache_size): the copy runs from the cache, not "
-                f"from main memory. {r.CACHE_LESSON}", _copy_rate(timed))
+                f"from main memory. {r.CACHE_LESSON}", rate)
     wanted = None if function == "measured_bandwidth" else r.asked(s.cfgs)[1]
     extent = timed.get("copy_extent_bytes", 0)
     if (wanted and timed.get("copies") and extent * RATIO_TOLERANCE < wanted
@@ -156,15 +155,13 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
             "short_copies", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
             f"{function} timed copies over {extent / r.MIB:.3g} MiB of one buffer when asked for "
             f"{wanted / r.MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
-            f"buffers of n_bytes. {r.CACHE_LESSON}", _copy_rate(timed),
-            wanted / extent, extent)
+            f"buffers of n_bytes. {r.CACHE_LESSON}", rate, wanted / extent, extent)
     if timed.get("copies") and timed.get("fill_bytes", 0) >= r.FILL_SHARE * timed["copy_bytes"]:
         found = Diagnosis(
             "extra_work", _owner(s, function, "bytes_counted_twice"),
             f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
             "written besides the copies), so the copies look slower than they are: fill before "
-            "the clock starts and time only the copies. Reread: Build It, bw.py step 4.",
-            _copy_rate(timed))
+            "the clock starts and time only the copies. Reread: Build It, bw.py step 4.", rate)
         # Fills between the first and the last clock reading slowed the number only when it is
         # the copies' rate over that whole span; a number that is the copies' rate over the spans
         # between clock readings that hold no fill (a refill outside each rep's window, a clock
@@ -215,11 +212,6 @@ def _copies_timed(timed: dict) -> bool:
     """Whether the timed region copied device to device, for a while, not launch-bound."""
     return (bool(timed.get("copies")) and (timed.get("duration_s") or 0) > 0
             and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE)
-
-
-def _copy_rate(timed: dict) -> float:
-    """GB/s the timed region's copies ran at, counting each copy's bytes twice (read + write)."""
-    return 2 * timed["copy_bytes"] / timed["duration_s"] / 1e9
 
 
 def _over(s: Session, function: str, rate: float) -> float | None:
