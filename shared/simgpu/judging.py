@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from shared.simgpu import ratios
+
 Settings = Callable[[str, "int | None"], dict]
 
 
@@ -87,7 +89,7 @@ class Rubric:
 
     def number(self, value: Any) -> float | None:
         """``value`` as a positive finite float, or None."""
-        raise NotImplementedError
+        return ratios.number(value)
 
     def diagnose(self, s: "Session", function: str) -> Diagnosis | None:
         """The slip ``function``'s timed region shows, if the lesson names any."""

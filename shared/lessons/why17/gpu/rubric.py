@@ -215,9 +215,6 @@ class Why17(Rubric):
     def pick(self, function: str, value: Any, args: tuple) -> Any:
         return _sweep_entry(value, args[0][0]) if function == "bandwidth_sweep" else value
 
-    def number(self, value: Any) -> float | None:
-        return ratios.number(value)
-
     # ---------------------------------------------------------- for the hidden grader's probe
     def work(self, function: str, timed: dict) -> float:
         """The timed region's work: bytes its copies and transfers wrote (bw), or matmul FLOPs."""
@@ -226,7 +223,6 @@ class Why17(Rubric):
         return timed.get("matmul_flops", 0.0)
 
     def speed(self, function: str) -> str:
-        """Which of the device's speeds ``function``'s number follows: 'bw' or 'peak'."""
         return "bw" if MODULE[function] == "bw" else "peak"
 
     def not_a_number(self, check: str, function: str, value) -> Verdict:
@@ -234,8 +230,6 @@ class Why17(Rubric):
                                      f"{unit(function)}. Reread: Build It.")
 
     def not_following(self, function: str, moved: float, scale: float, work_moved: float | None) -> str:
-        """Why ``function``'s number (``moved`` times the seeded device's on a device ``scale``
-        times as fast) is not a measurement; ``work_moved`` None: its timed work did not move."""
         what = "memory bandwidth" if MODULE[function] == "bw" else "peak"
         head = (f"{function} read {ratios.fmt_ratio(moved)} the {unit(function)} on a simulated GPU "
                 f"with {scale:.2f}x the {what}")
