@@ -141,13 +141,15 @@ class Rubric:
 
 
 class Session:
-    """One verdict's view of the runner: every call, reference and verdict cached in the memo.
+    """One verdict's view of the runner: every call, reference and verdict cached in the memo;
+    ``vid`` is the id of the check instance it judges (the one each Verdict it returns names).
 
     The simulator is deterministic, so a call repeated with the same setting gives the same value.
     """
 
-    def __init__(self, rubric: Rubric, run, profile: str, seed: int | None, settings: Settings, verdicts: dict):
-        self.rubric, self.run, self.profile, self.seed = rubric, run, profile, seed
+    def __init__(self, rubric: Rubric, run, profile: str, seed: int | None, settings: Settings, verdicts: dict,
+                 vid: str = ""):
+        self.rubric, self.run, self.profile, self.seed, self.vid = rubric, run, profile, seed, vid
         self._verdicts = verdicts
         self.memo = getattr(run, "memo", None)
         if self.memo is None:
@@ -259,7 +261,7 @@ class _Instance:
 
     def __call__(self, run, profile: str, seed: int | None) -> Verdict:
         rubric, function, vid, gate = self.rubric, self.function, self.vid, self.gate
-        s = Session(rubric, run, profile, seed, self.settings, self.verdicts)
+        s = Session(rubric, run, profile, seed, self.settings, self.verdicts, vid)
         s.prefetch(rubric.module[function])
         slip = s.diagnosis(function)
         if slip is not None and not rubric.agrees(s, function, slip):                  # row 1
