@@ -2,7 +2,7 @@
 
 Each verdict (``Rubric.verdicts``) asks every call of the function's module, setting by setting
 (``Session.prefetch``), then follows the ordered table of docs/simulated-gpu.md, the first row
-that applies deciding (``_Instance.__call__``):
+that applies deciding (``Rubric.judge``):
 
 1. not a measurement: the number is off the rate of its slipped work (``rubric.agrees``, message
    ``rubric.not_the_work``), or off the reference by no known factor (a ``not_measured`` slip);
@@ -20,6 +20,7 @@ setting's job ``[(config, job), ...]`` in a process of its own.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -134,10 +135,41 @@ class Rubric:
     def verdicts(self, settings: Settings, gate: Callable | None = None) -> dict[str, Callable]:
         """Every check instance by id: ``fn(runner, profile, seed) -> Verdict`` under ``settings``,
         with ``gate(session, check_id, function, slipped=False) -> Verdict | None`` asked first."""
-        table: dict[str, _Instance] = {}
+        table: dict[str, Callable] = {}
         for vid, (check, function) in self.ids().items():
-            table[vid] = _Instance(self, check, function, settings, gate, table)
+            table[vid] = functools.partial(self.judge, check, function, settings, gate, table)
         return table
+
+    def judge(self, check: str, function: str, settings: Settings, gate: Callable | None, table: dict,
+              run, profile: str, seed: int | None) -> Verdict:
+        """``check`` judged on ``function`` (an entry of ``verdicts``, ``table`` holding them all, for
+        charging a mistake once): the rows of the module docstring's table, in order."""
+        vid = self.check_id(check, function)
+        s = Session(self, run, profile, seed, settings, table, vid)
+        s.prefetch(self.module[function])
+        slip = s.diagnosis(function)
+        if slip is not None and not self.agrees(s, function, slip):                    # row 1
+            return Verdict(vid, False, self.not_the_work(s, function, slip))
+        stale = gate(s, vid, function, slipped=slip is not None) if gate is not None else None
+        if stale is not None:                                                           # row 3
+            return stale
+        if slip is not None:                                                            # rows 1-2
+            if slip.owner == vid:
+                return Verdict(vid, False, slip.message)
+            return Verdict(vid, True, f"not judged here: {function}'s timing is judged in [{slip.owner}].")
+        verdict = self.checks[check](s, function)                                       # row 4
+        base = self.base.get(function)
+        if verdict.passed or base is None or base not in self.judges[check]:
+            return verdict
+        base_id = self.check_id(check, base)
+        try:
+            other = s.verdict(base_id)
+        except Exception:  # the base raised: this function's own failure stands
+            return verdict
+        if other.passed:
+            return verdict
+        return Verdict(verdict.check, True, f"not judged here: {function} relies on {base}, judged in [{base_id}].",
+                       verdict.ratio)                                                   # row 5
 
 
 class Session:
@@ -248,41 +280,3 @@ class Session:
         """The rubric's diagnosis of ``function`` (cached)."""
         return self.cached(("diagnosis", self.profile, self.seed, function),
                            lambda: self.rubric.diagnose(self, function))
-
-
-class _Instance:
-    """One check judged on one function: the verdict ``fn(runner, profile, seed)``."""
-
-    def __init__(self, rubric: Rubric, check: str, function: str, settings: Settings, gate, table: dict):
-        self.rubric, self.check, self.function, self.settings, self.gate = rubric, check, function, settings, gate
-        self.verdicts = table               # every instance of the rubric, for charging a mistake once
-        self.vid = self.__name__ = rubric.check_id(check, function)
-        self.__doc__ = f"{check} judged on {function}: {rubric.checks[check].__doc__}"
-
-    def __call__(self, run, profile: str, seed: int | None) -> Verdict:
-        rubric, function, vid, gate = self.rubric, self.function, self.vid, self.gate
-        s = Session(rubric, run, profile, seed, self.settings, self.verdicts, vid)
-        s.prefetch(rubric.module[function])
-        slip = s.diagnosis(function)
-        if slip is not None and not rubric.agrees(s, function, slip):                  # row 1
-            return Verdict(vid, False, rubric.not_the_work(s, function, slip))
-        stale = gate(s, vid, function, slipped=slip is not None) if gate is not None else None
-        if stale is not None:                                                           # row 3
-            return stale
-        if slip is not None:                                                            # rows 1-2
-            if slip.owner == vid:
-                return Verdict(vid, False, slip.message)
-            return Verdict(vid, True, f"not judged here: {function}'s timing is judged in [{slip.owner}].")
-        verdict = rubric.checks[self.check](s, function)                                # row 4
-        base = rubric.base.get(function)
-        if verdict.passed or base is None or base not in rubric.judges[self.check]:
-            return verdict
-        base_id = rubric.check_id(self.check, base)
-        try:
-            other = s.verdict(base_id)
-        except Exception:  # the base raised: this function's own failure stands
-            return verdict
-        if other.passed:
-            return verdict
-        return Verdict(verdict.check, True, f"not judged here: {function} relies on {base}, judged in [{base_id}].",
-                       verdict.ratio)                                                   # row 5
