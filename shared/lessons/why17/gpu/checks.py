@@ -157,7 +157,7 @@ def buffer_exceeds_cache(s: Session, function: str) -> Verdict:
                        f"cache, not from main memory. {r.CACHE_LESSON}", times)
     if x is None:
         return s.rubric.not_a_number(s.vid, function, raw)
-    ratio = x / r.ref_copy(s)
+    ratio = r.versus(s, function)[1]
     explained = single(explain(ratio, BYTE_FACTORS, GBS_UNITS))
     spec_ratio = x / cfg["bw_gbs"]
     if explained in (None, (1.0, 1.0)) and spec_ratio > r.SPEED_OF_LIGHT:
@@ -229,7 +229,7 @@ def within_peak(s: Session, function: str) -> Verdict:
     if x is None:
         return s.rubric.not_a_number(s.vid, function, raw)
     peak_ratio = x / cfg["peak_tflops"]
-    ratio = x / r.ref_matmul(s)
+    ratio = r.versus(s, function)[1]
     explained = single(explain(ratio, FLOP_FACTORS, TFLOPS_UNITS))
     if explained not in (None, (1.0, 1.0)):
         return Verdict(s.vid, True, f"{function}'s gap is a FLOP count or unit (see flops_counted_2n3).", ratio)

@@ -153,11 +153,6 @@ def ref_copy(s: Session, size: int | None = None) -> float:
     return s.reference("copy_bandwidth", "ideal", size or asked(s.cfgs)[1], iters=ITERS)
 
 
-def ref_matmul(s: Session) -> float:
-    """The reference's TFLOP/s for the n asked on the ideal device."""
-    return s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=ITERS)
-
-
 def versus(s: Session, function: str, own: bool = False) -> tuple[Any, float | None, float]:
     """(raw value, ``function``'s number on the ideal device over the reference's or None when it
     is no number, the reference's): copy_bandwidth's at the large size asked (bw), matmul_tflops'
@@ -167,8 +162,10 @@ def versus(s: Session, function: str, own: bool = False) -> tuple[Any, float | N
         return raw, None, 0.0
     if own and function in ("measured_bandwidth", "measured_peak_tflops"):
         ref = s.reference(function, "ideal")
+    elif MODULE[function] == "bw":
+        ref = ref_copy(s)
     else:
-        ref = ref_copy(s) if MODULE[function] == "bw" else ref_matmul(s)
+        ref = s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=ITERS)
     return raw, (x / ref if ref > 0 else None), ref
 
 
