@@ -104,7 +104,7 @@ def bytes_counted_twice(s: Session, function: str) -> Verdict:
         cold = _cold(s, function, ratio)
         if cold is not None:
             return cold
-        if 0.3 <= ratio <= 3.5 or other_size:
+        if r.BAND[0] <= ratio <= r.BAND[1] or other_size:
             return Verdict(s.vid, False,
                            f"{head}{note}, which no byte count or unit explains: copy buffers of "
                            "n_bytes, time only those copies and count 2·n_bytes per copy. Reread: "
@@ -127,7 +127,7 @@ def units_gb_per_s(s: Session, function: str) -> Verdict:
     # its size when the student counted n_bytes: either reading may be the one in GB/s.
     readings = [explain(r, BYTE_FACTORS, GBS_UNITS) for r in (ratio, ratio * moved)]
     units = [e[1] for e in readings if e is not None]
-    if 1.0 in units or (not units and 0.3 <= ratio <= 3.5):
+    if 1.0 in units or (not units and r.BAND[0] <= ratio <= r.BAND[1]):
         return Verdict(s.vid, True, f"{function} reports GB/s (1e9 bytes/s).", ratio)
     if not units:
         return Verdict(s.vid, False,

@@ -29,6 +29,9 @@ CACHE_MULTIPLE = 4
 CLIFF_MIN = 0.75
 #: A returned bandwidth or peak above this fraction of the device's spec cannot be measured.
 SPEED_OF_LIGHT = 1.0
+#: A ratio to the reference outside this band is a unit's matter (units_gb_per_s says which); a
+#: count's or a forgery's lies within it.
+BAND = (0.3, 3.5)
 #: measured_peak_tflops below this fraction of the reference's: the n picked is not compute-bound.
 PEAK_MIN = 0.5
 #: Timed iterations the checks ask for: few, since the simulator is deterministic.

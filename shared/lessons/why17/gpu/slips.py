@@ -25,8 +25,6 @@ from shared.simgpu.ratios import RATIO_TOLERANCE, close, explain, fmt_ratio
 
 #: Work items a count may miss as a whole (a batch of k products or copies counted as one).
 WHOLE_ITEMS = range(1, 17)
-#: Ratios outside this band are a unit's matter (units_gb_per_s says which), not a forgery's.
-BAND = (0.3, 3.5)
 
 
 def _owner(s: Session, function: str, *checks: str) -> str:
@@ -51,8 +49,7 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
         rate = _timed_rate(function, timed)
         over, base_over = _over(s, function, rate), _over(s, base, other.rate)
         if over is not None and base_over is not None and close(over, base_over):
-            return Diagnosis(other.kind, other.owner, f"{function} shows the same slip as {base}, charged "
-                             f"once there ([{other.owner}]).", rate, other.scale, other.work, base)
+            found = Diagnosis(other.kind, other.owner, "", rate, other.scale, other.work)
     if other is not None and (found is None or (found.kind, other.kind) == ("cache_sized", "short_copies")):
         found = _shared(s, function, timed, base, other) or found
     if found is not None and other is not None and other.kind == found.kind:
@@ -262,7 +259,7 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
     except Exception:  # the call's (or the reference's) own failure is the checks' to report
         return None
     whole = {**{float(k): "" for k in WHOLE_ITEMS}, **{1.0 / k: "" for k in WHOLE_ITEMS}}
-    if (ratio is None or not BAND[0] <= ratio <= BAND[1] or explain(ratio, *r.factors(function)) is not None
+    if (ratio is None or not r.BAND[0] <= ratio <= r.BAND[1] or explain(ratio, *r.factors(function)) is not None
             or explain(ratio, whole, {1.0: ""}) is not None):
         return None
     if base is not None:
