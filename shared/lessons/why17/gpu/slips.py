@@ -134,8 +134,7 @@ def _copy_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnosis
             f"{function} timed a copy between host and device memory: that measures the link "
             "(PCIe or NVLink-C2C), not the GPU's memory. Copy between two buffers on the GPU. "
             "Reread: Build It, bw.py.", timed["transfer_bytes"] / timed["duration_s"] / 1e9)
-    if (function == "measured_bandwidth" and timed.get("copies")
-            and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE):
+    if function == "measured_bandwidth" and _copies_timed(timed):
         times = timed.get("copy_extent_bytes", 0) / s.cfgs["ideal"]["l2_bytes"]
         if times < r.CACHE_MULTIPLE:
             return Diagnosis(
@@ -146,8 +145,7 @@ def _copy_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnosis
                 f"from main memory. {r.CACHE_LESSON}", rate)
     wanted = None if function == "measured_bandwidth" else r.asked(s.cfgs)[1]
     extent = timed.get("copy_extent_bytes", 0)
-    if (wanted and timed.get("copies") and extent * RATIO_TOLERANCE < wanted
-            and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE):
+    if wanted and _copies_timed(timed) and extent * RATIO_TOLERANCE < wanted:
         return Diagnosis(
             "short_copies", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
             f"{function} timed copies over {extent / r.MIB:.3g} MiB of one buffer when asked for "
