@@ -3,6 +3,8 @@ memory and OutOfMemoryError, the torch styles student code uses, and determinism
 from __future__ import annotations
 
 import contextlib
+import inspect
+import os
 import time
 import timeit
 
@@ -636,6 +638,22 @@ def test_nothing_a_program_reads_says_the_device_is_simulated():
         assert type(start) is torch.cuda.Event and type(stream) is torch.cuda.Stream
         assert type(torch.cuda.current_stream()) is torch.cuda.Stream
     assert not any("simulated" in text.lower() or "meta" in text for text in seen), seen
+
+
+def test_the_source_of_every_patched_torch_function_is_torchs_own():
+    """A program that asks inspect where torch.cuda.synchronize (or any function the device
+    stands in for) is written finds the original's file and source (torch's), as on a GPU."""
+    patched = {(owner, attr): original for (owner, attr), original in patches._ORIGINALS.items()
+               if inspect.isfunction(original)}
+    assert (torch.cuda, "synchronize") in patched and len(patched) > 20
+    with simgpu.active(H100):
+        for (owner, attr), original in patched.items():
+            function = getattr(owner, attr)
+            assert function is not original
+            assert inspect.getsourcefile(function) == inspect.getsourcefile(original), (owner, attr)
+            assert inspect.getsource(function) == inspect.getsource(original), (owner, attr)
+        assert inspect.getsourcefile(torch.cuda.synchronize).startswith(os.path.dirname(torch.__file__))
+        torch.cuda.synchronize()
 
 
 def _timed_pair(cfg):
