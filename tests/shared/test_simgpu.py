@@ -656,6 +656,27 @@ def test_the_source_of_every_patched_torch_function_is_torchs_own():
         torch.cuda.synchronize()
 
 
+def test_spans_without_fills_give_the_rate_of_the_matmuls_between_their_own_clock_readings():
+    """A log line's clock reading, then random inputs, then matmuls between their own two readings:
+    the window from the first reading to the last holds the fills, the span of the matmuls' own
+    readings does not, and its FLOPs over its seconds are the rate the program reports."""
+    n, iters = 1024, 5
+    with simgpu.active(H100):
+        time.perf_counter()                                       # a log line's timestamp
+        a = torch.randn(n, n, dtype=torch.bfloat16, device="cuda")
+        b = torch.randn(n, n, dtype=torch.bfloat16, device="cuda")
+        a @ b
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(iters):
+            a @ b
+        torch.cuda.synchronize()
+        seconds = time.perf_counter() - start
+    timed = simgpu.trace()["timed"]
+    assert timed["fill_bytes"] > 0 and timed["clean_matmul_flops"] == iters * 2 * n**3
+    assert timed["clean_matmul_s"] == pytest.approx(seconds, rel=1e-9)
+
+
 def _timed_pair(cfg):
     """Two perf_counter timings of one 256 x 256 matmul, each between synchronizes."""
     with simgpu.active(cfg):
