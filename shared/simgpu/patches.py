@@ -48,7 +48,19 @@ def _patch(owner, attr: str, sim, current=state.current) -> None:
     dispatch.__module__ = home if isinstance(home, str) else getattr(owner, "__name__", None)
     dispatch.__doc__ = getattr(original, "__doc__", None)
     dispatch.__wrapped__ = original
+    _disguise(dispatch, original)
     setattr(owner, attr, dispatch)
+
+
+def _disguise(dispatch, original) -> None:
+    """Give ``dispatch`` the code location of ``original`` when that is Python code (torch's own
+    functions): inspect.getsourcefile, getsource and a traceback's file then name torch's file,
+    as they do on a GPU, not this one. Builtins (time.perf_counter) have no code to copy."""
+    code = getattr(original, "__code__", None)
+    if code is not None:
+        dispatch.__code__ = dispatch.__code__.replace(
+            co_filename=code.co_filename, co_name=code.co_name, co_qualname=code.co_qualname,
+            co_firstlineno=code.co_firstlineno)
 
 
 def _patch_class(owner, attr: str, sim) -> None:
@@ -255,6 +267,7 @@ def install() -> None:
     if (torch, "compile") not in _ORIGINALS:     # compiled before or while active: both run on it
         _ORIGINALS[(torch, "compile")] = torch.compile
         torch.compile = cudalib.compile_wrapper(torch.compile)
+        _disguise(torch.compile, _ORIGINALS[(torch, "compile")])
         _OURS.add(torch.compile)
     graphs.install()
     profiling.install()

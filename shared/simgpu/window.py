@@ -94,21 +94,27 @@ class Timeline:
         }
 
     def _clean_spans(self) -> dict:
-        """The spans between consecutive clock readings that hold copies and no fill: their copy
-        bytes and seconds (a number timed rep by rep, refilling the source between reps outside
-        each rep's window, is the copies' rate over these spans)."""
+        """The spans between consecutive clock readings that hold copies (or matmuls) and no fill:
+        their copy bytes and seconds, their matmul FLOPs and seconds (a number timed rep by rep,
+        refilling the source between reps outside each rep's window, or read between its own two
+        clock readings after a log line's, is that work's rate over these spans)."""
         marks = sorted(set(self.marks))
         kernels = sorted(self.kernels, key=lambda k: k[1])
         starts = [k[1] for k in kernels]
-        copy_bytes, seconds, eps = 0, 0.0, 1e-12
+        copy_bytes, flops, seconds, matmul_s, eps = 0, 0.0, 0.0, 0.0, 1e-12
         for low, high in zip(marks, marks[1:]):
             first, last = bisect.bisect_left(starts, low - eps), bisect.bisect_right(starts, high + eps)
             inside = [k for k in kernels[first:last] if k[2] <= high + eps]
-            if any(k[0] in ("fill", "random") for k in inside) or not any(k[0] == "copy" for k in inside):
+            if any(k[0] in ("fill", "random") for k in inside):
                 continue
-            copy_bytes += sum(_written(k) for k in inside if k[0] == "copy")
-            seconds += high - low
-        return {"clean_copy_bytes": copy_bytes, "clean_s": seconds}
+            if any(k[0] == "copy" for k in inside):
+                copy_bytes += sum(_written(k) for k in inside if k[0] == "copy")
+                seconds += high - low
+            if any(k[0] == "matmul" for k in inside):
+                flops += sum(k[4] for k in inside if k[0] == "matmul")
+                matmul_s += high - low
+        return {"clean_copy_bytes": copy_bytes, "clean_s": seconds,
+                "clean_matmul_flops": flops, "clean_matmul_s": matmul_s}
 
 
 def _written(kernel) -> int:

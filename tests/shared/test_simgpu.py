@@ -3,6 +3,8 @@ memory and OutOfMemoryError, the torch styles student code uses, and determinism
 from __future__ import annotations
 
 import contextlib
+import inspect
+import os
 import time
 import timeit
 
@@ -636,6 +638,43 @@ def test_nothing_a_program_reads_says_the_device_is_simulated():
         assert type(start) is torch.cuda.Event and type(stream) is torch.cuda.Stream
         assert type(torch.cuda.current_stream()) is torch.cuda.Stream
     assert not any("simulated" in text.lower() or "meta" in text for text in seen), seen
+
+
+def test_the_source_of_every_patched_torch_function_is_torchs_own():
+    """A program that asks inspect where torch.cuda.synchronize (or any function the device
+    stands in for) is written finds the original's file and source (torch's), as on a GPU."""
+    patched = {(owner, attr): original for (owner, attr), original in patches._ORIGINALS.items()
+               if inspect.isfunction(original)}
+    assert (torch.cuda, "synchronize") in patched and len(patched) > 20
+    with simgpu.active(H100):
+        for (owner, attr), original in patched.items():
+            function = getattr(owner, attr)
+            assert function is not original
+            assert inspect.getsourcefile(function) == inspect.getsourcefile(original), (owner, attr)
+            assert inspect.getsource(function) == inspect.getsource(original), (owner, attr)
+        assert inspect.getsourcefile(torch.cuda.synchronize).startswith(os.path.dirname(torch.__file__))
+        torch.cuda.synchronize()
+
+
+def test_spans_without_fills_give_the_rate_of_the_matmuls_between_their_own_clock_readings():
+    """A log line's clock reading, then random inputs, then matmuls between their own two readings:
+    the window from the first reading to the last holds the fills, the span of the matmuls' own
+    readings does not, and its FLOPs over its seconds are the rate the program reports."""
+    n, iters = 1024, 5
+    with simgpu.active(H100):
+        time.perf_counter()                                       # a log line's timestamp
+        a = torch.randn(n, n, dtype=torch.bfloat16, device="cuda")
+        b = torch.randn(n, n, dtype=torch.bfloat16, device="cuda")
+        a @ b
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(iters):
+            a @ b
+        torch.cuda.synchronize()
+        seconds = time.perf_counter() - start
+    timed = simgpu.trace()["timed"]
+    assert timed["fill_bytes"] > 0 and timed["clean_matmul_flops"] == iters * 2 * n**3
+    assert timed["clean_matmul_s"] == pytest.approx(seconds, rel=1e-9)
 
 
 def _timed_pair(cfg):

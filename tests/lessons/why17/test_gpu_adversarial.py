@@ -14,7 +14,7 @@ from autograder.grading.grade import grade_submission
 from autograder.lessons.why17.fixtures import adversarial
 from tests.helpers import lesson_server
 
-#: Slow, left out of `make check`: 94 gradings of the adversarial set.
+#: Slow, left out of `make check`: a grading of each entry of the adversarial set.
 pytestmark = pytest.mark.slow
 
 ENTRIES = adversarial.entries()

@@ -115,7 +115,11 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
             f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
             "written besides the matmuls), so the matmuls look slower than they are: make the inputs "
             "before the clock starts and time only the matmuls. Reread: Build It, matmul_tflops.", rate)
-        if _explained(s, function, found):
+        # As for copies: a number that is the matmuls' rate over the spans between clock readings
+        # that hold no fill (the inputs made after a log line's clock reading) is judged as any other.
+        span = timed.get("clean_matmul_s")
+        clean = Diagnosis("clean", "", "", timed["clean_matmul_flops"] / span / 1e12) if span else None
+        if _explained(s, function, found) and not (clean and _explained(s, function, clean)):
             return found
     if (function == "measured_peak_tflops" and timed.get("matmuls")
             and timed.get("matmul_latency_share", 0) >= r.LAUNCH_BOUND_SHARE):
