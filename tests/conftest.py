@@ -23,7 +23,7 @@ import pytest
 from autograder.core import settings
 
 # Gradings repeat from run to run and clone to clone: a fixed simulated-GPU secret (the grader
-# would otherwise generate one per course folder, autograder/gpu/seed.py). Tests of the secret
+# would otherwise generate one per course folder, autograder/grading/simseed.py). Tests of the secret
 # itself set or clear it.
 os.environ.setdefault(settings.SIM_SECRET.name, "the test suite's fixed secret")
 

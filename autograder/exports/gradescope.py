@@ -163,7 +163,7 @@ def grading_requirements(requirements: Path) -> str:
 
 def scripts(root: Path = ROOT) -> dict[str, str]:
     """The two scripts at the zip's top level, filled in from this project."""
-    from autograder.gpu import seed
+    from autograder.grading import simseed as seed
 
     hidden = ("solutions", "course.yml", seed.SECRET_FILE)
     secrets = " ".join(['"$SOURCE"/autograder/*'] + [f'"$SOURCE/{name}"' for name in hidden])
@@ -176,9 +176,9 @@ def scripts(root: Path = ROOT) -> dict[str, str]:
 
 def files(root: Path = ROOT) -> list[Path]:
     """Every packaged file, relative to ``root``, sorted; with the course's simulated-GPU secret
-    (generated now if the course has none: autograder/gpu/seed.py), which run_autograder makes
+    (generated now if the course has none: autograder/grading/simseed.py), which run_autograder makes
     readable by root only, so the package grades with a secret of its own."""
-    from autograder.gpu import seed
+    from autograder.grading import simseed as seed
 
     secret = seed.course_secret(root)
     out = [Path(seed.SECRET_FILE)] if secret.source == "course file" else []

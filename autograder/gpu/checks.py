@@ -24,26 +24,22 @@ class ContextRunner:
         return self.ctx.reference(module, function, *args, sim=sim, **kwargs)
 
 
-def judge(ctx: Context, verdicts: dict, check_id: str) -> str:
-    """Run ``verdicts[check_id]`` on the simulated GPU seeded for the submission; its message, or
-    CheckFailed with it."""
-    verdict = verdicts[check_id](ContextRunner(ctx), ctx.sim_profile, ctx.sim_seed)
-    if not verdict.passed:
-        raise CheckFailed(verdict.message)
-    return verdict.message
-
-
 def register(rubric, verdicts: dict, name: str, module: str, *, task: Callable[[str], str],
              title: str, weight: Callable[[str], float] = lambda function: 1.0) -> None:
     """Register check ``name`` of ``rubric`` once per function it judges, on the simulated GPU,
     filed under the lesson's check module ``module``. ``task(student_module)`` gives each instance's task,
-    ``title`` its name (``{f}``: the function), ``weight(function)`` its weight in the task."""
+    ``title`` its name (``{f}``: the function), ``weight(function)`` its weight in the task. Each
+    runs its verdict on the simulated GPU seeded for the submission: its message, or CheckFailed
+    with it."""
     for function in rubric.judges[name]:
         vid = rubric.check_id(name, function)
         student_module = rubric.module[function]
 
-        def run(ctx, vid=vid) -> str:
-            return judge(ctx, verdicts, vid)
+        def run(ctx: Context, vid=vid) -> str:
+            verdict = verdicts[vid](ContextRunner(ctx), ctx.sim_profile, ctx.sim_seed)
+            if not verdict.passed:
+                raise CheckFailed(verdict.message)
+            return verdict.message
 
         run.__name__ = run.__qualname__ = vid.replace(".", "_")
         check(vid, task=task(student_module), name=title.format(f=function), files=(student_module,),

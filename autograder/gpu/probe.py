@@ -9,11 +9,11 @@ counted answer does not. Nothing here ships to students.
 """
 from __future__ import annotations
 
-import math
 import random
 
 from shared.simgpu import settings as simsettings
 from shared.simgpu.judging import Session, Verdict
+from shared.simgpu.ratios import close
 
 #: The probe's device is the seeded one with bandwidth and peak each scaled by a factor drawn
 #: with the seed from one of these ranges (a faster device or a slower one): both factors on the
@@ -33,7 +33,7 @@ FOLLOW_TOLERANCE = 1.1
 def settings(profile: str, seed: int | None) -> dict:
     """The student-visible settings plus ``probe``, with its factors, in an order drawn from
     ``seed``; ``prelude`` (setting -> how many rounds of unjudged calls precede the judged ones
-    in its process: ``Rubric.rounds``) and ``draw`` (the number the rubric draws the sizes it
+    in its process: ``Session.prefetch``) and ``draw`` (the number the rubric draws the sizes it
     asks for from) drawn too."""
     out = simsettings.base(profile, seed)
     ideal = out["ideal"]
@@ -73,10 +73,10 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
         return rubric.not_a_number(check, function, first if a is None else second)
     scale = s.cfgs["factors"]["probe"][rubric.speed(function)]
     ra, rb = _work_rate(s, function, trace_a), _work_rate(s, function, trace_b)
-    still = ra > 0 and rb > 0 and abs(math.log(rb / ra)) <= math.log(FOLLOW_TOLERANCE)
+    still = ra > 0 and rb > 0 and close(rb, ra, FOLLOW_TOLERANCE)
     if ra <= 0 or rb <= 0 or (still and not slipped):
         return Verdict(check, False, rubric.not_following(function, b / a, scale, None), b / a)
     ratio = (b / a) / (rb / ra)
-    if abs(math.log(ratio)) <= math.log(FOLLOW_TOLERANCE):
+    if close(ratio, 1.0, FOLLOW_TOLERANCE):
         return None
     return Verdict(check, False, rubric.not_following(function, b / a, scale, rb / ra), ratio)

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from autograder.core.errors import GraderError, StudentMissing, StudentTimeout
-from autograder.gpu.seed import Secret
-from autograder.gpu.seed import sim_seed as seed_of_sim
+from autograder.grading.simseed import Secret
+from autograder.grading.simseed import sim_seed as seed_of_sim
 from autograder.sandbox.parent import Sandbox
 
 
@@ -28,7 +28,7 @@ class GradingContext:
         time_limit_s: seconds per student call unless a check passes its own timeout_s.
         sim_profile: course.yml's base profile key of the simulated GPU (e.g. 'h100-sxm').
         sim_seed: the seed of the simulated GPU's profile: ``seed`` with the grader's secret
-            (autograder/gpu/seed.py), so that a student cannot rebuild the profile.
+            (autograder/grading/simseed.py), so that a student cannot rebuild the profile.
         gpu_memo: the GPU checks' shared calls and verdicts (shared.simgpu.judging).
         deadline: time.monotonic() when the grading's budget ends (inf: none); a student call
             never runs past it.

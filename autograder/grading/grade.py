@@ -26,9 +26,9 @@ from autograder.core import course, handin, lesson, points, results, submission
 from autograder.core.errors import GraderError, StudentError, StudentRaised, UsageError
 from autograder.core.lesson import Lesson
 from autograder.core.registry import REGISTRY, Check, CheckFailed
-from autograder.gpu import seed
 from autograder.grading import fallback, real_gpu, schedule
 from autograder.grading import reference as kept_reference
+from autograder.grading import simseed as seed
 from autograder.grading.context import GradingContext
 from autograder.sandbox import calltime, forkserver, isolation, policy
 from autograder.sandbox.parent import Limits, Sandbox

@@ -16,7 +16,7 @@ Requests (``id`` is echoed back):
     ``sim``: the public description of a simulated GPU held by the grader (shared.simgpu.profile.
     public). During such a call the child also sends {"dev": [requests], "ask": request?} lines
     (what the CUDA program does) and reads {"dev_reply": ...} | {"dev_error": ...} answers on
-    the request pipe (autograder/gpu/host.py serves them); the trace is the grader's.
+    the request pipe (autograder/sandbox/gpuhost.py serves them); the trace is the grader's.
         -> {"ok": false, "kind": "raised", "exc_type": "ValueError", "message": "..."}
         -> {"ok": false, "kind": "exit", "message": "predict_decode called sys.exit(3)"}
         -> {"ok": false, "kind": "missing" | "import" | "protocol", "message": "..."}

@@ -16,9 +16,8 @@ import time
 from pathlib import Path
 
 from autograder.core.errors import StudentCrashed, StudentError, StudentMissing, StudentRaised, StudentTimeout
-from autograder.gpu import host
 from autograder.runtime import runner
-from autograder.sandbox import between, cgroup, cputime, isolation, policy, replies
+from autograder.sandbox import between, cgroup, cputime, gpuhost, isolation, policy, replies
 from autograder.sandbox.calltime import Deadline
 from autograder.sandbox.channel import ChildGone, receive, send
 from autograder.sandbox.launch import ChildHandle, Limits, kill, launch_child, stop
@@ -276,8 +275,8 @@ class Sandbox:
             reply = receive(child, deadline)
             if reply is not None and "dev" in reply and "id" not in reply:   # the simulated GPU's requests
                 try:
-                    host.serve(child, reply, send)
-                except host.Refused as exc:
+                    gpuhost.serve(child, reply, send)
+                except gpuhost.Refused as exc:
                     raise ChildGone(exc.reason) from None
                 if busy is not None:
                     deadline = Sandbox._busy_deadline(child, deadline, busy)
@@ -302,7 +301,7 @@ class Sandbox:
         key = json.dumps(sim, sort_keys=True)
         if not fresh and self.session is not None and self.session[0] == key:
             return self.session[1:]
-        device, public = host.open(sim)      # the simulated GPU stays here; the child sees its properties
+        device, public = gpuhost.open(sim)      # the simulated GPU stays here; the child sees its properties
         self.session = (key, device, public, secrets.randbits(62))
         return self.session[1:]
 

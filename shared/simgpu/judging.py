@@ -2,7 +2,7 @@
 
 Each verdict (``Rubric.verdicts``) asks every call of the function's module, setting by setting
 (``Session.prefetch``), then follows the ordered table of docs/simulated-gpu.md, the first row
-that applies deciding (``_Instance.__call__``):
+that applies deciding (``Rubric.judge``):
 
 1. not a measurement: the number is off the rate of its slipped work (``rubric.agrees``, message
    ``rubric.not_the_work``), or off the reference by no known factor (a ``not_measured`` slip);
@@ -20,8 +20,11 @@ setting's job ``[(config, job), ...]`` in a process of its own.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
+
+from shared.simgpu import ratios
 
 Settings = Callable[[str, "int | None"], dict]
 
@@ -76,17 +79,9 @@ class Rubric:
         """The variants of ``function``'s call the checks make under ``setting`` (None: the usual one)."""
         return (None,)
 
-    def rounds(self, s: "Session", setting: str) -> int:
-        """How many rounds of unjudged calls ``setting``'s process makes before the judged ones
-        (the settings' ``prelude``, which the grader draws; none by default): first ``prelude(i)``
-        of each round, then every judged call once per round, so that a program honest only for its
-        first few calls (of the process, a function, a size, or at its first sizes) is judged on
-        one it did not measure."""
-        return s.cfgs.get("prelude", {}).get(setting, 0)
-
     def prelude(self, s: "Session", module: str, i: int) -> list:
-        """[(function, variant), ...] of ``module`` called, unjudged, for round ``i``, ahead of
-        every judged size: sizes no check asks for; none by default."""
+        """[(function, variant), ...] of ``module`` called, unjudged, in round ``i`` of the calls
+        ahead of the judged ones (``Session.prefetch``): sizes no check asks for; none by default."""
         return []
 
     def pick(self, function: str, value: Any, args: tuple) -> Any:
@@ -95,7 +90,7 @@ class Rubric:
 
     def number(self, value: Any) -> float | None:
         """``value`` as a positive finite float, or None."""
-        raise NotImplementedError
+        return ratios.number(value)
 
     def diagnose(self, s: "Session", function: str) -> Diagnosis | None:
         """The slip ``function``'s timed region shows, if the lesson names any."""
@@ -140,20 +135,53 @@ class Rubric:
     def verdicts(self, settings: Settings, gate: Callable | None = None) -> dict[str, Callable]:
         """Every check instance by id: ``fn(runner, profile, seed) -> Verdict`` under ``settings``,
         with ``gate(session, check_id, function, slipped=False) -> Verdict | None`` asked first."""
-        table: dict[str, _Instance] = {}
+        table: dict[str, Callable] = {}
         for vid, (check, function) in self.ids().items():
-            table[vid] = _Instance(self, check, function, settings, gate, table)
+            table[vid] = functools.partial(self.judge, check, function, settings, gate, table)
         return table
+
+    def judge(self, check: str, function: str, settings: Settings, gate: Callable | None, table: dict,
+              run, profile: str, seed: int | None) -> Verdict:
+        """``check`` judged on ``function`` (an entry of ``verdicts``, ``table`` holding them all, for
+        charging a mistake once): the rows of the module docstring's table, in order."""
+        vid = self.check_id(check, function)
+        s = Session(self, run, profile, seed, settings, table, vid)
+        s.prefetch(self.module[function])
+        slip = s.diagnosis(function)
+        if slip is not None and not self.agrees(s, function, slip):                    # row 1
+            return Verdict(vid, False, self.not_the_work(s, function, slip))
+        stale = gate(s, vid, function, slipped=slip is not None) if gate is not None else None
+        if stale is not None:                                                           # row 3
+            return stale
+        if slip is not None:                                                            # rows 1-2
+            if slip.owner == vid:
+                return Verdict(vid, False, slip.message)
+            return Verdict(vid, True, f"not judged here: {function}'s timing is judged in [{slip.owner}].")
+        verdict = self.checks[check](s, function)                                       # row 4
+        base = self.base.get(function)
+        if verdict.passed or base is None or base not in self.judges[check]:
+            return verdict
+        base_id = self.check_id(check, base)
+        try:
+            other = s.verdict(base_id)
+        except Exception:  # the base raised: this function's own failure stands
+            return verdict
+        if other.passed:
+            return verdict
+        return Verdict(verdict.check, True, f"not judged here: {function} relies on {base}, judged in [{base_id}].",
+                       verdict.ratio)                                                   # row 5
 
 
 class Session:
-    """One verdict's view of the runner: every call, reference and verdict cached in the memo.
+    """One verdict's view of the runner: every call, reference and verdict cached in the memo;
+    ``vid`` is the id of the check instance it judges (the one each Verdict it returns names).
 
     The simulator is deterministic, so a call repeated with the same setting gives the same value.
     """
 
-    def __init__(self, rubric: Rubric, run, profile: str, seed: int | None, settings: Settings, verdicts: dict):
-        self.rubric, self.run, self.profile, self.seed = rubric, run, profile, seed
+    def __init__(self, rubric: Rubric, run, profile: str, seed: int | None, settings: Settings, verdicts: dict,
+                 vid: str = ""):
+        self.rubric, self.run, self.profile, self.seed, self.vid = rubric, run, profile, seed, vid
         self._verdicts = verdicts
         self.memo = getattr(run, "memo", None)
         if self.memo is None:
@@ -188,7 +216,12 @@ class Session:
         """Every call the checks make of ``module``'s functions, one job per setting in the
         settings' order (side by side where the runner has ``together``); errors are kept for the
         check that asks. On the seeded device the functions that call another run first: a number
-        measured once and returned again later (a cache) then times nothing there."""
+        measured once and returned again later (a cache) then times nothing there.
+
+        Before them, in a setting with rounds of unjudged calls (the settings' ``prelude``, which
+        the grader draws; none by default), each round makes ``Rubric.prelude(i)``'s calls and every
+        judged call once, so that a program honest only for its first few calls (of the process, a
+        function, a size, or at its first sizes) is judged on one it did not measure."""
         key = ("prefetched", self.profile, self.seed, module)
         if key in self.memo:
             return
@@ -202,11 +235,11 @@ class Session:
             calls = [(function, variant) for function in (callers_first if setting == "ideal" else functions)
                      for variant in self.rubric.variants(self, function, setting)]
             failed: set[str] = set()
-            rounds = range(self.rubric.rounds(self, setting))
+            rounds = range(self.cfgs.get("prelude", {}).get(setting, 0))
             for function, variant in [c for i in rounds for c in self.rubric.prelude(self, module, i)] + \
                     calls * len(rounds):
-                    if function not in failed and not self._unjudged(function, setting, variant):
-                        failed.add(function)
+                if function not in failed and not self._unjudged(function, setting, variant):
+                    failed.add(function)
             for function, variant in calls:
                 if function not in raised:
                     try:
@@ -247,41 +280,3 @@ class Session:
         """The rubric's diagnosis of ``function`` (cached)."""
         return self.cached(("diagnosis", self.profile, self.seed, function),
                            lambda: self.rubric.diagnose(self, function))
-
-
-class _Instance:
-    """One check judged on one function: the verdict ``fn(runner, profile, seed)``."""
-
-    def __init__(self, rubric: Rubric, check: str, function: str, settings: Settings, gate, table: dict):
-        self.rubric, self.check, self.function, self.settings, self.gate = rubric, check, function, settings, gate
-        self.verdicts = table               # every instance of the rubric, for charging a mistake once
-        self.vid = self.__name__ = rubric.check_id(check, function)
-        self.__doc__ = f"{check} judged on {function}: {rubric.checks[check].__doc__}"
-
-    def __call__(self, run, profile: str, seed: int | None) -> Verdict:
-        rubric, function, vid, gate = self.rubric, self.function, self.vid, self.gate
-        s = Session(rubric, run, profile, seed, self.settings, self.verdicts)
-        s.prefetch(rubric.module[function])
-        slip = s.diagnosis(function)
-        if slip is not None and not rubric.agrees(s, function, slip):                  # row 1
-            return Verdict(vid, False, rubric.not_the_work(s, function, slip))
-        stale = gate(s, vid, function, slipped=slip is not None) if gate is not None else None
-        if stale is not None:                                                           # row 3
-            return stale
-        if slip is not None:                                                            # rows 1-2
-            if slip.owner == vid:
-                return Verdict(vid, False, slip.message)
-            return Verdict(vid, True, f"not judged here: {function}'s timing is judged in [{slip.owner}].")
-        verdict = rubric.checks[self.check](s, function)                                # row 4
-        base = rubric.base.get(function)
-        if verdict.passed or base is None or base not in rubric.judges[self.check]:
-            return verdict
-        base_id = rubric.check_id(self.check, base)
-        try:
-            other = s.verdict(base_id)
-        except Exception:  # the base raised: this function's own failure stands
-            return verdict
-        if other.passed:
-            return verdict
-        return Verdict(verdict.check, True, f"not judged here: {function} relies on {base}, judged in [{base_id}].",
-                       verdict.ratio)                                                   # row 5

@@ -19,7 +19,7 @@ import yaml
 
 from autograder.core import course, settings
 from autograder.exports import gradescope
-from autograder.gpu import seed
+from autograder.grading import simseed as seed
 from tests.exports import gradescope_package
 from tests.helpers.paths import ROOT
 

@@ -22,7 +22,7 @@ from packaging.requirements import Requirement
 from autograder.core import settings
 from autograder.core.errors import UsageError
 from autograder.exports import gradescope
-from autograder.gpu import seed
+from autograder.grading import simseed as seed
 from tests.exports import gradescope_package
 from tests.helpers.paths import ROOT
 

@@ -5,7 +5,7 @@ of its GPU checks.
 Each attack is the reference submission with bw.py replaced: it reads the device's profile from
 memory, files or the environment, walks gc objects and frames, patches or bypasses the virtual
 clock, or writes forged device requests, replies and traces into the channel to the grader.
-The grader holds the device (autograder/gpu/host.py); the child sees only its public
+The grader holds the device (autograder/sandbox/gpuhost.py); the child sees only its public
 properties. The same profile-reading attack run in one process with the device (as
 ``python -m shared.simgpu`` runs) does pass the bandwidth checks, so the grading test is not
 vacuous: what defeats it is the device being out of reach.
@@ -117,14 +117,14 @@ def test_during_a_call_the_child_holds_no_profile_only_the_device_properties(tmp
 
 
 def test_the_seed_needs_the_graders_secret_and_stays_the_same_for_the_same_files():
-    from autograder.gpu import seed
+    from autograder.grading import simseed as seed
 
     first, again, other = seed.sim_seed(42, "one"), seed.sim_seed(42, "one"), seed.sim_seed(42, "two")
     assert first == again and first != other and seed.sim_seed(43, "one") not in (first, other)
 
 
 def test_a_secret_always_exists_kept_with_the_course_readable_by_the_grader_only(tmp_path, monkeypatch):
-    from autograder.gpu import seed
+    from autograder.grading import simseed as seed
 
     monkeypatch.delenv(seed.ENV, raising=False)
     made = seed.course_secret(tmp_path)
@@ -153,7 +153,7 @@ def test_a_secret_always_exists_kept_with_the_course_readable_by_the_grader_only
 def test_the_secret_is_not_shipped_to_students(tmp_path):
     """The student release and zip hold assignments/ only; the secret file is not in them."""
     from autograder.exports import bundle
-    from autograder.gpu import seed
+    from autograder.grading import simseed as seed
 
     names = {p.name for p in Path(bundle.__file__).resolve().parents[2].joinpath("assignments").rglob("*")}
     assert seed.SECRET_FILE not in names
@@ -182,7 +182,7 @@ def test_no_secret_or_ta_variable_reaches_student_code_even_when_dumpable(fork_s
     """The fork server and every child start from an environment built from scratch: neither the
     simulated GPU's secret nor any other variable of the TA's shell is in the child's environment
     or in the memory /proc shows of it, even after prctl(PR_SET_DUMPABLE, 1)."""
-    from autograder.gpu import seed
+    from autograder.grading import simseed as seed
     from autograder.sandbox.parent import Limits, Sandbox
 
     monkeypatch.setenv(seed.ENV, "grader-only-secret-4711")
@@ -201,8 +201,8 @@ def test_no_secret_or_ta_variable_reaches_student_code_even_when_dumpable(fork_s
     assert "PATH" in found["os.environ"]                             # the probe did read an environment
 
 def test_the_grader_answers_what_a_cuda_program_asks_and_refuses_anything_else():
-    from autograder.gpu import host
-    from autograder.gpu.host import Refused
+    from autograder.sandbox import gpuhost as host
+    from autograder.sandbox.gpuhost import Refused
 
     class Child:
         who = "your code"

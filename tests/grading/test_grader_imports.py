@@ -15,7 +15,8 @@ GRADER_SIDE = """
 import sys
 from autograder.core import course
 from autograder.grading import grade
-from autograder.gpu import host, probe
+from autograder.gpu import probe
+from autograder.sandbox import gpuhost
 assignment = course.load(course.find(None)).assignment("why17")
 checks = grade.load_checks(assignment)
 assert any(c.id.startswith("sync_present") for c in checks.values()), sorted(checks)

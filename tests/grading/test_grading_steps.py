@@ -14,9 +14,9 @@ import pytest
 from autograder.core import course, lesson, submission
 from autograder.core.errors import StudentRaised, UsageError
 from autograder.core.registry import CPU, SIMULATED_GPU, CheckFailed
-from autograder.gpu.seed import Secret
 from autograder.grading import fallback, grade, schedule
 from autograder.grading import reference as kept_reference
+from autograder.grading.simseed import Secret
 from autograder.sandbox import calltime, forkserver, isolation, policy
 from autograder.sandbox.parent import Limits
 from autograder.sandbox.perfile import PerFileSandbox

@@ -113,7 +113,7 @@ SERVER_ADDS = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
 
 def server_environment(env) -> dict:
     """The fork server's environment: ``env`` cleared to SERVER_ENV and the grader's settings,
-    never the simulated GPU's secret (autograder/gpu/seed.py), plus SERVER_ADDS."""
+    never the simulated GPU's secret (autograder/grading/simseed.py), plus SERVER_ADDS."""
     kept = {s.name for s in settings.ALL} - {settings.SIM_SECRET.name}
     out = {k: v for k, v in env.items() if k in SERVER_ENV or k in kept}
     out.setdefault("MPLBACKEND", "Agg")

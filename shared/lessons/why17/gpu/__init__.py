@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from shared.lessons.why17.gpu import checks, slips
 from shared.lessons.why17.gpu.rubric import Why17
-from shared.lessons.why17.gpu.show import model_reference, show
+from shared.lessons.why17.show import model_reference, show
 from shared.simgpu import settings
 
 RUBRIC = Why17(checks.CHECKS, slips.diagnose, slips.agrees, slips.not_the_work)

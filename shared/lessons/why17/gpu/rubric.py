@@ -29,6 +29,9 @@ CACHE_MULTIPLE = 4
 CLIFF_MIN = 0.75
 #: A returned bandwidth or peak above this fraction of the device's spec cannot be measured.
 SPEED_OF_LIGHT = 1.0
+#: A ratio to the reference outside this band is a unit's matter (units_gb_per_s says which); a
+#: count's or a forgery's lies within it.
+BAND = (0.3, 3.5)
 #: measured_peak_tflops below this fraction of the reference's: the n picked is not compute-bound.
 PEAK_MIN = 0.5
 #: Timed iterations the checks ask for: few, since the simulator is deterministic.
@@ -153,11 +156,6 @@ def ref_copy(s: Session, size: int | None = None) -> float:
     return s.reference("copy_bandwidth", "ideal", size or asked(s.cfgs)[1], iters=ITERS)
 
 
-def ref_matmul(s: Session) -> float:
-    """The reference's TFLOP/s for the n asked on the ideal device."""
-    return s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=ITERS)
-
-
 def versus(s: Session, function: str, own: bool = False) -> tuple[Any, float | None, float]:
     """(raw value, ``function``'s number on the ideal device over the reference's or None when it
     is no number, the reference's): copy_bandwidth's at the large size asked (bw), matmul_tflops'
@@ -167,8 +165,10 @@ def versus(s: Session, function: str, own: bool = False) -> tuple[Any, float | N
         return raw, None, 0.0
     if own and function in ("measured_bandwidth", "measured_peak_tflops"):
         ref = s.reference(function, "ideal")
+    elif MODULE[function] == "bw":
+        ref = ref_copy(s)
     else:
-        ref = ref_copy(s) if MODULE[function] == "bw" else ref_matmul(s)
+        ref = s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=ITERS)
     return raw, (x / ref if ref > 0 else None), ref
 
 
@@ -215,9 +215,6 @@ class Why17(Rubric):
     def pick(self, function: str, value: Any, args: tuple) -> Any:
         return _sweep_entry(value, args[0][0]) if function == "bandwidth_sweep" else value
 
-    def number(self, value: Any) -> float | None:
-        return ratios.number(value)
-
     # ---------------------------------------------------------- for the hidden grader's probe
     def work(self, function: str, timed: dict) -> float:
         """The timed region's work: bytes its copies and transfers wrote (bw), or matmul FLOPs."""
@@ -226,7 +223,6 @@ class Why17(Rubric):
         return timed.get("matmul_flops", 0.0)
 
     def speed(self, function: str) -> str:
-        """Which of the device's speeds ``function``'s number follows: 'bw' or 'peak'."""
         return "bw" if MODULE[function] == "bw" else "peak"
 
     def not_a_number(self, check: str, function: str, value) -> Verdict:
@@ -234,8 +230,6 @@ class Why17(Rubric):
                                      f"{unit(function)}. Reread: Build It.")
 
     def not_following(self, function: str, moved: float, scale: float, work_moved: float | None) -> str:
-        """Why ``function``'s number (``moved`` times the seeded device's on a device ``scale``
-        times as fast) is not a measurement; ``work_moved`` None: its timed work did not move."""
         what = "memory bandwidth" if MODULE[function] == "bw" else "peak"
         head = (f"{function} read {ratios.fmt_ratio(moved)} the {unit(function)} on a simulated GPU "
                 f"with {scale:.2f}x the {what}")

@@ -25,8 +25,6 @@ from shared.simgpu.ratios import RATIO_TOLERANCE, close, explain, fmt_ratio
 
 #: Work items a count may miss as a whole (a batch of k products or copies counted as one).
 WHOLE_ITEMS = range(1, 17)
-#: Ratios outside this band are a unit's matter (units_gb_per_s says which), not a forgery's.
-BAND = (0.3, 3.5)
 
 
 def _owner(s: Session, function: str, *checks: str) -> str:
@@ -51,8 +49,7 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
         rate = _timed_rate(function, timed)
         over, base_over = _over(s, function, rate), _over(s, base, other.rate)
         if over is not None and base_over is not None and close(over, base_over):
-            return Diagnosis(other.kind, other.owner, f"{function} shows the same slip as {base}, charged "
-                             f"once there ([{other.owner}]).", rate, other.scale, other.work, base)
+            found = Diagnosis(other.kind, other.owner, "", rate, other.scale, other.work)
     if other is not None and (found is None or (found.kind, other.kind) == ("cache_sized", "short_copies")):
         found = _shared(s, function, timed, base, other) or found
     if found is not None and other is not None and other.kind == found.kind:
@@ -76,7 +73,7 @@ def _shared(s: Session, function: str, timed: dict, base: str, other: Diagnosis)
             return Diagnosis(other.kind, other.owner, "", rate, scale, other.work)
     if other.kind != "short_copies" or not _copies_timed(timed):
         return None
-    rate, extent = _copy_rate(timed), timed.get("copy_extent_bytes", 0)
+    rate, extent = _timed_rate(function, timed), timed.get("copy_extent_bytes", 0)
     over = _over(s, function, rate)
     if not ((extent > 0 and other.work > 0 and close(extent, other.work))
             or (other.scale > RATIO_TOLERANCE and over is not None and close(over, other.scale))):
@@ -94,8 +91,9 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
     seconds = timed.get("duration_s") or 0.0
     if seconds <= 0:
         return None
+    rate = _timed_rate(function, timed)
     if r.MODULE[function] == "bw":
-        return _copy_slip(s, function, timed, seconds)
+        return _copy_slip(s, function, timed, rate)
     flops = timed.get("matmul_flops", 0.0)
     n = r.asked(s.cfgs)[2]
     asked_flops = 2.0 * n**3
@@ -110,14 +108,13 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
             f"{function} timed matmuls of at most {timed['matmul_max_flops'] / 1e9:.3g} GFLOP each "
             f"(about n={side:.0f}) when asked for n={n}, and counted the FLOPs of the n "
             "asked: multiply matrices of the size asked. Reread: Build It, matmul_tflops.",
-            flops / seconds / 1e12, asked_flops / timed["matmul_max_flops"], timed["matmul_max_flops"])
+            rate, asked_flops / timed["matmul_max_flops"], timed["matmul_max_flops"])
     if timed.get("matmuls") and timed.get("fill_bytes", 0) > 0:
         found = Diagnosis(
             "extra_work", _owner(s, function, "flops_counted_2n3"),
             f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
             "written besides the matmuls), so the matmuls look slower than they are: make the inputs "
-            "before the clock starts and time only the matmuls. Reread: Build It, matmul_tflops.",
-            flops / seconds / 1e12)
+            "before the clock starts and time only the matmuls. Reread: Build It, matmul_tflops.", rate)
         # As for copies: a number that is the matmuls' rate over the spans between clock readings
         # that hold no fill (the inputs made after a log line's clock reading) is judged as any other.
         span = timed.get("clean_matmul_s")
@@ -130,20 +127,18 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
             "launch_bound", _owner(s, function, "within_peak"),
             f"{function} times matmuls so small that launch latency is "
             f"{timed['matmul_latency_share']:.0%} of their time: too small to be compute-bound. "
-            "Pick n in the thousands, past the ridge point. Reread: The roofline, the ridge point.",
-            flops / seconds / 1e12)
+            "Pick n in the thousands, past the ridge point. Reread: The roofline, the ridge point.", rate)
     return None
 
 
-def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagnosis | None:
+def _copy_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnosis | None:
     if timed.get("transfers") and not timed.get("copies"):
         return Diagnosis(
             "host_link", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
             f"{function} timed a copy between host and device memory: that measures the link "
             "(PCIe or NVLink-C2C), not the GPU's memory. Copy between two buffers on the GPU. "
-            "Reread: Build It, bw.py.", timed["transfer_bytes"] / seconds / 1e9)
-    if (function == "measured_bandwidth" and timed.get("copies")
-            and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE):
+            "Reread: Build It, bw.py.", timed["transfer_bytes"] / timed["duration_s"] / 1e9)
+    if function == "measured_bandwidth" and _copies_timed(timed):
         times = timed.get("copy_extent_bytes", 0) / s.cfgs["ideal"]["l2_bytes"]
         if times < r.CACHE_MULTIPLE:
             return Diagnosis(
@@ -151,24 +146,21 @@ def _copy_slip(s: Session, function: str, timed: dict, seconds: float) -> Diagno
                 f"{function} times copies over at most {fmt_ratio(times)} the L2 cache of one "
                 f"buffer (it needs at least {r.CACHE_MULTIPLE}x, read from torch.cuda."
                 "get_device_properties(...).L2_cache_size): the copy runs from the cache, not "
-                f"from main memory. {r.CACHE_LESSON}", _copy_rate(timed))
+                f"from main memory. {r.CACHE_LESSON}", rate)
     wanted = None if function == "measured_bandwidth" else r.asked(s.cfgs)[1]
     extent = timed.get("copy_extent_bytes", 0)
-    if (wanted and timed.get("copies") and extent * RATIO_TOLERANCE < wanted
-            and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE):
+    if wanted and _copies_timed(timed) and extent * RATIO_TOLERANCE < wanted:
         return Diagnosis(
             "short_copies", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
             f"{function} timed copies over {extent / r.MIB:.3g} MiB of one buffer when asked for "
             f"{wanted / r.MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
-            f"buffers of n_bytes. {r.CACHE_LESSON}", _copy_rate(timed),
-            wanted / extent, extent)
+            f"buffers of n_bytes. {r.CACHE_LESSON}", rate, wanted / extent, extent)
     if timed.get("copies") and timed.get("fill_bytes", 0) >= r.FILL_SHARE * timed["copy_bytes"]:
         found = Diagnosis(
             "extra_work", _owner(s, function, "bytes_counted_twice"),
             f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
             "written besides the copies), so the copies look slower than they are: fill before "
-            "the clock starts and time only the copies. Reread: Build It, bw.py step 4.",
-            _copy_rate(timed))
+            "the clock starts and time only the copies. Reread: Build It, bw.py step 4.", rate)
         # Fills between the first and the last clock reading slowed the number only when it is
         # the copies' rate over that whole span; a number that is the copies' rate over the spans
         # between clock readings that hold no fill (a refill outside each rep's window, a clock
@@ -221,11 +213,6 @@ def _copies_timed(timed: dict) -> bool:
             and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE)
 
 
-def _copy_rate(timed: dict) -> float:
-    """GB/s the timed region's copies ran at, counting each copy's bytes twice (read + write)."""
-    return 2 * timed["copy_bytes"] / timed["duration_s"] / 1e9
-
-
 def _over(s: Session, function: str, rate: float) -> float | None:
     """``function``'s number on the seeded device over ``rate`` (its timed work's), or None."""
     x = s.measure(function, "ideal")[1]
@@ -274,7 +261,7 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
     except Exception:  # the call's (or the reference's) own failure is the checks' to report
         return None
     whole = {**{float(k): "" for k in WHOLE_ITEMS}, **{1.0 / k: "" for k in WHOLE_ITEMS}}
-    if (ratio is None or not BAND[0] <= ratio <= BAND[1] or explain(ratio, *r.factors(function)) is not None
+    if (ratio is None or not r.BAND[0] <= ratio <= r.BAND[1] or explain(ratio, *r.factors(function)) is not None
             or explain(ratio, whole, {1.0: ""}) is not None):
         return None
     if base is not None:
