@@ -110,6 +110,9 @@ def test_reference_notebook_captions_come_from_its_own_numbers_and_quote_each_fi
     short = spread.of(row["measured_tok_s_runs"])
     # the cache-heavy experiment quotes the Measure table's runs, not a new measurement
     assert f"measured: {short.text(1, 'tok/s')} at short context" in text
+    # on a CPU synchronize waits for nothing: the two copies are the same work, and the caption says so
+    assert "synchronize has nothing to wait for" in flat and "MiB, no synchronize" in text
+    assert not re.search(r"no synchronize:.*\(wrong\)", text)
 
 
 def test_reference_notebook_writes_a_table_the_grader_accepts(executed):
