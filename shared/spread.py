@@ -108,3 +108,19 @@ def slowdown_caption(predicted_ratio: float, short: Spread, long: Spread, *, con
                    "the clock speed)")
     return (f"{head}. Why here: {'; '.join(why)}. On a GPU with a larger model and a longer context "
             f"the slowdown follows the prediction.")
+
+
+def unsynced_cpu_caption(unsynced: float, synced: Spread) -> str:
+    """What the synchronize experiment's two numbers say on a CPU, in GB/s: a CPU copy is done when
+    ``copy_`` returns, so synchronize has nothing to wait for and the copy timed without it is the same
+    work as ``synced`` (the sweep's runs at that size); a gap between them is the machine's noise."""
+    ratio = unsynced / synced.median
+    runs = f"{synced.low:.3g}-{synced.high:.3g} GB/s in its {len(synced.runs)} runs"
+    if synced.low <= unsynced <= synced.high:
+        seen = f"the {ratio:.2f}x between them is inside the spread of your sweep at this size ({runs})"
+    else:
+        seen = (f"the {ratio:.2f}x between them is outside your sweep's runs at this size ({runs}): other "
+                f"programs' load or the clock speed changed between the runs, not the mistake")
+    return (f"On a CPU the copy is done when it returns, so synchronize has nothing to wait for and both "
+            f"numbers time the same work: {seen}. On a GPU the same mistake reads many times the memory's "
+            f"speed.")

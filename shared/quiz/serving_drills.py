@@ -46,7 +46,8 @@ def kv_streams_fit(rng: random.Random) -> Drill:
         worked=(f"weights {fmt(weights / 1e9)} GB of {d.memory_bytes / 1e9:g} GB leave {fmt(free / 1e9)} GB; one "
                 f"stream's cache is 2 x {m.layers} x {m.kv_heads} x {m.head_dim} x 2 B x {context:,} = "
                 f"{fmt(per_stream / 1e9)} GB; {fmt(free / 1e9)} ÷ {fmt(per_stream / 1e9)} = {free / per_stream:.3g}, "
-                f"so {answer:,} whole streams: memory caps the batch long before the arithmetic does"),
+                f"so {answer:,} whole stream{'' if answer == 1 else 's'}: memory caps the batch long before "
+                f"the arithmetic does"),
         reread=KV,
         slips=(Slip("the factor 2 of K and V left out: each token caches a key and a value",
                     math.floor(2 * free / per_stream)),

@@ -79,3 +79,11 @@ def test_one_users_speed_at_a_batch_is_one_token_per_step():
     total = next(s for s in d.slips if s.name.startswith("the total given for one user"))
     assert total.value == pytest.approx(4 / step, rel=1e-12)
     assert abs(total.value - d.answer) > TOL * d.answer
+
+
+def test_the_streams_answer_speaks_of_one_stream_in_the_singular():
+    """A cache that leaves room for one stream says '1 whole stream', not '1 whole streams'."""
+    ones = [d for d in (serving_drills.kv_streams_fit(random.Random(seed)) for seed in SEEDS) if d.answer == 1]
+    assert ones
+    for d in ones:
+        assert "so 1 whole stream:" in d.worked, d.worked

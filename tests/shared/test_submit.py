@@ -117,6 +117,8 @@ def test_a_simulated_measure_table_is_refused_unless_allowed(tmp_path, case):
     [line] = run.stderr.splitlines()
     assert line.startswith("python -m shared.submit: refused: measurements.json:") and "simulated" in line
     assert "--allow-simulated" in line and "your CPU or GPU" in line
+    # the grade of such a file keeps task5's points for a file that is there (1.5 of 8): no "8 points at stake"
+    assert "of task5's 8 points, only those for a present, readable file remain" in line
     assert not (top / "why17-submission.zip").exists()
     run = submit("--no-tests", "--allow-simulated", cwd=top)
     assert run.returncode == 0, run.stderr

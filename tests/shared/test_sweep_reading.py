@@ -167,3 +167,19 @@ def test_a_size_whose_runs_straddle_the_cliff_is_named_not_hidden():
     assert "Your runs at 4 MiB: 0.185-140 GB/s spread too widely to read" in reading.caption
     steady = sweep_reading.read({1: 4.0, 4: 4.2, 1024: 4.1}, llc_bytes=32 * MIB, runs={1: [4.0], 4: [4.2], 1024: [4.1]})
     assert "spread too widely" not in steady.caption
+
+
+@pytest.mark.parametrize("unsynced, runs, inside", [
+    (19.1, [9.5, 9.8, 20.1], True),          # a busy CPU: one run fast, the copy unsynced inside the spread
+    (19.1, [9.5, 9.8, 10.2], False),         # the notebook's CPU run: 1.9x apart, outside the sweep's runs
+    (9.7, [9.5, 9.8, 10.2], True),
+])
+def test_on_a_cpu_the_unsynchronized_copy_is_the_same_work_and_a_gap_is_noise(unsynced, runs, inside):
+    """A CPU copy is done when copy_ returns: the two numbers of the synchronize experiment time the same
+    work, so a gap between them is the machine's noise, never the mistake, and the caption says which."""
+    caption = spread.unsynced_cpu_caption(unsynced, spread.of(runs))
+    assert "nothing to wait for" in caption and "the same work" in caption
+    assert f"{unsynced / spread.of(runs).median:.2f}x" in caption
+    assert ("inside the spread" in caption) is inside
+    assert ("not the mistake" in caption) is not inside
+    assert "\n" not in caption

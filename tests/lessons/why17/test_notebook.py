@@ -110,6 +110,15 @@ def test_reference_notebook_captions_come_from_its_own_numbers_and_quote_each_fi
     short = spread.of(row["measured_tok_s_runs"])
     # the cache-heavy experiment quotes the Measure table's runs, not a new measurement
     assert f"measured: {short.text(1, 'tok/s')} at short context" in text
+    # a CPU's ridge (fp32) is a few FLOPs per byte, not the lesson's hundreds: the notebook says why, from it
+    ridge = table["ridge_flops_per_byte"]
+    assert f"ridge point: {ridge:.1f} FLOPs/byte; decode at batch 1 does about 0.5 FLOPs/byte" in text
+    if ridge < 100:
+        assert "far below the hundreds the lesson quotes for a datacenter GPU" in flat
+        assert f"at a batch of about {max(1, round(ridge / 0.5)):,} streams" in flat
+    # on a CPU synchronize waits for nothing: the two copies are the same work, and the caption says so
+    assert "synchronize has nothing to wait for" in flat and "MiB, no synchronize" in text
+    assert not re.search(r"no synchronize:.*\(wrong\)", text)
 
 
 def test_reference_notebook_writes_a_table_the_grader_accepts(executed):

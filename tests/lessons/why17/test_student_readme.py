@@ -304,3 +304,29 @@ def test_the_readme_names_each_stub_of_the_released_notebook():
     tasks = section(_readme(), "Tasks")
     for _, message in stubs:
         assert message in tasks, message
+
+
+def laptop_spread(readme: str) -> list[tuple[float, float, float]]:
+    """The README's warning that laptop numbers move: each spread it shows as (lowest, highest, the
+    'N.Nx' it quotes for them), from its 'On a laptop, numbers move' paragraph; [] without one."""
+    text = " ".join(readme.split())
+    if "**On a laptop, numbers move.**" not in text:
+        return []
+    section = text.split("**On a laptop, numbers move.**", 1)[1].split("**", 1)[0]
+    found = [(float(lo), float(hi), float(r)) for lo, _, hi, r in
+             re.findall(r"min ([\d.]+), (median [\d.]+, )?max ([\d.]+) GB/s \(([\d.]+)x\)", section)]
+    found += [(float(lo), float(hi), float(r)) for lo, hi, r in
+              re.findall(r"([\d.]+) to ([\d.]+) over an hour \(([\d.]+)x\)", section)]
+    return found
+
+
+def test_the_readme_warns_that_laptop_runs_move_and_shows_the_spread():
+    """Runs on a busy laptop differ: the README says so, quotes measured spreads whose 'N.Nx' is their
+    own highest over lowest, and says why each figure is a median of 3 runs with its min-max."""
+    readme = README.read_text(encoding="utf-8")
+    spreads = laptop_spread(readme)
+    assert len(spreads) >= 2, spreads
+    for low, high, quoted in spreads:
+        assert low < high and round(high / low, 1) == quoted, (low, high, quoted)
+    assert "runs 3 times and is quoted as the median with its min-max" in " ".join(readme.split())
+    assert laptop_spread(readme.replace("numbers move.**", "numbers are exact.**")) == []
