@@ -3,6 +3,7 @@ and docs/gradescope.md's local trial runs as written."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -33,6 +34,27 @@ def test_a_package_built_from_another_course_yml_says_so(tmp_path):
     shutil.make_archive(str(not_ours.with_suffix("")), "zip", changed)
     with pytest.raises(UsageError, match="not a package built by"):
         gradescope.stale(not_ours)
+
+
+def test_a_course_other_than_the_checkouts_is_refused_in_one_line(tmp_path):
+    """The package carries the checkout's course.yml: built or checked for another course (--course,
+    or a course.yml found upward from the current folder), it would say nothing true of that one."""
+    other = tmp_path / "course"
+    other.mkdir()
+    for name in ("solutions", "assignments"):
+        (other / name).symlink_to(ROOT / name)
+    (other / "course.yml").write_text((ROOT / "course.yml").read_text() + "# late policy changed\n")
+    package = tmp_path / "autograder.zip"
+    said = (f"error: {other / 'course.yml'}: gradescope packs this checkout's course.yml ({ROOT / 'course.yml'}) "
+            f"with its grader and solutions/, never another course; edit that file and run gradescope "
+            f"without --course, from a folder that holds no other course.yml")
+    for how, cwd in ((["--course", str(other)], ROOT), ([], other)):
+        for command in (["--out", str(package)], ["--check", str(package)]):
+            done = subprocess.run([sys.executable, "-m", "autograder", *how, "gradescope", *command],
+                                  cwd=cwd, capture_output=True, text=True, timeout=120,
+                                  env={**os.environ, "PYTHONPATH": str(ROOT)})
+            assert (done.returncode, done.stderr.strip().splitlines()) == (2, [said]), (how, command)
+    assert not package.exists()
 
 
 def _trial_block() -> str:
