@@ -18,6 +18,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    _the_checkouts_course(args.course.path)
     if args.check:
         problem = gradescope.stale(args.check)
         print(f"error: {problem}" if problem else f"{args.check}: built from this course.yml",
@@ -35,3 +36,14 @@ def run(args) -> int:
           f"{gradescope.GRADING_REQUIREMENTS}); "
           "upload it as the assignment's autograder on Gradescope")
     return 0
+
+
+def _the_checkouts_course(path: Path) -> None:
+    """UsageError unless ``path`` (the course the command line loaded) is the checkout's course.yml:
+    the package carries the checkout's course.yml, grader and solutions/, so a build or --check
+    for another course would say nothing true of it."""
+    checkout = (gradescope.ROOT / "course.yml").resolve()
+    if Path(path).resolve() != checkout:
+        raise UsageError(f"{path}: gradescope packs this checkout's course.yml ({checkout}) with its grader "
+                         f"and solutions/, never another course; edit that file and run gradescope without "
+                         f"--course, from a folder that holds no other course.yml")

@@ -94,12 +94,26 @@ def problem(path: Path, names, ignore=()) -> str | None:
     if _has(files, names):
         return None
     where = label if src.is_file() else "the folder"
+    deep = _too_deep(src) if not files and src.is_file() else None
+    if deep is not None:   # not empty: its files lie deeper than any search goes
+        return f"nothing to grade: {label} holds its files more than {MAX_DEPTH} folders deep ({_short(deep)})"
     if not files:
         return f"nothing to grade: {where} is empty" + (" (or holds only clutter such as __MACOSX)"
                                                        if src.is_file() else "")
     shown = ", ".join(_short(name) for name in files[:4])
     return f"nothing to grade: {where} holds none of {wanted} (it holds {shown}" \
            f"{' ...' if len(files) > 4 else ''})"
+
+
+def _too_deep(path: Path) -> str | None:
+    """The first file of the zip at ``path`` nested more than ``MAX_DEPTH`` folders deep (clutter
+    aside), or None."""
+    try:
+        with ziplimits.open_zip(path) as zf:
+            names = [i.filename.replace("\\", "/") for i in zf.infolist() if not i.is_dir()]
+    except (ziplimits.ZipRefused, OSError):
+        return None
+    return next((n for n in names if n.count("/") > MAX_DEPTH and not is_clutter(n.split("/"))), None)
 
 
 #: Characters of one handed-in name a message shows (a zip may name a file with 64 KiB).

@@ -35,9 +35,13 @@ def _header(path: Path) -> list[str]:
     return [(f or "").strip() for f in next(csv.reader(io.StringIO(text)), [])] or list(overrides.FIELDS)
 
 
-def append(out: Path, row: dict) -> None:
+def append(out: Path, row: dict, layout: Layout) -> None:
     """Append one row (``student``, ``item``, ``points`` or ``delta``, ``reason``, ``grader``)
-    to OUT/overrides.csv, under the file's own header; a column the file lacks is refused."""
+    to OUT/overrides.csv, under the file's own header; a column the file lacks is refused. A
+    student of ``layout`` who handed in with a group is written as the group
+    (``group:<folder>``): the group has one grade, and grade-all refuses a member's row."""
+    if any(s.student == row["student"] and len(s.members) > 1 for s in layout.submissions):
+        row = {**row, "student": f"{overrides.GROUP}{row['student']}"}
     path = overrides.ensure_template(Path(out))
     header = _header(path)
     missing = [k for k, v in row.items() if v not in ("", None) and k not in header]

@@ -108,15 +108,31 @@ def _fill(template: Path, by_id: dict, assignment: str, buf, sheet: Sheet) -> No
     writer = csv.DictWriter(buf, header, lineterminator="\n")
     writer.writeheader()
     seen = set()
-    for raw in reader:
+    for line, raw in enumerate(reader, start=2):
         pid = (raw.get(IDENTIFIER) or "").removeprefix(PARTICIPANT).strip()
         row = by_id.get(pid)
         if row is not None:
             seen.add(pid)
             raw["Grade"] = row["total"]
+            sheet.notes += _above_maximum(row, raw.get("Maximum Grade"), f"row {line} of {template}")
             if "Feedback comments" in header:
                 raw["Feedback comments"] = comment(row, assignment) if row["total"] else raw["Feedback comments"]
             sheet.filled += bool(row["total"])
         writer.writerow({k: csvsafe.cell(v) if k in ("Grade", "Feedback comments") else v for k, v in raw.items()})
     sheet.notes += [f"{by_id[p]['student']}: participant {p} is not in {template}; left out"
                     for p in sorted(set(by_id) - seen)]
+
+
+def _above_maximum(row: dict, maximum: str | None, where: str) -> list[str]:
+    """A note when the grade is above the worksheet's ``Maximum Grade``: Moodle refuses a grade
+    above the assignment's maximum and the upload skips the row (mod/assign/locallib.php,
+    ``update_grade``, called by ``process_import_grades``)."""
+    try:
+        above = float(row["total"]) > float(maximum or "") + 1e-9
+    except ValueError:
+        return []
+    if not above:
+        return []
+    return [f"{row['student']}: grade {row['total']} is above the worksheet's Maximum Grade {maximum} ({where}), "
+            f"and Moodle skips a grade above the assignment's maximum: set that to {row['max_score']} (the "
+            f"course's points), then download the worksheet again and fill it"]

@@ -181,7 +181,7 @@ def run(out: Path, requests: list[Request], lay, asg, check_ids, grader: str, co
         except Stop:
             break
         if row is not None:
-            ledger.append(out, {**row, "grader": grader})
+            ledger.append(out, {**row, "grader": grader}, lay)
             done = ledger.existing(out, lay, asg)   # read back: the row as grade-all will read it
             written += 1
     return written

@@ -102,7 +102,7 @@ def review(out: Path, layout, asg, grader: str, console: Console, *, student: st
         if row is None:
             continue
         ledger.append(out, {"student": sub.student, "item": unit.item, "points": ledger.points_cell(row[0]),
-                            "reason": row[1], "grader": grader})
+                            "reason": row[1], "grader": grader}, layout)
         tally.written += 1
         tally.left -= 1
     return tally

@@ -48,7 +48,10 @@ def test_nothing_gradable_is_a_student_with_a_reason_not_a_stop(tmp_path, asg):
     (tmp_path / "broken.zip").write_bytes(b"PK not a zip")
     _zip(tmp_path / "pictures.zip", {"cat.png": "meow"})
     _student(tmp_path / "ok", "measurements.json")
+    _zip(tmp_path / "deep.zip", {"a/b/c/d/e/f/g/h/i/why17/bw.py": "x = 1\n"})   # not empty: too deep
     problems = {s.student: s.problem for s in discover.discover(tmp_path, asg).submissions}
+    assert problems["deep"] == ("nothing to grade: deep.zip holds its files more than 8 folders deep "
+                                "(a/b/c/d/e/f/g/h/i/why17/bw.py)")
     assert problems["empty"] == "nothing to grade: the folder is empty"
     assert problems["notes"].startswith("nothing to grade: the folder holds none of bw.py")
     assert problems["broken"] == "nothing to grade: broken.zip is not a readable zip file"

@@ -87,3 +87,17 @@ def write_out(out: Path, layout, asg, scores: dict[str, float]) -> None:
         (folder / "feedback.html").write_text(feedback_html.render(sub.student, results, asg))
         entries.append((sub, results))
     (out / "gradebook.csv").write_text(gradebook.gradebook_csv(entries, asg))
+
+
+def gradescope_group(root: Path, files: dict[str, str]) -> Path:
+    """A Gradescope export of one group submission (Fay, SID 501, and Gus, SID 502) holding
+    ``files``, with the export's own submission_metadata.yml."""
+    folder = root / "submission_1"
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    (root / "submission_metadata.yml").write_text(
+        "submission_1:\n  :created_at: 2026-11-30 12:00:00.000000000 +00:00\n  :submitters:\n"
+        "  - :name: Fay Group\n    :sid: '501'\n    :email: 501@x.edu\n"
+        "  - :name: Gus Group\n    :sid: '502'\n    :email: 502@x.edu\n", encoding="utf-8")
+    return root

@@ -67,6 +67,26 @@ def test_moodles_own_worksheet_keeps_its_rows_and_gets_grades_and_comments(tmp_p
                            f"Grace_Hopper_12348: participant 12348 is not in {given}; left out"]
 
 
+def test_a_grade_above_the_worksheets_maximum_grade_is_a_warning(tmp_path):
+    """Moodle refuses a grade above the assignment's maximum, so its upload would skip the row
+    without a word to the TA (mod/assign/locallib.php, update_grade)."""
+    out = _out(tmp_path)
+    given = tmp_path / "Grades-worksheet.csv"
+    given.write_text(
+        "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
+        "Last modified (submission),Last modified (grade),Feedback comments\n"
+        "Participant 12346,Charles Babbage,cb@uni.edu,Submitted for grading,,5.00,Yes,-,-,\n"
+        "Participant 12345,Ada Lovelace,ada@uni.edu,Submitted for grading,,5.00,Yes,-,-,\n"
+        "Participant 12347,Participant,p@uni.edu,Submitted for grading,,10.00,Yes,-,-,\n"
+        "Participant 12348,Grace Hopper,gh@uni.edu,No submission,,,Yes,-,-,\n", encoding="utf-8")
+    sheet = moodle_sheet.build(out, "tiny", MADE, template=given)
+    assert [r["Grade"] for r in _rows(sheet.text)] == ["0", "10", "10", "0"]
+    assert sheet.notes == [
+        f"Ada_Lovelace_12345: grade 10 is above the worksheet's Maximum Grade 5.00 (row 3 of {given}), and "
+        f"Moodle skips a grade above the assignment's maximum: set that to 10 (the course's points), then "
+        f"download the worksheet again and fill it"]
+
+
 def test_a_class_without_participant_ids_is_refused_and_a_mixed_one_noted(tmp_path):
     out = _out(tmp_path, make=lambda r: (r / "ann").mkdir(parents=True), scores={"ann": 10.0})
     with pytest.raises(UsageError, match="no Moodle participant id in lms_id"):

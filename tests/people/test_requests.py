@@ -114,3 +114,19 @@ def test_a_delta_that_takes_an_item_outside_its_points_is_asked_again(tmp_path):
     assert (out / "overrides.csv").read_text().splitlines()[1:] == [
         "ann,doubles_like_reference,,-1.5,regrade request accepted: careless slip,TA Kim",
         "cy,doubles_like_reference,,4,regrade request accepted: partial credit,TA Kim"]
+
+
+def test_a_decision_for_a_group_member_is_written_for_the_group(tmp_path):
+    """A Gradescope group has one grade: the decision on a member's request names the group, as
+    grade-all takes it (a row naming one member would stop grade-all and this command)."""
+    root = classes.gradescope_group(tmp_path / "export", {"double.py": "def double(x):\n    return x * x\n"})
+    out = tmp_path / "out"
+    asg = classes.tiny_asg()
+    classes.write_out(out, discover.discover(root, asg), asg, {"501": 0.0})
+    requests = tmp_path / "requests.csv"
+    requests.write_text("student,check,message\n502,doubles_like_reference,integers work\n")
+    proc = _run(out, requests, "--decide", "--grader", "TA Kim", tmp_path=tmp_path,
+                answers="a\n5\nright for integers\n")
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert (out / "overrides.csv").read_text().splitlines()[1:] == [
+        "group:501,doubles_like_reference,5,,regrade request accepted: right for integers,TA Kim"]

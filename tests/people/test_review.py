@@ -3,6 +3,7 @@ overrides.csv as grade-all reads it; real notebooks, folders and zips, the real 
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
@@ -54,6 +55,20 @@ def test_a_review_writes_a_row_per_student_and_resumes_where_it_stopped(tmp_path
     rows = ledger.existing(out, discover.discover(root, asg), asg)     # read as grade-all reads it
     assert {s: (o.points, o.grader) for (s, _), o in rows.items()} == {
         "ann": (3.5, "TA Kim"), "bob": (2.0, "TA Kim"), "cy": (0.0, "TA Kim")}
+
+
+def test_a_gradescope_groups_answers_are_scored_once_for_the_group(tmp_path):
+    """A group handed in one notebook and has one grade: its row names the group, as grade-all
+    takes it (a row naming one member would stop grade-all)."""
+    course_dir, out = classes.why17_course(tmp_path, EXPLAIN), tmp_path / "out"
+    root = classes.gradescope_group(tmp_path / "export", {"why17.ipynb": json.dumps(classes.answered({1: "Ours."}))})
+    done = _review(course_dir, root, out, "1\nright\n" + "0\nnone\n" * 4, tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (out / "overrides.csv").read_text().splitlines()[1:] == [
+        "group:501,explain,1,,Q1 1/1: right; Q2 0/1: none; Q3 0/1: none; Q4 0/1: none; Q5 0/1: none,TA Kim"]
+    asg = course.load(course_dir / "course.yml").assignment("why17")
+    rows = ledger.existing(out, discover.discover(root, asg), asg)     # read as grade-all reads it
+    assert {s: o.points for (s, _), o in rows.items()} == {"501": 1.0}
 
 
 def test_points_out_of_range_and_an_empty_reason_are_asked_again(tmp_path):
