@@ -74,6 +74,7 @@ class Tree:
     def __init__(self, pid: int):
         self.pid = pid
         self._files: dict[tuple[str, int], int] = {}   # (kind, pid) -> open file
+        self._threaded: list[int] = []                   # processes of the last walk with 2+ threads
 
     def _read(self, kind: str, pid: int) -> bytes:
         """The contents of /proc/``pid``'s ``stat`` or single thread's ``children``; b'' if gone.
@@ -105,6 +106,7 @@ class Tree:
     def seconds(self) -> float:
         """CPU seconds used by the process and every process below it, as ``tree_seconds``."""
         total, todo, seen = 0.0, [self.pid], set()
+        self._threaded = []
         while todo and len(seen) < 256:
             p = todo.pop()
             if p in seen:
@@ -122,10 +124,33 @@ class Tree:
                 except ValueError:
                     pass
             elif threads:
+                self._threaded.append(p)
                 todo += _children(p, threads)
         for key in [k for k in self._files if k[1] not in seen]:   # processes gone from the tree
             self._drop(key)
         return total
+
+    def working_threads(self) -> int:
+        """How many threads besides a process's first are running or waiting for a core (state R),
+        in the processes of the last ``seconds`` walk: work the child does on its own, where every
+        thread of an honest child waits between calls (its first thread reads the next request,
+        and may be seen returning to that read). Runnable counts as running, so a thread starved
+        of the CPU on a busy machine is seen as working all the same."""
+        working = 0
+        for p in self._threaded:
+            try:
+                tasks = os.listdir(f"/proc/{p}/task")
+            except OSError:
+                continue
+            for tid in tasks:
+                if tid == str(p):
+                    continue
+                try:
+                    with open(f"/proc/{p}/task/{tid}/stat", "rb") as fh:
+                        working += fh.read().rsplit(b")", 1)[1].split()[0] == b"R"
+                except (OSError, IndexError):
+                    continue
+        return working
 
     def close(self) -> None:
         for key in list(self._files):

@@ -22,6 +22,17 @@ Range = tuple[int, int, int]
 
 def union_bytes(ranges: list[Range]) -> int:
     """Bytes covered by ``ranges`` (overlaps counted once)."""
+    if len(ranges) <= 2:       # a launch's usual one read and one write: no grouping needed
+        if not ranges:
+            return 0
+        (a1, s1, e1), (a2, s2, e2) = ranges[0], ranges[-1]
+        first = e1 - s1 if e1 > s1 else 0
+        if len(ranges) == 1:
+            return first
+        second = e2 - s2 if e2 > s2 else 0
+        if a1 != a2 or not first or not second:
+            return first + second
+        return first + second - max(0, min(e1, e2) - max(s1, s2))
     total = 0
     for _aid, spans in _by_allocation(ranges).items():
         end = -1
@@ -87,9 +98,10 @@ class L2Cache:
             return False
         return all(self.resident(aid, s, e) for aid, s, e in reads if e > s)
 
-    def touch(self, touched: list[Range]) -> None:
-        """Make ``touched`` most recently used, evicting the oldest ranges past capacity."""
-        if union_bytes(touched) > self.capacity:
+    def touch(self, touched: list[Range], union: int | None = None) -> None:
+        """Make ``touched`` most recently used, evicting the oldest ranges past capacity.
+        ``union``: ``union_bytes(touched)`` when the caller has it already."""
+        if (union_bytes(touched) if union is None else union) > self.capacity:
             self.work += len(self.lines)
             self.lines.clear()                        # streaming a larger set evicts everything
             self._starts.clear()
@@ -132,8 +144,12 @@ class L2Cache:
         while i < len(starts) and starts[i] < end:
             hit.append(starts[i])
             i += 1
+        if not hit:
+            return
         self.work += len(hit)
-        for s in sorted(hit, key=lambda s: self._stamp[(aid, s)]):     # least recently used first
+        if len(hit) > 1:
+            hit.sort(key=lambda s: self._stamp[(aid, s)])     # least recently used first
+        for s in hit:
             e = self.lines.pop((aid, s))
             del self._stamp[(aid, s)]
             self._drop_start(aid, s)

@@ -95,12 +95,18 @@ def _ranges(message: dict, key: str) -> list[tuple[int, int, int]]:
         raise BadRequest(f"device request 'launch': bad {key}")
     out = []
     for item in value:
-        if (not isinstance(item, list) or len(item) != 3
-                or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_BYTES for x in item)
-                or item[2] < item[1]):
+        if not isinstance(item, list) or len(item) != 3:
             raise BadRequest(f"device request 'launch': bad byte range in {key}")
-        out.append((item[0], item[1], item[2]))
+        aid, start, end = item
+        if not (_byte_count(aid) and _byte_count(start) and _byte_count(end)) or end < start:
+            raise BadRequest(f"device request 'launch': bad byte range in {key}")
+        out.append((aid, start, end))
     return out
+
+
+def _byte_count(x) -> bool:
+    """Whether ``x`` is an int (not a bool) from 0 to MAX_BYTES."""
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_BYTES
 
 
 class SimDevice:
@@ -200,7 +206,7 @@ class SimDevice:
         jitter = self._jitter()
         busy = kernel_seconds(self.floorless, kind, read_bytes + write_bytes, flops, dtype, l2) * jitter
         seconds = max(busy, self.cfg["min_kernel_s"] * jitter)   # what only the launch floor explains: seconds - busy
-        self.cache.touch(touched)
+        self.cache.touch(touched, working_set)
         if self.cache.work - self.cache_work_at_call > MAX_CACHE_WORK:
             raise OverBudget(f"the simulated GPU tracked more than {MAX_CACHE_WORK:,} cache ranges in one "
                              "call, far more than any CUDA program makes it track")

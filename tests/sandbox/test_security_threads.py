@@ -97,6 +97,29 @@ def test_threads_that_use_the_cpu_between_calls_stop_the_child_with_one_line(tmp
         assert again.value is info.value and box.child is None
 
 
+def test_a_thread_left_working_after_each_call_is_charged_however_soon_the_next_call_comes(tmp_path):
+    """A call that returns while a thread it started still works: what that thread does before
+    the next request goes out depends on how soon the grader sends it and on how busy the machine
+    is. The next request waits while such a thread works, so its CPU is charged between calls
+    even when the calls come back to back, as they do in a grading."""
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "leftover.py").write_text(
+        "import hashlib, threading, time\n"
+        "def _burn():\n"
+        "    end = time.thread_time() + 0.3\n"
+        "    while time.thread_time() < end:\n"
+        "        hashlib.sha256(b'x' * 2**20).digest()\n"
+        "def start():\n"
+        "    threading.Thread(target=_burn, daemon=True).start()\n"
+        "    return 1\n")
+    with bare(folder) as box:
+        with pytest.raises(StudentCrashed) as info:
+            for _ in range(8):                  # 0.3 CPU s each: the allowance is used by the 4th
+                box.call("leftover", "start")
+        assert "CPU s between calls" in str(info.value)
+
+
 @pytest.mark.slow
 def test_a_thread_a_call_starts_and_joins_is_no_charge(tmp_path):
     folder = tmp_path / "sub"

@@ -135,3 +135,22 @@ def test_a_call_past_its_time_limit_by_the_devices_clock_is_stopped():
     dev.handle({"op": "sleep", "seconds": 30.0})
     dev.begin_call()                      # no limit given: none by the device's clock
     dev.handle({"op": "sleep", "seconds": 3600.0})
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(ranges=st.lists(_range, max_size=4))
+def test_union_bytes_counts_each_byte_of_each_allocation_once(ranges):
+    """A launch's usual one read and one write take a shortcut; any list counts what a set of
+    (allocation, byte) pairs holds."""
+    assert cache.union_bytes(ranges) == len({(aid, b) for aid, s, e in ranges for b in range(s, e)})
+
+
+@pytest.mark.parametrize("bad", [[[1, 0]], [[1, 0, 4, 5]], [(1, 0, 4)], [[True, 0, 4]], [[1, False, 4]],
+                                 [[1, 0, 4.0]], [[-1, 0, 4]], [[1, 0, simdevice.MAX_BYTES + 1]], [[1, 8, 4]],
+                                 [[1, 0, 4], "x"]])
+def test_a_launch_naming_a_malformed_byte_range_is_refused(bad):
+    dev = SimDevice(config("h100-sxm"))
+    with pytest.raises(simdevice.BadRequest, match="bad byte range in reads"):
+        dev.handle({"op": "launch", "kind": "copy", "reads": bad, "writes": [], "read_bytes": 4,
+                    "write_bytes": 0, "dtype": "float32", "stream": 0})
+    assert dev.record.ops == 0
