@@ -4,10 +4,10 @@ One device per process, as a GPU is: every thread sees it. torch's modes are per
 thread started while a device is active (``threading.Thread``, a thread pool's workers) enters
 the device's modes when it starts (``threads.py``).
 
-The device's virtual clock is read only by the threads that run on it: the one that activated
-it and those started while it was active. Threads that were running before (a notebook kernel's
-heartbeat and message threads, a server's event loop) keep the real clocks: their polling and
-sleeping must neither move the device's clock nor read it.
+The device's virtual clock is read only by the threads that run on it: the ones that activated
+a device of this process and those started while one was active (until they end). Threads that
+were running before (a notebook kernel's heartbeat and message threads, a server's event loop)
+keep the real clocks: their polling and sleeping must neither move the device's clock nor read it.
 
 A process forked while a device is active holds no device, as CUDA gives a forked child none:
 its first use of the device raises torch's own error for that case (``Forked``), and its clocks
@@ -61,12 +61,11 @@ def current_here():
 
 
 def set_current(device) -> None:
-    """Make ``device`` the process's device (None: none), run by the calling thread."""
+    """Make ``device`` the process's device (None: none), run by the calling thread. Threads
+    that ran on an earlier device of this process run on this one too, as every thread reads
+    one GPU's clock: a pool's worker outlives the call (and the device) it started on."""
     global _current
-    if device is None:
-        _threads.clear()
-    elif device is not _current:
-        _threads.clear()
+    if device is not None:
         _threads.add(threading.get_ident())
     _current = device
 

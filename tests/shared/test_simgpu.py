@@ -111,6 +111,35 @@ def test_every_thread_of_the_process_shares_the_one_device():
         assert 2 * 2**28 / seconds / 1e9 < H100["bw_gbs"]   # a 256 MiB copy's device time
 
 
+def test_a_pool_worker_kept_from_an_earlier_device_reads_the_new_devices_clock():
+    """``python -m shared.simgpu`` prints each call on a device of its own. A pool kept at module
+    level starts its worker on the first; on the next device that worker is still one of the
+    process's threads, and a GPU's clock is every thread's: it must time the new device's copies
+    by the new device's clock (it read the real clock, and printed thousands of GB/s)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def timed():
+        a = torch.empty(2**26, device="cuda")
+        b = torch.empty_like(a)
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        b.copy_(a)
+        torch.cuda.synchronize()
+        return time.perf_counter() - start
+
+    pool = ThreadPoolExecutor(1)
+    try:
+        with simgpu.active(H100):
+            first = pool.submit(timed).result()
+        with simgpu.active(H100) as dev:
+            reads = dev.clock.reads
+            second = pool.submit(timed).result()
+            assert dev.clock.reads >= reads + 2          # the worker read this device's clock
+    finally:
+        pool.shutdown()
+    assert second == pytest.approx(first, rel=0.02)      # the same copy on the same device
+
+
 def test_a_thread_that_was_running_before_the_device_keeps_the_real_clock():
     """A notebook kernel's heartbeat or message thread, running before the device was activated,
     polls and sleeps on the real clocks: it neither reads the device's clock nor moves it."""

@@ -81,7 +81,10 @@ def _copy_ratio(s: Session, function: str):
 
 def _cold(s: Session, function: str, ratio: float) -> Verdict | None:
     """A pass pointing at the failed warm-up check of ``function`` or of its base, else None: a
-    number no count explains because the first use was timed is charged there, once."""
+    number no count explains because the first use was timed is charged there, once. Timing the
+    first use makes a number low (``ratio`` to the reference below 1), never high."""
+    if ratio >= 1:
+        return None
     for f in (function, r.BASE.get(function)):
         if f is not None and f in r.JUDGES["warmup_present"]:
             verdict = s.verdict(s.rubric.check_id("warmup_present", f))
