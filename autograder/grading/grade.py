@@ -258,7 +258,7 @@ def plan(path, assignment: course.Assignment | str | None = None, device: str | 
     return GradingPlan(
         assignment=asg, device=device,
         limits=Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb,
-                      hide=policy.course_secrets(asg.root)),
+                      hide=policy.course_secrets(asg.root), sim_profile=asg.sim_profile),
         fixed_limit=bool(time_limit_s), budget_s=budget, started=started, submission=sub,
         checks=checks, order=order, early=early, shares=shares, needs=needs, torch_files=torch_files,
         plot_files=frozenset(declared.plot_files), only=only)
@@ -286,7 +286,7 @@ def open_sandboxes(p: GradingPlan) -> Iterator[tuple[PerFileSandbox, Sandbox]]:
     reference = kept_reference.sandbox(p.assignment.solutions_dir,
                                        Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
                                               memory_limit_mb=p.limits.memory_limit_mb,
-                                              hide=p.limits.hide))
+                                              hide=p.limits.hide, sim_profile=p.limits.sim_profile))
     # Each student call may take a multiple of the reference's time for the same call (asked
     # only when a call runs past the floor), capped by the per-call limit (calltime.py); an
     # explicit time_limit_s is one fixed limit for every call instead.

@@ -40,6 +40,8 @@ class Limits:
     output_cap_bytes: int = 64 * 2**10  # student stdout+stderr kept; the rest is read and dropped
     hide: tuple[str, ...] = ()          # paths beyond the grader's own the child may not read: the
                                         # graded course's (policy.course_secrets), passed down
+    sim_profile: str = ""               # the simulated GPU's card the child's machine shows (its
+                                        # nvidia-smi: smi.py); "" shows none
 
 
 @dataclass

@@ -17,6 +17,8 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.sandbox import smi
+
 ROOT = Path(__file__).resolve().parents[2]
 JAIL = Path(__file__).with_name("jail.py")
 #: First uid given to sandboxed children when the grader is root (2**31 - 2**24: above the ranges
@@ -56,6 +58,7 @@ class JailLimits:
     disk_inodes: int = 4096        # files and folders the working folder may hold
     memory_bytes: int = 4096 * 2**20   # all the child's processes together (memory cgroup)
     hide: tuple[str, ...] = ()     # more paths it may not read: the graded course's (course_secrets)
+    sim_profile: str = ""          # the simulated card whose nvidia-smi a machine without a GPU shows
 
     @classmethod
     def from_sandbox(cls, limits) -> "JailLimits":
@@ -66,7 +69,7 @@ class JailLimits:
                    file_size_bytes=int(limits.file_size_bytes),
                    cpu_seconds=int(limits.cpu_seconds),
                    memory_bytes=int(limits.memory_limit_mb) * 2**20,
-                   hide=tuple(limits.hide))
+                   hide=tuple(limits.hide), sim_profile=limits.sim_profile)
 
     def rlimits(self, processes: int) -> dict:
         return {"as": self.address_space_bytes, "nproc": processes, "nofile": self.open_files,
@@ -139,6 +142,7 @@ def build(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *, proce
     ``in_process``: it was forked from a fork server (the jail then runs the runner in-process)."""
     limits = limits or JailLimits()
     workdir = os.path.realpath(workdir)
+    devices = [d for d in GPU_DEVICES if os.path.exists(f"/dev/{d}")]
     env = {"HOME": workdir, "USER": "grader-sandbox", "LOGNAME": "grader-sandbox"}
     if namespaces:
         env.update(TMPDIR="/tmp", MPLCONFIGDIR="/tmp/matplotlib")
@@ -150,7 +154,8 @@ def build(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *, proce
         "jail_root": workdir.rstrip("/") + ".root",
         "view": view_paths(limits.hide),
         "hide": [*secret_paths(limits.hide), *CGROUP_VIEWS],
-        "devices": [d for d in GPU_DEVICES if os.path.exists(f"/dev/{d}")],
+        "devices": devices,
+        "smi": smi.script(limits.sim_profile) if namespaces and limits.sim_profile and not devices else None,
         "keep_fds": [int(fd) for fd in keep_fds],
         "uid": "auto" if os.getuid() == 0 else None,
         "uid_base": UID_BASE,

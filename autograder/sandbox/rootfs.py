@@ -21,6 +21,7 @@ import re
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_REC = 32, 1024, 2048, 4096, 16384
 MS_PRIVATE, MS_RELATIME = 1 << 18, 1 << 21
+MNT_DETACH = 2
 #: statvfs flag -> the mount flag a bind remount must repeat (the kernel refuses to clear locked ones)
 _LOCKED = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
            (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME),
@@ -32,7 +33,10 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 #: one and it reads nothing) and the driver's version file (a 570 driver, the first that runs the
 #: CUDA 12.8 the simulated GPU reports as torch.version.cuda).
 GPU_NODES = ("nvidia0", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools")
-DRIVER_VERSION = ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Mar 14 16:58:03 UTC 2025\n"
+DRIVER = "570.133.20"
+#: Where a GPU machine keeps the driver's tool, nvidia-smi (``present_smi``).
+SMI_FOLDER = "/usr/bin"
+DRIVER_VERSION = (f"NVRM version: NVIDIA UNIX x86_64 Kernel Module  {DRIVER}  Fri Mar 14 16:58:03 UTC 2025\n"
                   "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n")
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -139,6 +143,8 @@ def build_root(policy: dict) -> None:
         quota_workdir(root, policy["workdir"], policy["workdir_quota"])
     else:
         bind(root, policy["workdir"], writable=True)
+    if policy.get("smi"):
+        present_smi(root, policy["smi"])
     for path in policy.get("hide", ()):
         hide(root, path)
     seed_fonts(root, policy.get("font_lists", ()), policy.get("uid"))
@@ -193,6 +199,29 @@ def present_gpu(root: str) -> None:
     with open(driver + "/nvidia/version", "w", encoding="ascii") as fh:
         fh.write(DRIVER_VERSION)
     mount(None, driver, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
+def present_smi(root: str, text: str) -> None:
+    """nvidia-smi (``text``, autograder/sandbox/smi.py) in /usr/bin under ``root``, where a GPU
+    machine has it: the view's /usr/bin overlaid, read-only, with a one-file layer on a tmpfs that
+    is then let go. Where the kernel refuses the overlay (a user namespace before Linux 5.11) or
+    a path would not fit its options, nothing is added: the child finds no nvidia-smi, as before."""
+    folder = root + os.path.realpath(SMI_FOLDER)
+    layer = root + "/.smi"
+    if not os.path.isdir(folder) or any(c in folder for c in ",:\\="):
+        return
+    os.makedirs(layer)
+    mount("tmpfs", layer, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=64k")
+    try:
+        with open(layer + "/nvidia-smi", "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(layer + "/nvidia-smi", 0o755)
+        mount("overlay", folder, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, f"lowerdir={layer}:{folder}")
+    except RootError:
+        pass
+    finally:
+        if _libc.umount2(os.fsencode(layer), ctypes.c_int(MNT_DETACH)) == 0:
+            os.rmdir(layer)
 
 
 def quota_workdir(root: str, workdir: str, quota: dict) -> None:

@@ -20,13 +20,15 @@ needs_namespaces = pytest.mark.skipif(
     PROT.mode != "namespaces", reason=f"this kernel refuses namespaces here: {PROT.reason}")
 
 
-def run_jailed(code: str, *args: str, files: dict[str, str] | None = None, timeout: float = 120):
-    """Run ``python -c code args`` through the jail in a fresh private folder; (rc, stdout, stderr)."""
+def run_jailed(code: str, *args: str, files: dict[str, str] | None = None, timeout: float = 120, limits=None):
+    """Run ``python -c code args`` through the jail in a fresh private folder, with ``limits`` (a
+    policy.JailLimits; None: the defaults); (rc, stdout, stderr)."""
     workdir = Path(tempfile.mkdtemp(prefix="why17-jailtest-"))
     try:
         for name, text in (files or {}).items():
             (workdir / name).write_text(text)
-        argv = isolation.wrap([sys.executable, "-I", "-S", "-c", textwrap.dedent(code), *args], workdir)
+        argv = isolation.wrap([sys.executable, "-I", "-S", "-c", textwrap.dedent(code), *args], workdir,
+                              limits=limits)
         proc = subprocess.Popen(argv, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, start_new_session=True)
         try:

@@ -1,13 +1,17 @@
 """A jailed child on a machine without a GPU sees the files a GPU machine shows
-(autograder/sandbox/rootfs.py, ``present_gpu``): a program cannot tell the simulated GPU by
-their absence. Real processes through the jail, as tests/sandbox/test_security_jail.py runs them."""
+(autograder/sandbox/rootfs.py, ``present_gpu`` and ``present_smi``): a program cannot tell the
+simulated GPU by their absence, nor by nvidia-smi naming another card than torch does. Real
+processes through the jail, as tests/sandbox/test_security_jail.py runs them."""
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 
-from autograder.sandbox import rootfs
+from autograder.sandbox import rootfs, smi
+from autograder.sandbox.policy import JailLimits
+from shared.simgpu.profile import config, public
 from tests.helpers.jailed import needs_namespaces, seen
 
 no_gpu = pytest.mark.skipif(os.path.exists("/dev/nvidia0"),
@@ -32,3 +36,55 @@ def test_a_jailed_child_sees_the_driver_version_and_the_device_nodes_read_only()
     assert info["version"] == rootfs.DRIVER_VERSION
     assert info["nodes"] == sorted(rootfs.GPU_NODES)
     assert info["read"] == "" and info["wrote"] is False
+
+
+SMI_SEEN = """
+    import json, os, shutil, subprocess
+    where = shutil.which("nvidia-smi")
+    def run(*args):
+        done = subprocess.run(["nvidia-smi", *args], capture_output=True, text=True)
+        return done.returncode, done.stdout
+    print(json.dumps({"where": where, "root": sorted(os.listdir("/")),
+                      "query": run("--query-gpu=name,memory.total", "--format=csv,noheader,nounits") if where else None,
+                      "table": run()[1] if where else None, "list": run("-L")[1] if where else None}))
+"""
+
+
+@needs_namespaces
+@no_gpu
+def test_a_jailed_child_finds_nvidia_smi_in_usr_bin_naming_the_simulated_card_as_torch_does():
+    card = public(config("a100-80gb"))
+    host_had = os.path.lexists("/usr/bin/nvidia-smi")
+    info = seen(SMI_SEEN, limits=JailLimits(sim_profile="a100-80gb"))
+    assert info["where"] == "/usr/bin/nvidia-smi"
+    assert info["query"] == [0, f"{card['name']}, {card['memory_bytes'] // 2**20}\n"]
+    assert card["name"] in info["table"] and f"{card['memory_bytes'] // 2**20}MiB" in info["table"]
+    assert info["list"].startswith(f"GPU 0: {card['name']} (UUID: GPU-")
+    assert ".smi" not in info["root"]          # the layer's mount point is gone
+    assert os.path.lexists("/usr/bin/nvidia-smi") == host_had       # the host's /usr/bin is as it was
+
+
+@needs_namespaces
+@no_gpu
+def test_without_a_simulated_card_the_child_finds_no_nvidia_smi():
+    assert seen(SMI_SEEN)["where"] is None
+
+
+def test_nvidia_smi_answers_queries_as_the_real_tool_and_refuses_an_unknown_field(tmp_path):
+    tool = tmp_path / "nvidia-smi"
+    tool.write_text(smi.script("h100-sxm"))
+    tool.chmod(0o755)
+    card = public(config("h100-sxm"))
+
+    def run(*args):
+        done = subprocess.run([str(tool), *args], capture_output=True, text=True)
+        return done.returncode, done.stdout
+
+    mib = card["memory_bytes"] // 2**20
+    assert run("--query-gpu=name,memory.total,compute_cap", "--format=csv") == (
+        0, f"name, memory.total [MiB], compute_cap\n{card['name']}, {mib} MiB, {card['major']}.{card['minor']}\n")
+    assert run("--query-gpu=memory.total", "--format=csv,noheader,nounits") == (0, f"{mib}\n")
+    refused = 'Field "clocks.bogus" is not a valid field to query.\n'
+    assert run("--query-gpu=clocks.bogus", "--format=csv") == (2, refused)
+    lines = run()[1].splitlines()
+    assert {len(line) for line in lines[1:]} == {91} and "Driver Version: " + rootfs.DRIVER in lines[2]
