@@ -10,9 +10,10 @@ from typing import Callable
 
 from shared.lessons.why17.gpu import rubric as r
 from shared.lessons.why17.gpu.factors import BYTE_FACTORS, FLOP_FACTORS, GBS_UNITS, TFLOPS_UNITS
+from shared.lessons.why17.gpu.rubric import say
 from shared.simgpu.device import NOT_COMPLETED
 from shared.simgpu.judging import Session, Verdict
-from shared.simgpu.ratios import close, explain, fmt_ratio, single
+from shared.simgpu.ratios import close, explain, single
 
 
 def sync_present(s: Session, function: str) -> Verdict:
@@ -22,36 +23,17 @@ def sync_present(s: Session, function: str) -> Verdict:
     except Exception as exc:  # only the events error and a zero time are this check's
         if getattr(exc, "exc_type", type(exc).__name__) == "ZeroDivisionError":
             s.measure(function, "ideal")     # raises in the ideal setting too: that is its own error
-            return Verdict(s.vid, False,
-                           f"{function} divided by a time of zero when launches are asynchronous: "
-                           "the clock stopped before the device started, so it timed nothing. "
-                           f"Synchronize before reading the clock. {r.SYNC_LESSON}", math.inf)
+            return Verdict(s.vid, False, say("sync_zero_time", function=function), math.inf)
         if NOT_COMPLETED.split(" before")[0] not in str(exc):
             raise
-        return Verdict(s.vid, False,
-                       f"{function} asked CUDA events for their elapsed time before the device "
-                       "finished (PyTorch raises 'Both events must be completed'): call "
-                       f"end.synchronize() or torch.cuda.synchronize() first. {r.SYNC_LESSON}")
+        return Verdict(s.vid, False, say("sync_events_early", function=function))
     slow, b, _ = s.measure(function, "ideal")
     if a is None or b is None:
         return s.rubric.not_a_number(s.vid, function, fast if a is None else slow)
     ratio = a / b
-    what = r.unit(function)
-    if ratio > r.SYNC_BOUNDS[1]:
-        return Verdict(s.vid, False,
-                       f"{function} reads {fmt_ratio(ratio)} more {what} when launches are asynchronous "
-                       "than when each launch waits: the clock stopped before the device finished, "
-                       "so you timed how fast Python queues work. Synchronize before reading the "
-                       f"clock. {r.SYNC_LESSON}", ratio)
-    if ratio < r.SYNC_BOUNDS[0]:
-        return Verdict(s.vid, False,
-                       f"{function} reads {fmt_ratio(ratio)} the {what} it reads when each launch waits: "
-                       "the clock started while earlier work (the warm-up) was still queued. "
-                       "Synchronize before starting the clock too. Reread: Build It, step 3, "
-                       f"and {r.SYNC_LESSON.removeprefix('Reread: ')}", ratio)
-    return Verdict(s.vid, True,
-                   f"{function} waits for the device: asynchronous / waiting launches = {fmt_ratio(ratio)}.",
-                   ratio)
+    key = ("sync_stopped_early" if ratio > r.SYNC_BOUNDS[1] else
+           "sync_started_early" if ratio < r.SYNC_BOUNDS[0] else "sync_ok")
+    return Verdict(s.vid, key == "sync_ok", say(key, function=function, ratio=ratio, unit=r.unit(function)), ratio)
 
 
 def warmup_present(s: Session, function: str) -> Verdict:
@@ -61,15 +43,9 @@ def warmup_present(s: Session, function: str) -> Verdict:
     if a is None or b is None:
         return s.rubric.not_a_number(s.vid, function, cold if a is None else warm)
     ratio = a / b
-    if ratio < r.WARMUP_MIN:
-        return Verdict(s.vid, False,
-                       f"{function} reads {fmt_ratio(ratio)} the {r.unit(function)} on a device whose first "
-                       "use of an operation pays a one-time start-up cost than on one where it does "
-                       "not: the timed loop includes that first use. Run a few untimed iterations "
-                       "first. Reread: Build It, step 2 (warm up).", ratio)
-    return Verdict(s.vid, True,
-                   f"{function} warms up: with / without a one-time start-up cost = {fmt_ratio(ratio)}.",
-                   ratio)
+    passed = ratio >= r.WARMUP_MIN
+    key = "warmup_ok" if passed else "warmup_missing"
+    return Verdict(s.vid, passed, say(key, function=function, ratio=ratio, unit=r.unit(function)), ratio)
 
 
 def _copy_ratio(s: Session, function: str):
@@ -89,8 +65,7 @@ def _cold(s: Session, function: str, ratio: float) -> Verdict | None:
         if f is not None and f in r.JUDGES["warmup_present"]:
             verdict = s.verdict(s.rubric.check_id("warmup_present", f))
             if not verdict.passed:
-                return Verdict(s.vid, True, f"not judged here: {function}'s timed region is judged in "
-                                            f"[{verdict.check}].", ratio)
+                return Verdict(s.vid, True, say("judged_in_warmup", function=function, check=verdict.check), ratio)
     return None
 
 
@@ -99,25 +74,21 @@ def bytes_counted_twice(s: Session, function: str) -> Verdict:
     ratio, moved, raw = _copy_ratio(s, function)
     if ratio is None:
         return s.rubric.not_a_number(s.vid, function, raw)
-    head = f"{function} reads {fmt_ratio(ratio)} the reference GB/s on the same simulated GPU"
     explained = explain(ratio, BYTE_FACTORS, GBS_UNITS)
     if explained is None:
         other_size = not close(moved, 1.0)
-        note = f" (your buffers are {moved:.3g}x the n_bytes asked for)" if other_size else ""
         cold = _cold(s, function, ratio)
         if cold is not None:
             return cold
         if r.BAND[0] <= ratio <= r.BAND[1] or other_size:
-            return Verdict(s.vid, False,
-                           f"{head}{note}, which no byte count or unit explains: copy buffers of "
-                           "n_bytes, time only those copies and count 2·n_bytes per copy. Reread: "
-                           "Build It, bw.py step 4, and Break It, Count bytes once.", ratio)
-        return Verdict(s.vid, True, f"{head}; the gap is a matter of units (see units_gb_per_s).", ratio)
+            note = say("other_size", moved=moved) if other_size else ""
+            return Verdict(s.vid, False, say("bytes_unexplained", function=function, ratio=ratio, note=note), ratio)
+        return Verdict(s.vid, True, say("bytes_units_only", function=function, ratio=ratio), ratio)
     count, _unit_factor = explained
     if count != 1.0:
-        return Verdict(s.vid, False,
-                       f"{head}: {BYTE_FACTORS[count]}. Reread: Break It, Count bytes once.", ratio)
-    return Verdict(s.vid, True, f"{function} counts each copy as read + write.", ratio)
+        return Verdict(s.vid, False, say("bytes_miscounted", function=function, ratio=ratio,
+                                         why=BYTE_FACTORS[count]), ratio)
+    return Verdict(s.vid, True, say("bytes_ok", function=function), ratio)
 
 
 def units_gb_per_s(s: Session, function: str) -> Verdict:
@@ -125,20 +96,15 @@ def units_gb_per_s(s: Session, function: str) -> Verdict:
     ratio, moved, raw = _copy_ratio(s, function)
     if ratio is None:
         return s.rubric.not_a_number(s.vid, function, raw)
-    head = f"{function} reads {fmt_ratio(ratio)} the reference GB/s on the same simulated GPU"
     # A buffer of another size than n_bytes (bytes_counted_twice's mistake) scales the ratio by
     # its size when the student counted n_bytes: either reading may be the one in GB/s.
     readings = [explain(r, BYTE_FACTORS, GBS_UNITS) for r in (ratio, ratio * moved)]
     units = [e[1] for e in readings if e is not None]
     if 1.0 in units or (not units and r.BAND[0] <= ratio <= r.BAND[1]):
-        return Verdict(s.vid, True, f"{function} reports GB/s (1e9 bytes/s).", ratio)
-    if not units:
-        return Verdict(s.vid, False,
-                       f"{head}: orders of magnitude off, so check the units: GB/s is bytes / "
-                       "seconds / 1e9. Reread: Build It, bw.py.", ratio)
-    return Verdict(s.vid, False,
-                   f"{head}: {GBS_UNITS[units[0]]}. GB/s is bytes / seconds / 1e9. Reread: Build It, "
-                   "bw.py (units: GB = 1e9 bytes).", ratio)
+        return Verdict(s.vid, True, say("units_ok", function=function), ratio)
+    key = "units_named" if units else "units_orders_off"
+    why = GBS_UNITS[units[0]] if units else ""
+    return Verdict(s.vid, False, say(key, function=function, ratio=ratio, why=why), ratio)
 
 
 def buffer_exceeds_cache(s: Session, function: str) -> Verdict:
@@ -153,25 +119,17 @@ def buffer_exceeds_cache(s: Session, function: str) -> Verdict:
     biggest = timed.get("copy_extent_bytes") or trace.get("largest_alloc_bytes", 0)
     times = biggest / l2
     if times < r.CACHE_MULTIPLE:
-        return Verdict(s.vid, False,
-                       f"{function} copies a buffer of at most {fmt_ratio(times)} the L2 cache "
-                       f"(it needs at least {r.CACHE_MULTIPLE}x, read from "
-                       "torch.cuda.get_device_properties(...).L2_cache_size): the copy runs from the "
-                       f"cache, not from main memory. {r.CACHE_LESSON}", times)
+        return Verdict(s.vid, False, say("cache_buffer_small", function=function, times=times,
+                                         multiple=r.CACHE_MULTIPLE), times)
     if x is None:
         return s.rubric.not_a_number(s.vid, function, raw)
     ratio = r.versus(s, function)[1]
     explained = single(explain(ratio, BYTE_FACTORS, GBS_UNITS))
     spec_ratio = x / cfg["bw_gbs"]
     if explained in (None, (1.0, 1.0)) and spec_ratio > r.SPEED_OF_LIGHT:
-        return Verdict(s.vid, False,
-                       f"{function} returned {fmt_ratio(spec_ratio)} the device's spec bandwidth, faster "
-                       "than this device can move bytes: the buffer sat in the L2, or the clock was "
-                       "read before the GPU finished. Return the rate of a buffer at least "
-                       f"{r.CACHE_MULTIPLE}x the L2, not the best of a sweep. {r.CACHE_LESSON}", spec_ratio)
-    return Verdict(s.vid, True,
-                   f"{function}'s buffer is {times:.1f}x the L2 and its rate is one main memory can give.",
-                   spec_ratio)
+        return Verdict(s.vid, False, say("cache_above_spec", function=function, ratio=spec_ratio,
+                                         multiple=r.CACHE_MULTIPLE), spec_ratio)
+    return Verdict(s.vid, True, say("cache_ok", function=function, size=times), spec_ratio)
 
 
 def _cache_cliff(s: Session) -> Verdict:
@@ -184,19 +142,11 @@ def _cache_cliff(s: Session) -> Verdict:
     if ratio < r.CLIFF_MIN:
         biggest = trace_small.get("largest_alloc_bytes", 0)
         launch = (trace_small.get("timed") or {}).get("latency_share", 0.0)
-        if biggest > 1.02 * small:
-            cause = f"copy_bandwidth ignores n_bytes: its buffers were {biggest / small:.3g}x the small size asked for"
-        elif launch >= r.LAUNCH_BOUND_SHARE:
-            cause = (f"its small copies are launch-bound ({launch:.0%} of their time is the fixed "
-                     "cost of a launch): copy the buffer in one launch, or a few large ones")
-        else:
-            cause = "the small copies did not run from the cache (do not flush it between copies)"
-        return Verdict(s.vid, False,
-                       f"copy_bandwidth's sweep shows {fmt_ratio(ratio)} the reference's cache cliff "
-                       f"(GB/s of a buffer well inside the L2 over one well past it): {cause}. "
-                       f"{r.CACHE_LESSON}", ratio)
-    return Verdict(s.vid, True,
-                   f"copy_bandwidth's sweep shows the cache cliff ({fmt_ratio(ratio)} the reference's).", ratio)
+        cause = say("cliff_ignores_size" if biggest > 1.02 * small else
+                    "cliff_launch_bound" if launch >= r.LAUNCH_BOUND_SHARE else "cliff_flushed",
+                    size=biggest / small, share=launch)
+        return Verdict(s.vid, False, say("cliff_missing", ratio=ratio, cause=cause), ratio)
+    return Verdict(s.vid, True, say("cliff_ok", ratio=ratio), ratio)
 
 
 def flops_counted_2n3(s: Session, function: str) -> Verdict:
@@ -204,25 +154,19 @@ def flops_counted_2n3(s: Session, function: str) -> Verdict:
     raw, ratio, _ref = r.versus(s, function)
     if ratio is None:
         return s.rubric.not_a_number(s.vid, function, raw)
-    head = f"{function} reads {fmt_ratio(ratio)} the reference TFLOP/s on the same simulated GPU"
     explained = explain(ratio, FLOP_FACTORS, TFLOPS_UNITS)
     if explained == (1.0, 1.0):
-        return Verdict(s.vid, True, f"{function} counts 2·n**3 FLOPs and reports TFLOP/s.", ratio)
+        return Verdict(s.vid, True, say("flops_ok", function=function), ratio)
     if explained is None:
         cold = _cold(s, function, ratio)
         if cold is not None:
             return cold
         above = s.measure(function, "ideal")[1] > r.SPEED_OF_LIGHT * s.cfgs["ideal"]["peak_tflops"]
-        why = (", faster than this device can compute: the clock was read before the GPU "
-               "finished, or the FLOPs are miscounted" if above else ", which no FLOP count or unit explains")
-        return Verdict(s.vid, False,
-                       f"{head}{why}: time only the n×n matmuls, in the dtype asked for, and count "
-                       "2·n**3 FLOPs each. Reread: Build It, matmul_tflops.", ratio)
+        why = say("flops_above_peak" if above else "flops_no_count")
+        return Verdict(s.vid, False, say("flops_unexplained", function=function, ratio=ratio, why=why), ratio)
     count, unit = explained
     why = "; ".join(x for x in (FLOP_FACTORS[count], TFLOPS_UNITS[unit]) if x)
-    return Verdict(s.vid, False,
-                   f"{head}: {why}. Reread: The Idea, Arithmetic intensity (a multiply-add counts "
-                   "as 2), and Build It, matmul_tflops.", ratio)
+    return Verdict(s.vid, False, say("flops_miscounted", function=function, ratio=ratio, why=why), ratio)
 
 
 def within_peak(s: Session, function: str) -> Verdict:
@@ -235,24 +179,17 @@ def within_peak(s: Session, function: str) -> Verdict:
     ratio = r.versus(s, function)[1]
     explained = single(explain(ratio, FLOP_FACTORS, TFLOPS_UNITS))
     if explained not in (None, (1.0, 1.0)):
-        return Verdict(s.vid, True, f"{function}'s gap is a FLOP count or unit (see flops_counted_2n3).", ratio)
+        return Verdict(s.vid, True, say("peak_gap_is_a_count", function=function), ratio)
     if peak_ratio > r.SPEED_OF_LIGHT:
-        return Verdict(s.vid, False,
-                       f"{function} returned {fmt_ratio(peak_ratio)} the device's bf16 peak, faster than "
-                       "this device can compute: the clock was read before the GPU finished, or the "
-                       "FLOPs are miscounted. Reread: Break It, Forget to synchronize, and The "
-                       "roofline.", peak_ratio)
+        return Verdict(s.vid, False, say("peak_above", function=function, ratio=peak_ratio), peak_ratio)
     matmuls = [g for g in trace.get("op_groups", []) if g["kind"] == "matmul"]
     counted = _same_count_as_base(s, function, ratio)
     if counted is not None:            # matmul_tflops' FLOP count, inherited: charged there, once
-        return Verdict(s.vid, True, f"not judged here: {function} relies on matmul_tflops, judged in "
-                                    f"[{counted}].", ratio)
-    if ratio < r.PEAK_MIN or not matmuls:
-        return Verdict(s.vid, False,
-                       f"{function} reads {fmt_ratio(ratio)} the TFLOP/s of a compute-bound bf16 matmul: "
-                       "pick n large enough that the matmul is past the ridge point (thousands), in "
-                       "bf16. Reread: The roofline, the ridge point.", ratio)
-    return Verdict(s.vid, True, f"{function} is compute-bound and within the device's peak.", ratio)
+        return Verdict(s.vid, True, say("judged_in_base", function=function, base=r.BASE[function],
+                                        check=counted), ratio)
+    passed = ratio >= r.PEAK_MIN and bool(matmuls)
+    key = "peak_ok" if passed else "peak_not_compute_bound"
+    return Verdict(s.vid, passed, say(key, function=function, ratio=ratio), ratio)
 
 
 def _same_count_as_base(s: Session, function: str, ratio: float) -> str | None:

@@ -9,10 +9,13 @@ section to reread; never an expected value beyond the ratio.
 """
 from __future__ import annotations
 
+import functools
 import random
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
+from shared import yamlfile
 from shared.lessons.why17.gpu.factors import BYTE_FACTORS, FLOP_FACTORS, GBS_UNITS, TFLOPS_UNITS
 from shared.simgpu import ratios
 from shared.simgpu.judging import Rubric, Session, Verdict
@@ -66,9 +69,24 @@ ARGS_OWNER = {"bw": "bw_honours_args", "flops": "flops_honours_args"}
 #: A second matmul side asked on the seeded device differs from the first by at least this factor,
 #: so that a cap between or below them shows as another shortfall at each.
 SECOND_N_APART = 1.1
-#: Lesson sections named in messages.
-SYNC_LESSON = "Reread: Break It, Forget to synchronize."
-CACHE_LESSON = "Reread: Break It, Tiny buffers."
+#: The checks' messages, in the lesson's words (``say``).
+MESSAGES = Path(__file__).with_name("messages.yml")
+
+
+@functools.cache
+def messages() -> dict[str, str]:
+    """messages.yml: outcome -> its str.format template."""
+    with open(MESSAGES, encoding="utf-8") as fh:
+        return yamlfile.safe_load(fh)
+
+
+def say(key: str, **fields) -> str:
+    """The message of outcome ``key`` (messages.yml) with ``fields`` filled in; a float ``ratio``
+    or ``times`` is written as a ratio ("0.52x")."""
+    for name in ("ratio", "times"):
+        if isinstance(fields.get(name), float):
+            fields[name] = ratios.fmt_ratio(fields[name])
+    return messages()[key].format(**fields)
 
 
 def sizes(cfg: dict) -> tuple[int, int]:
@@ -226,21 +244,10 @@ class Why17(Rubric):
         return "bw" if MODULE[function] == "bw" else "peak"
 
     def not_a_number(self, check: str, function: str, value) -> Verdict:
-        return Verdict(check, False, f"{function} returned {value!r:.60}, not a positive number of "
-                                     f"{unit(function)}. Reread: Build It.")
+        return Verdict(check, False, say("not_a_number", function=function, value=value, unit=unit(function)))
 
     def not_following(self, function: str, moved: float, scale: float, work_moved: float | None) -> str:
-        what = "memory bandwidth" if MODULE[function] == "bw" else "peak"
-        head = (f"{function} read {ratios.fmt_ratio(moved)} the {unit(function)} on a simulated GPU "
-                f"with {scale:.2f}x the {what}")
-        if work_moved is None:
-            return (f"{head}, and the work between its clock readings ran as fast on both: the "
-                    "number does not follow the device, since it times nothing that depends on "
-                    "the device's speed (no copy or matmul in it, no clock read around the "
-                    "work, a copy PyTorch skips, or copies so small that launching them is all "
-                    "that is timed). Time copies of the size asked. Reread: Build It, and Break "
-                    "It, Tiny buffers.")
-        return (f"{head}, while the work it timed ran {work_moved:.2f}x as fast: the number does not "
-                "follow the device (hard-coded, cached, or not timing the work). Time the work "
-                "itself. Reread: Build It.")
+        key = "not_following_nothing_timed" if work_moved is None else "not_following"
+        return say(key, function=function, moved=ratios.fmt_ratio(moved), unit=unit(function), scale=scale,
+                   what="memory bandwidth" if MODULE[function] == "bw" else "peak", work_moved=work_moved)
 

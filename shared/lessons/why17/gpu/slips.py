@@ -22,7 +22,7 @@ import math
 from shared.lessons.why17.gpu import rubric as r
 from shared.lessons.why17.gpu.checks import warmup_present
 from shared.simgpu.judging import Diagnosis, Session
-from shared.simgpu.ratios import RATIO_TOLERANCE, close, explain, fmt_ratio
+from shared.simgpu.ratios import RATIO_TOLERANCE, close, explain
 
 #: Work items a count may miss as a whole (a batch of k products or copies counted as one).
 WHOLE_ITEMS = range(1, 17)
@@ -54,8 +54,8 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
     if other is not None and (found is None or (found.kind, other.kind) == ("cache_sized", "short_copies")):
         found = _shared(s, function, timed, base, other) or found
     if found is not None and other is not None and other.kind == found.kind:
-        return Diagnosis(found.kind, other.owner, f"{function} shows the same slip as {base}, "
-                         f"charged once there ([{other.owner}]).", found.rate, found.scale, found.work, base)
+        return Diagnosis(found.kind, other.owner, r.say("same_slip", function=function, base=base, owner=other.owner),
+                         found.rate, found.scale, found.work, base)
     return found if found is not None else not_measured(s, function)
 
 
@@ -104,18 +104,13 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
             and timed.get("matmul_latency_share", 0) < r.LAUNCH_BOUND_SHARE):
         # an n x n product computed in blocks (row blocks, 2 n**3 FLOPs in all) is the work asked
         side = round(timed["matmul_max_flops"] / 2) ** (1 / 3)
-        return Diagnosis(
-            "small_matmuls", _owner(s, function, "flops_counted_2n3"),
-            f"{function} timed matmuls of at most {timed['matmul_max_flops'] / 1e9:.3g} GFLOP each "
-            f"(about n={side:.0f}) when asked for n={n}, and counted the FLOPs of the n "
-            "asked: multiply matrices of the size asked. Reread: Build It, matmul_tflops.",
-            rate, asked_flops / timed["matmul_max_flops"], timed["matmul_max_flops"])
+        return Diagnosis("small_matmuls", _owner(s, function, "flops_counted_2n3"),
+                         r.say("small_matmuls", function=function, gflop=timed["matmul_max_flops"] / 1e9,
+                               side=side, n=n),
+                         rate, asked_flops / timed["matmul_max_flops"], timed["matmul_max_flops"])
     if timed.get("matmuls") and timed.get("fill_bytes", 0) > 0:
-        found = Diagnosis(
-            "extra_work", _owner(s, function, "flops_counted_2n3"),
-            f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
-            "written besides the matmuls), so the matmuls look slower than they are: make the inputs "
-            "before the clock starts and time only the matmuls. Reread: Build It, matmul_tflops.", rate)
+        found = Diagnosis("extra_work", _owner(s, function, "flops_counted_2n3"),
+                          r.say("matmul_fills", function=function, gib=timed["fill_bytes"] / 2**30), rate)
         # As for copies: a number that is the matmuls' rate over the spans between clock readings
         # that hold no fill (the inputs made after a log line's clock reading) is judged as any other.
         span = timed.get("clean_matmul_s")
@@ -124,44 +119,29 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
             return found
     if (function == "measured_peak_tflops" and timed.get("matmuls")
             and timed.get("matmul_latency_share", 0) >= r.LAUNCH_BOUND_SHARE):
-        return Diagnosis(
-            "launch_bound", _owner(s, function, "within_peak"),
-            f"{function} times matmuls so small that launch latency is "
-            f"{timed['matmul_latency_share']:.0%} of their time: too small to be compute-bound. "
-            "Pick n in the thousands, past the ridge point. Reread: The roofline, the ridge point.", rate)
+        return Diagnosis("launch_bound", _owner(s, function, "within_peak"),
+                         r.say("launch_bound", function=function, share=timed["matmul_latency_share"]), rate)
     return None
 
 
 def _copy_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnosis | None:
     if timed.get("transfers") and not timed.get("copies"):
-        return Diagnosis(
-            "host_link", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
-            f"{function} timed a copy between host and device memory: that measures the link "
-            "(PCIe or NVLink-C2C), not the GPU's memory. Copy between two buffers on the GPU. "
-            "Reread: Build It, bw.py.", timed["transfer_bytes"] / timed["duration_s"] / 1e9)
+        return Diagnosis("host_link", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
+                         r.say("host_link", function=function), timed["transfer_bytes"] / timed["duration_s"] / 1e9)
     if function == "measured_bandwidth" and _copies_timed(timed):
         times = timed.get("copy_extent_bytes", 0) / s.cfgs["ideal"]["l2_bytes"]
         if times < r.CACHE_MULTIPLE:
-            return Diagnosis(
-                "cache_sized", _owner(s, function, "buffer_exceeds_cache"),
-                f"{function} times copies over at most {fmt_ratio(times)} the L2 cache of one "
-                f"buffer (it needs at least {r.CACHE_MULTIPLE}x, read from torch.cuda."
-                "get_device_properties(...).L2_cache_size): the copy runs from the cache, not "
-                f"from main memory. {r.CACHE_LESSON}", rate)
+            return Diagnosis("cache_sized", _owner(s, function, "buffer_exceeds_cache"),
+                             r.say("cache_sized", function=function, times=times, multiple=r.CACHE_MULTIPLE), rate)
     wanted = None if function == "measured_bandwidth" else r.asked(s.cfgs)[1]
     extent = timed.get("copy_extent_bytes", 0)
     if wanted and _copies_timed(timed) and extent * RATIO_TOLERANCE < wanted:
-        return Diagnosis(
-            "short_copies", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
-            f"{function} timed copies over {extent / r.MIB:.3g} MiB of one buffer when asked for "
-            f"{wanted / r.MIB:.3g} MiB, and reported them as the rate of the size asked: copy "
-            f"buffers of n_bytes. {r.CACHE_LESSON}", rate, wanted / extent, extent)
+        return Diagnosis("short_copies", _owner(s, function, "buffer_exceeds_cache", "bytes_counted_twice"),
+                         r.say("short_copies", function=function, done=extent / r.MIB, wanted=wanted / r.MIB),
+                         rate, wanted / extent, extent)
     if timed.get("copies") and timed.get("fill_bytes", 0) >= r.FILL_SHARE * timed["copy_bytes"]:
-        found = Diagnosis(
-            "extra_work", _owner(s, function, "bytes_counted_twice"),
-            f"{function}'s timed region also fills buffers ({timed['fill_bytes'] / 2**30:.3g} GiB "
-            "written besides the copies), so the copies look slower than they are: fill before "
-            "the clock starts and time only the copies. Reread: Build It, bw.py step 4.", rate)
+        found = Diagnosis("extra_work", _owner(s, function, "bytes_counted_twice"),
+                          r.say("copy_fills", function=function, gib=timed["fill_bytes"] / 2**30), rate)
         # Fills between the first and the last clock reading slowed the number only when it is
         # the copies' rate over that whole span; a number that is the copies' rate over the spans
         # between clock readings that hold no fill (a refill outside each rep's window, a clock
@@ -243,10 +223,7 @@ def _explained(s: Session, function: str, diagnosis: Diagnosis | None) -> set[tu
 def not_the_work(s: Session, function: str, diagnosis: Diagnosis) -> str:
     """Why ``function``'s number, which its timed work does not explain, earns no check."""
     ratio = _over(s, function, diagnosis.rate) or math.nan
-    return (f"{function} returned {fmt_ratio(ratio)} the {r.unit(function)} that the work between its "
-            "clock readings ran at, which no count, unit or size asked explains: the number is not "
-            "a measurement of the work it timed (a correction factor, a guess or a spec-sheet "
-            "figure). Return the rate of the work you time. Reread: Build It.")
+    return r.say("not_the_work", function=function, ratio=ratio, unit=r.unit(function))
 
 
 def not_measured(s: Session, function: str) -> Diagnosis | None:
