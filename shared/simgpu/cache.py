@@ -108,10 +108,18 @@ class L2Cache:
             self._stamp.clear()
             self.used = 0
             return
+        lines, stamp = self.lines, self._stamp
         for aid, s, e in touched:
-            if e > s:
-                self._cut(aid, s, e)
-                self._add(aid, s, e)
+            if e <= s:
+                continue
+            if lines.get((aid, s)) == e:          # that very line (lines never overlap): newest now
+                self.work += 1
+                lines.move_to_end((aid, s))
+                self._newest += 1
+                stamp[(aid, s)] = self._newest
+                continue
+            self._cut(aid, s, e)
+            self._add(aid, s, e)
         while self.used > self.capacity and self.lines:
             (aid, s), e = self.lines.popitem(last=False)
             del self._stamp[(aid, s)]

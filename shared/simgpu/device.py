@@ -76,9 +76,15 @@ class OverBudget(BadRequest):
     past its time limit by the device's clock."""
 
 
+def _whole(x, low: int = 0, high: int = MAX_BYTES) -> bool:
+    """Whether ``x`` is an int (not a bool) from ``low`` to ``high``; a plain int is decided first
+    (every value a decoded request holds), as a launch checks several."""
+    return (type(x) is int or (isinstance(x, int) and not isinstance(x, bool))) and low <= x <= high
+
+
 def _int(message: dict, key: str, low: int = 0, high: int = MAX_BYTES) -> int:
     value = message.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+    if not _whole(value, low, high):
         raise BadRequest(f"device request {message.get('op')!r}: bad {key} {value!r:.40}")
     return value
 
@@ -98,15 +104,10 @@ def _ranges(message: dict, key: str) -> list[tuple[int, int, int]]:
         if not isinstance(item, list) or len(item) != 3:
             raise BadRequest(f"device request 'launch': bad byte range in {key}")
         aid, start, end = item
-        if not (_byte_count(aid) and _byte_count(start) and _byte_count(end)) or end < start:
+        if not (_whole(aid) and _whole(start) and _whole(end)) or end < start:
             raise BadRequest(f"device request 'launch': bad byte range in {key}")
         out.append((aid, start, end))
     return out
-
-
-def _byte_count(x) -> bool:
-    """Whether ``x`` is an int (not a bool) from 0 to MAX_BYTES."""
-    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_BYTES
 
 
 class SimDevice:

@@ -413,6 +413,16 @@ def test_matmuls_count_two_flops_per_multiply_add(matmul):
     assert [g["flops"] for g in simgpu.trace()["op_groups"] if g["kind"] == "matmul"] == [2.0 * m * k * n]
 
 
+def test_a_matmul_repeated_at_other_shapes_is_counted_at_each_shape():
+    # FLOPs are remembered by the op's argument shapes: a repeat at another shape is no repeat
+    with simgpu.active(H100):
+        for m, k in ((64, 32), (128, 32), (64, 32), (64, 96)):
+            a, b = torch.empty(m, k, device="cuda"), torch.empty(k, 16, device="cuda")
+            torch.mm(a, b)
+    flops = {g["flops"] for g in simgpu.trace()["op_groups"] if g["kind"] == "matmul"}   # one group a shape
+    assert flops == {2.0 * m * k * 16 for m, k in ((64, 32), (128, 32), (64, 96))}
+
+
 def test_formatting_pinning_and_comparisons_of_simulated_tensors():
     with simgpu.active(H100):
         x = torch.ones(1, device="cuda")
