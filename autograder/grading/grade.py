@@ -258,7 +258,8 @@ def plan(path, assignment: course.Assignment | str | None = None, device: str | 
     return GradingPlan(
         assignment=asg, device=device,
         limits=Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb,
-                      hide=policy.course_secrets(asg.root), sim_profile=asg.sim_profile),
+                      hide=policy.course_secrets(asg.root),
+                      sim_profile=asg.sim_profile if device == "sim" else ""),   # its nvidia-smi
         fixed_limit=bool(time_limit_s), budget_s=budget, started=started, submission=sub,
         checks=checks, order=order, early=early, shares=shares, needs=needs, torch_files=torch_files,
         plot_files=frozenset(declared.plot_files), only=only)

@@ -143,7 +143,9 @@ def build(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *, proce
     limits = limits or JailLimits()
     workdir = os.path.realpath(workdir)
     devices = [d for d in GPU_DEVICES if os.path.exists(f"/dev/{d}")]
-    env = {"HOME": workdir, "USER": "grader-sandbox", "LOGNAME": "grader-sandbox"}
+    shown = smi.script(limits.sim_profile) if namespaces and limits.sim_profile and not devices else None
+    env = {"HOME": workdir, "USER": "grader-sandbox", "LOGNAME": "grader-sandbox",
+           **(smi.CONTAINER_ENV if shown else {})}
     if namespaces:
         env.update(TMPDIR="/tmp", MPLCONFIGDIR="/tmp/matplotlib")
     else:
@@ -155,7 +157,7 @@ def build(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *, proce
         "view": view_paths(limits.hide),
         "hide": [*secret_paths(limits.hide), *CGROUP_VIEWS],
         "devices": devices,
-        "smi": smi.script(limits.sim_profile) if namespaces and limits.sim_profile and not devices else None,
+        "smi": shown,
         "keep_fds": [int(fd) for fd in keep_fds],
         "uid": "auto" if os.getuid() == 0 else None,
         "uid_base": UID_BASE,

@@ -39,6 +39,15 @@ SMI_FOLDER = "/usr/bin"
 DRIVER_VERSION = (f"NVRM version: NVIDIA UNIX x86_64 Kernel Module  {DRIVER}  Fri Mar 14 16:58:03 UTC 2025\n"
                   "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n")
 
+#: What the loaded driver adds to /proc's kernel-wide lists (``present_proc``): its modules, its
+#: character devices (major 195 and two of the dynamic ones, in the kernel's major order), an
+#: interrupt line.
+GPU_MODULES = ("nvidia_uvm 1966080 0 - Live 0x0000000000000000 (PO)",
+               "nvidia_modeset 1421312 0 - Live 0x0000000000000000 (PO)",
+               "nvidia 104103936 2 nvidia_uvm,nvidia_modeset, Live 0x0000000000000000 (PO)")
+GPU_CHAR_DEVICES = ((195, "nvidia"), (195, "nvidia-modeset"), (195, "nvidiactl"), (508, "nvidia-uvm"),
+                    (509, "nvidia-caps"))
+
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -199,6 +208,51 @@ def present_gpu(root: str) -> None:
     with open(driver + "/nvidia/version", "w", encoding="ascii") as fh:
         fh.write(DRIVER_VERSION)
     mount(None, driver, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    present_proc(root)
+
+
+def present_proc(root: str) -> None:
+    """/proc/modules, /proc/devices and /proc/interrupts under ``root`` as the kernel writes them
+    with the NVIDIA driver loaded: each a read-only copy of this kernel's, with the driver's lines
+    added, bound over the file (where the kernel refuses, the file stays as it is)."""
+    layer = root + "/.proc"
+    os.makedirs(layer)
+    mount("tmpfs", layer, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755,size=256k")
+    try:
+        for name, add in (("modules", _with_modules), ("devices", _with_devices), ("interrupts", _with_irq)):
+            try:           # a kernel without loadable modules has no /proc/modules to show
+                with open(f"{root}/proc/{name}", encoding="utf-8", errors="replace") as fh:
+                    text = add(fh.read())
+                with open(f"{layer}/{name}", "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                mount(f"{layer}/{name}", f"{root}/proc/{name}", None, MS_BIND)
+                mount(None, f"{root}/proc/{name}", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+            except (OSError, RootError, ValueError, IndexError):
+                continue
+    finally:
+        if _libc.umount2(os.fsencode(layer), ctypes.c_int(MNT_DETACH)) == 0:
+            os.rmdir(layer)
+
+
+def _with_modules(text: str) -> str:
+    return "".join(line + "\n" for line in GPU_MODULES) + text
+
+
+def _with_devices(text: str) -> str:
+    head, _, rest = text.partition("\n\n")
+    lines = head.splitlines()
+    entries = [(int(line.split()[0]), line) for line in lines[1:] if line.split()[:1] and line.split()[0].isdigit()]
+    entries += [(major, f"{major:3d} {name}") for major, name in GPU_CHAR_DEVICES]
+    entries.sort(key=lambda e: e[0])
+    return "\n".join([lines[0] if lines else "Character devices:", *(line for _m, line in entries)]) + "\n\n" + rest
+
+
+def _with_irq(text: str) -> str:
+    """The driver's interrupt line after the numbered ones (the named ones, NMI and on, follow)."""
+    lines = text.splitlines()
+    counts = "".join(f" {0:10d}" for _ in lines[0].split())
+    at = 1 + sum(1 for line in lines[1:] if line.split(":")[0].strip().isdigit())
+    return "\n".join([*lines[:at], f" 120:{counts}  IR-PCI-MSI 1572864-edge      nvidia", *lines[at:]]) + "\n"
 
 
 def present_smi(root: str, text: str) -> None:

@@ -16,6 +16,11 @@ from autograder.sandbox.rootfs import DRIVER
 from shared.simgpu import CUDA_VERSION
 from shared.simgpu.profile import config
 
+#: What NVIDIA's CUDA container images (nvidia/cuda, their Dockerfiles' ENV lines) set in every
+#: process, for the CUDA 12.8 the simulated GPU reports: a grading child that shows nvidia-smi
+#: shows these too, as a GPU container would.
+CONTAINER_ENV = {"NVIDIA_VISIBLE_DEVICES": "all", "NVIDIA_DRIVER_CAPABILITIES": "compute,utility",
+                 "NVIDIA_REQUIRE_CUDA": "cuda>=12.8", "CUDA_VERSION": "12.8.1", "NV_CUDA_LIB_VERSION": "12.8.1-1"}
 #: The card's place on the PCI bus and its UUID, as nvidia-smi prints them (any fixed values).
 BUS_ID = "00000000:18:00.0"
 UUID = "GPU-5f3c9a2e-8d41-4b7c-9e06-2a7d1c4b8f53"

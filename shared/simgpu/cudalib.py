@@ -1,5 +1,5 @@
 """The rest of torch.cuda a program may call on the simulated device: its random number
-generator, NVTX ranges and torch.compile.
+generator, NVTX ranges, torch.compile, and what the CUDA software stack reports.
 
 A CPU build of torch has none of them working: ``torch.cuda.manual_seed`` asks the CUDA runtime
 for the current device, NVTX is not linked, and torch.compile would generate GPU kernels. Each
@@ -12,7 +12,10 @@ answers here as a CUDA build does (patches.py installs them with the other dispa
   torch's bindings of the NVTX library do;
 - torch.compile: while a device is active the function runs eagerly, op by op, on the device.
   The kernels a compiler would fuse are the same copies and matmuls this lesson times; its
-  one-time compilation falls in a warm-up.
+  one-time compilation falls in a warm-up;
+- the stack: cuDNN is there (``torch.backends.cudnn.is_available`` and ``version``) and the
+  driver reports its CUDA version (``torch._C._cuda_getDriverVersion``), as on a GPU machine with
+  PyTorch's CUDA wheels (shared/data/simgpu.yml, ``software``).
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ import random
 
 import torch
 
-from shared.simgpu import state
+from shared.simgpu import profile, state
 
 #: The seed of a CUDA generator nobody seeded (c10's default_rng_seed_val).
 DEFAULT_SEED = 67280421310721
@@ -127,8 +130,19 @@ def compile_wrapper(original):
     return compile_
 
 
+def software(key: str) -> int:
+    """A figure of the CUDA software stack a GPU machine reports (simgpu.yml, ``software``)."""
+    return profile.constants()["software"][key]
+
+
+CUDNN = {"is_available": lambda dev: True, "version": lambda dev: software("cudnn_version")}
+
+
 def install(patch) -> None:
     """Install the dispatchers; ``patch(owner, attr, sim)`` is patches._patch."""
+    for attr, sim in CUDNN.items():
+        patch(torch.backends.cudnn, attr, sim)
+    patch(torch._C, "_cuda_getDriverVersion", lambda dev: software("driver_api_version"))
     for owner in (torch.cuda, torch.cuda.random):
         for attr, sim in RANDOM.items():
             patch(owner, attr, sim)

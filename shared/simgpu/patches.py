@@ -144,8 +144,9 @@ def _sync(dev, *_args, **_kwargs):
 
 
 def _mem_get_info(dev, *_args, **_kwargs):
-    free = dev.memory.capacity - dev.memory.allocated
-    return free, dev.memory.capacity
+    """(free, total) bytes as the driver counts them: the CUDA context holds memory of its own."""
+    free = dev.memory.capacity - dev.memory.allocated - cudalib.software("context_bytes")
+    return max(free, 0), dev.memory.capacity
 
 
 def _reset_peak(dev, *_args, **_kwargs):

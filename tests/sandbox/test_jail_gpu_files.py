@@ -45,6 +45,8 @@ SMI_SEEN = """
         done = subprocess.run(["nvidia-smi", *args], capture_output=True, text=True)
         return done.returncode, done.stdout
     print(json.dumps({"where": where, "root": sorted(os.listdir("/")),
+                      "devices": open("/proc/devices").read(), "interrupts": open("/proc/interrupts").read(),
+                      "env": {k: v for k, v in os.environ.items() if k.startswith(("NVIDIA_", "CUDA_"))},
                       "query": run("--query-gpu=name,memory.total", "--format=csv,noheader,nounits") if where else None,
                       "table": run()[1] if where else None, "list": run("-L")[1] if where else None}))
 """
@@ -60,14 +62,20 @@ def test_a_jailed_child_finds_nvidia_smi_in_usr_bin_naming_the_simulated_card_as
     assert info["query"] == [0, f"{card['name']}, {card['memory_bytes'] // 2**20}\n"]
     assert card["name"] in info["table"] and f"{card['memory_bytes'] // 2**20}MiB" in info["table"]
     assert info["list"].startswith(f"GPU 0: {card['name']} (UUID: GPU-")
-    assert ".smi" not in info["root"]          # the layer's mount point is gone
+    assert ".smi" not in info["root"] and ".proc" not in info["root"]      # the layers' mount points are gone
+    # the kernel-wide lists show the driver's character devices and interrupt, and the environment
+    # is a GPU container's
+    assert {"195 nvidia", "195 nvidiactl", "508 nvidia-uvm"} <= {line.strip() for line in info["devices"].splitlines()}
+    assert any(line.split()[-1:] == ["nvidia"] for line in info["interrupts"].splitlines())
+    assert info["env"]["NVIDIA_VISIBLE_DEVICES"] == "all" and info["env"]["CUDA_VERSION"].startswith("12.8")
     assert os.path.lexists("/usr/bin/nvidia-smi") == host_had       # the host's /usr/bin is as it was
 
 
 @needs_namespaces
 @no_gpu
-def test_without_a_simulated_card_the_child_finds_no_nvidia_smi():
-    assert seen(SMI_SEEN)["where"] is None
+def test_without_a_simulated_card_the_child_finds_no_nvidia_smi_nor_a_gpu_containers_environment():
+    info = seen(SMI_SEEN)
+    assert info["where"] is None and "NVIDIA_VISIBLE_DEVICES" not in info["env"]
 
 
 def test_nvidia_smi_answers_queries_as_the_real_tool_and_refuses_an_unknown_field(tmp_path):

@@ -423,6 +423,16 @@ def test_a_matmul_repeated_at_other_shapes_is_counted_at_each_shape():
     assert flops == {2.0 * m * k * 16 for m, k in ((64, 32), (128, 32), (64, 96))}
 
 
+def test_the_cuda_stack_reports_cudnn_a_driver_and_a_contexts_memory_as_a_gpu_machine_does():
+    with simgpu.active(H100):
+        free, total = torch.cuda.mem_get_info()
+        context = total - free - torch.cuda.memory_reserved()
+        answers = (torch.backends.cudnn.is_available(), torch.backends.cudnn.version(),
+                   torch._C._cuda_getDriverVersion())
+    assert answers == (True, 90800, 12080)
+    assert 200 * 2**20 < context < 2**30          # a CUDA context's memory, outside torch's allocator
+
+
 def test_formatting_pinning_and_comparisons_of_simulated_tensors():
     with simgpu.active(H100):
         x = torch.ones(1, device="cuda")
