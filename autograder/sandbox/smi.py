@@ -47,7 +47,7 @@ def _table(name: str, mib: int) -> str:
     bar = "+" + "-" * 41 + "+" + "-" * 24 + "+" + "-" * 22 + "+"
     wide = "+" + "-" * 89 + "+"
     rows = [
-        "%DATE%", wide,
+        wide,
         "|" + f" NVIDIA-SMI {DRIVER:<22}Driver Version: {DRIVER:<15}CUDA Version: {CUDA_VERSION}".ljust(89) + "|",
         bar.replace("+", "|", 1)[:-1] + "+",
         "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
@@ -74,20 +74,23 @@ def script(profile: str) -> str:
     cfg = config(profile)
     name, mib = cfg["cuda_name"], cfg["memory_bytes"] // 2**20
     fields = _fields(name, mib, f"{cfg['major']}.{cfg['minor']}")
-    cases = "\n".join(f"    {key}) head='{h}'; value='{v}' ;;" for key, (h, v) in fields.items())
-    table = _table(name, mib).replace("%DATE%", "$(date '+%a %b %e %H:%M:%S %Y')")
+    quoted = {key: (h, v.replace("'", "'\\''")) for key, (h, v) in fields.items()}     # sh's single quotes
+    cases = "\n".join(f"    {key}) head='{h}'; value='{v}' ;;" for key, (h, v) in quoted.items())
+    table = _table(name, mib)
+    listed = f"GPU 0: {name} (UUID: {UUID})".replace("'", "'\\''")
     return f"""#!/bin/sh
 query=""; format=""
 for arg in "$@"; do
   case "$arg" in
-    -L|--list-gpus) echo "GPU 0: {name} (UUID: {UUID})"; exit 0 ;;
+    -L|--list-gpus) printf '%s\\n' '{listed}'; exit 0 ;;
     --query-gpu=*) query="${{arg#--query-gpu=}}" ;;
     --format=*) format="${{arg#--format=}}" ;;
     -h|--help) echo "NVIDIA System Management Interface -- v{DRIVER}"; exit 0 ;;
   esac
 done
 if [ -z "$query" ]; then
-  cat <<EOF
+  date '+%a %b %e %H:%M:%S %Y'
+  cat <<'EOF'
 {table}
 EOF
   exit 0

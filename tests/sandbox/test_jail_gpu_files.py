@@ -11,7 +11,7 @@ import pytest
 
 from autograder.sandbox import rootfs, smi
 from autograder.sandbox.policy import JailLimits
-from shared.simgpu.profile import config, public
+from shared.simgpu.profile import config, gpu_keys, public
 from tests.helpers.jailed import needs_namespaces, seen
 
 no_gpu = pytest.mark.skipif(os.path.exists("/dev/nvidia0"),
@@ -96,3 +96,26 @@ def test_nvidia_smi_answers_queries_as_the_real_tool_and_refuses_an_unknown_fiel
     assert run("--query-gpu=clocks.bogus", "--format=csv") == (2, refused)
     lines = run()[1].splitlines()
     assert {len(line) for line in lines[1:]} == {91} and "Driver Version: " + rootfs.DRIVER in lines[2]
+
+
+@pytest.mark.parametrize("profile", gpu_keys())
+def test_every_profiles_nvidia_smi_names_its_card_as_torch_does(profile, tmp_path):
+    tool = tmp_path / "nvidia-smi"
+    tool.write_text(smi.script(profile))
+    tool.chmod(0o755)
+    card = public(config(profile))
+    done = subprocess.run([str(tool), "--query-gpu=name,memory.total", "--format=csv,noheader,nounits"],
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, f"{card['name']}, {card['memory_bytes'] // 2**20}\n")
+
+
+def test_a_card_name_with_shell_quotes_is_printed_as_it_is(tmp_path, monkeypatch):
+    cfg = dict(config("l4"), cuda_name="Lab's \"test\" card $HOME")
+    monkeypatch.setattr(smi, "config", lambda profile: cfg)
+    tool = tmp_path / "nvidia-smi"
+    tool.write_text(smi.script.__wrapped__("l4"))
+    tool.chmod(0o755)
+    said = [subprocess.run([str(tool), *args], capture_output=True, text=True).stdout
+            for args in (["--query-gpu=name", "--format=csv,noheader"], ["-L"], [])]
+    assert said[0] == "Lab's \"test\" card $HOME\n" and said[1].startswith("GPU 0: Lab's \"test\" card $HOME (UUID")
+    assert "|   0  Lab's \"test\" card $HOME" in said[2]
