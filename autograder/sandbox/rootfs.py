@@ -13,6 +13,7 @@ root that does not show it. A step that fails raises RootError naming the step a
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -215,10 +216,7 @@ def present_proc(root: str) -> None:
     """/proc/modules, /proc/devices and /proc/interrupts under ``root`` as the kernel writes them
     with the NVIDIA driver loaded: each a read-only copy of this kernel's, with the driver's lines
     added, bound over the file (where the kernel refuses, the file stays as it is)."""
-    layer = root + "/.proc"
-    os.makedirs(layer)
-    mount("tmpfs", layer, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755,size=256k")
-    try:
+    with _scratch(root, ".proc", "256k") as layer:
         for name, add in (("modules", _with_modules), ("devices", _with_devices), ("interrupts", _with_irq)):
             try:           # a kernel without loadable modules has no /proc/modules to show
                 with open(f"{root}/proc/{name}", encoding="utf-8", errors="replace") as fh:
@@ -229,6 +227,18 @@ def present_proc(root: str) -> None:
                 mount(None, f"{root}/proc/{name}", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
             except (OSError, RootError, ValueError, IndexError):
                 continue
+
+
+@contextlib.contextmanager
+def _scratch(root: str, name: str, size: str):
+    """A small tmpfs at ``root``/``name`` for files the root then shows elsewhere (bound, or an
+    overlay's layer); afterwards let go and its mount point removed, so the root does not show it
+    (what was bound or overlaid from it stays)."""
+    layer = f"{root}/{name}"
+    os.makedirs(layer)
+    mount("tmpfs", layer, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=755,size={size}")
+    try:
+        yield layer
     finally:
         if _libc.umount2(os.fsencode(layer), ctypes.c_int(MNT_DETACH)) == 0:
             os.rmdir(layer)
@@ -261,21 +271,14 @@ def present_smi(root: str, text: str) -> None:
     is then let go. Where the kernel refuses the overlay (a user namespace before Linux 5.11) or
     a path would not fit its options, nothing is added: the child finds no nvidia-smi, as before."""
     folder = root + os.path.realpath(SMI_FOLDER)
-    layer = root + "/.smi"
     if not os.path.isdir(folder) or any(c in folder for c in ",:\\="):
         return
-    os.makedirs(layer)
-    mount("tmpfs", layer, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=64k")
-    try:
+    with _scratch(root, ".smi", "64k") as layer:
         with open(layer + "/nvidia-smi", "w", encoding="utf-8") as fh:
             fh.write(text)
         os.chmod(layer + "/nvidia-smi", 0o755)
-        mount("overlay", folder, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, f"lowerdir={layer}:{folder}")
-    except RootError:
-        pass
-    finally:
-        if _libc.umount2(os.fsencode(layer), ctypes.c_int(MNT_DETACH)) == 0:
-            os.rmdir(layer)
+        with contextlib.suppress(RootError):
+            mount("overlay", folder, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, f"lowerdir={layer}:{folder}")
 
 
 def quota_workdir(root: str, workdir: str, quota: dict) -> None:

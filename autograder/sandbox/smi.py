@@ -5,12 +5,13 @@ being absent, nor by its answer disagreeing with torch.
 
 ``script(profile)`` is the program's text (a POSIX shell script, run by the jail's /bin/sh):
 the usual table, ``-L`` and ``--query-gpu=FIELDS --format=csv[,noheader][,nounits]`` for the
-fields in ``FIELDS``; any other field is refused as the real tool refuses it (exit 2). Nothing in
+fields ``_fields`` lists; any other field is refused as the real tool refuses it (exit 2). Nothing in
 it depends on the secret seed: only the card's fixed facts (name, memory) and the driver's.
 """
 from __future__ import annotations
 
 import functools
+import shlex
 
 from autograder.sandbox.rootfs import DRIVER
 from shared.simgpu import CUDA_VERSION
@@ -38,8 +39,6 @@ def _fields(name: str, mib: int, capability: str) -> dict[str, tuple[str, str]]:
             "temperature.gpu": ("temperature.gpu", "31"),
             "persistence_mode": ("persistence_mode", "Enabled")}
 
-
-FIELDS = tuple(_fields("", 0, ""))
 
 
 def _table(name: str, mib: int) -> str:
@@ -74,15 +73,14 @@ def script(profile: str) -> str:
     cfg = config(profile)
     name, mib = cfg["cuda_name"], cfg["memory_bytes"] // 2**20
     fields = _fields(name, mib, f"{cfg['major']}.{cfg['minor']}")
-    quoted = {key: (h, v.replace("'", "'\\''")) for key, (h, v) in fields.items()}     # sh's single quotes
-    cases = "\n".join(f"    {key}) head='{h}'; value='{v}' ;;" for key, (h, v) in quoted.items())
+    cases = "\n".join(f"    {key}) head={shlex.quote(h)}; value={shlex.quote(v)} ;;" for key, (h, v) in fields.items())
     table = _table(name, mib)
-    listed = f"GPU 0: {name} (UUID: {UUID})".replace("'", "'\\''")
+    listed = shlex.quote(f"GPU 0: {name} (UUID: {UUID})")
     return f"""#!/bin/sh
 query=""; format=""
 for arg in "$@"; do
   case "$arg" in
-    -L|--list-gpus) printf '%s\\n' '{listed}'; exit 0 ;;
+    -L|--list-gpus) printf '%s\\n' {listed}; exit 0 ;;
     --query-gpu=*) query="${{arg#--query-gpu=}}" ;;
     --format=*) format="${{arg#--format=}}" ;;
     -h|--help) echo "NVIDIA System Management Interface -- v{DRIVER}"; exit 0 ;;
