@@ -25,31 +25,25 @@ CPU = "cpu"
 # units factor brings back under them is that slip, charged once on the simulated GPU.
 LOW_TFLOPS = 1e-6
 HIGH_TFLOPS_ANY = 1000.0
-#: Student / reference TFLOP/s on the same CPU in the same run: a correct matmul_tflops reads within
-#: CPU_SPREAD of 1 (another style, a timed iters that flops_honours_args charges, the machine's load
-#: between the two calls), a units slip within CPU_SPREAD of one of UNITS_FACTORS (FLOP/s, MFLOP/s,
-#: GFLOP/s, PFLOP/s or ms for s), which flops_counted_2n3 charges. Neighbouring factors are 1e3
-#: apart, so no reading is within CPU_SPREAD of two of them.
-CPU_SPREAD = 30.0
-UNITS_FACTORS = (1.0, 1e12, 1e9, 1e6, 1e3, 1e-3)
-#: Matrix side and repetitions: a fraction of a second on one core.
+#: A number above the high bound that one of these factors brings back into range is a units slip
+#: (FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s): flops_counted_2n3 charges it on the simulated GPU,
+#: where the true answer is known, so it is not charged again here (one mistake, one charge).
+UNITS_FACTORS = (1e12, 1e9, 1e6, 1e3)
+#: Matrix side and repetitions of the plausibility call: a fraction of a millisecond on one core.
 PROBE_N, PROBE_ITERS = 128, 3
-#: Calls of the student's and the reference's matmul_tflops, interleaved; each side's fastest
-#: counts. A call lasts well under a millisecond, so one preemption on a loaded grading machine can
-#: slow it a hundredfold; load only ever slows a call, so the best of a few reads the machine.
-PROBE_CALLS = 5
 #: Matrix side, two repetition counts (whose slips differ: timed.py) and a dtype no default would
 #: pick.
 HONOUR_N, HONOUR_ITERS, HONOUR_DTYPE = 96, (3, 7), "float64"
 BUILD = "Reread: Build It (matmul_tflops)."
 
 
-def plausible_tflops(value, what: str, high: float) -> float:
+def plausible_tflops(value, what: str) -> float:
+    """``value`` as TFLOP/s, or CheckFailed naming the slip it most likely is."""
     tflops = oracle.number(value, what, "TFLOP/s")
     if not math.isfinite(tflops) or tflops <= 0:
         raise CheckFailed(f"{what} returned {tflops!r} TFLOP/s; a throughput is a positive finite number. {BUILD}")
-    if tflops > high:
-        if any(LOW_TFLOPS <= tflops / u <= high for u in UNITS_FACTORS if u > 1):
+    if tflops > HIGH_TFLOPS_ANY:
+        if any(LOW_TFLOPS <= tflops / u <= HIGH_TFLOPS_ANY for u in UNITS_FACTORS):
             return tflops                               # a units slip: flops_counted_2n3's to charge
         raise CheckFailed(f"{what} returned {oracle.fmt(tflops)} TFLOP/s on a CPU, beyond any CPU: report "
                           f"TFLOP/s (FLOPs / seconds / 1e12), with 2 n^3 FLOPs per matmul. {BUILD}")
@@ -62,23 +56,14 @@ def plausible_tflops(value, what: str, high: float) -> float:
 @check("flops_returns_tflops", task=TASK, name="matmul_tflops returns a plausible TFLOP/s on the CPU",
        files="flops")
 def returns_tflops(ctx):
-    """Judged against the reference timed on the same CPU in the same grading, never against a
-    fixed number: how fast the grading machine is at that moment moves both alike (the best of
-    PROBE_CALLS interleaved calls each, so one preempted call does not decide)."""
-    args = dict(iters=PROBE_ITERS, dtype=Dtype("float32"), device=CPU)
-    tflops = reference = 0.0
-    for _ in range(PROBE_CALLS):
-        value = ctx.call("flops", "matmul_tflops", PROBE_N, **args)
-        tflops = max(tflops, plausible_tflops(value, "matmul_tflops", math.inf))
-        theirs = ctx.reference("flops", "matmul_tflops", PROBE_N, **args)
-        reference = max(reference, oracle.number(theirs, "the reference", "TFLOP/s"))
-    ratio = tflops / reference
-    unit = min(UNITS_FACTORS, key=lambda u: abs(math.log(ratio / u)))
-    if abs(math.log(ratio / unit)) <= math.log(CPU_SPREAD):
-        return   # right, or a units slip that flops_counted_2n3 names on the simulated GPU (charged once)
-    raise CheckFailed(f"matmul_tflops(n={PROBE_N}) read {oracle.fmt(ratio)}x the TFLOP/s of the reference "
-                      "timed on the same CPU just now, which no unit explains: time only the n x n matmuls "
-                      f"and report 2 n^3 FLOPs / seconds / 1e12. {BUILD}")
+    """Judged by the number alone, against bounds no CPU's speed or load reaches (LOW_TFLOPS,
+    HIGH_TFLOPS_ANY), as bw_returns_gbs judges copy_bandwidth. Never against the reference timed
+    in another process: two processes' sub-millisecond timings on a loaded machine can differ by
+    any factor, and a verdict must not follow them. Whether the number is TFLOP/s of 2 n^3 FLOPs
+    is the simulated GPU's check (gpu_flops_counted_2n3), whether it follows the work it timed is
+    flops_honours_args's."""
+    value = ctx.call("flops", "matmul_tflops", PROBE_N, iters=PROBE_ITERS, dtype=Dtype("float32"), device=CPU)
+    plausible_tflops(value, "matmul_tflops")
 
 
 @check("flops_honours_args", task=TASK, name="matmul_tflops multiplies n x n matrices of the dtype asked for",
@@ -149,4 +134,4 @@ def rejects_bad(ctx):
 @check("flops_peak_plausible", task=TASK, name="measured_peak_tflops returns a plausible TFLOP/s on the CPU",
        files="flops")
 def peak_plausible(ctx):
-    plausible_tflops(ctx.call("flops", "measured_peak_tflops", device=CPU), "measured_peak_tflops", HIGH_TFLOPS_ANY)
+    plausible_tflops(ctx.call("flops", "measured_peak_tflops", device=CPU), "measured_peak_tflops")
