@@ -17,7 +17,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.sandbox import smi
+from autograder.sandbox import driverlibs, smi
 
 ROOT = Path(__file__).resolve().parents[2]
 JAIL = Path(__file__).with_name("jail.py")
@@ -158,6 +158,7 @@ def build(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *, proce
         "hide": [*secret_paths(limits.hide), *CGROUP_VIEWS],
         "devices": devices,
         "smi": shown,
+        "driver_libs": driverlibs.build(limits.sim_profile) if shown else None,
         "keep_fds": [int(fd) for fd in keep_fds],
         "uid": "auto" if os.getuid() == 0 else None,
         "uid_base": UID_BASE,

@@ -35,8 +35,10 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 #: CUDA 12.8 the simulated GPU reports as torch.version.cuda).
 GPU_NODES = ("nvidia0", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools")
 DRIVER = "570.133.20"
-#: Where a GPU machine keeps the driver's tool, nvidia-smi (``present_smi``).
+#: Where a GPU machine keeps the driver's tool, nvidia-smi (``present_smi``), and its libraries
+#: (``present_libs``: NVIDIA's container toolkit mounts them into the system's library folder).
 SMI_FOLDER = "/usr/bin"
+LIB_FOLDER = "/usr/lib/x86_64-linux-gnu"
 DRIVER_VERSION = (f"NVRM version: NVIDIA UNIX x86_64 Kernel Module  {DRIVER}  Fri Mar 14 16:58:03 UTC 2025\n"
                   "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n")
 
@@ -155,6 +157,8 @@ def build_root(policy: dict) -> None:
         bind(root, policy["workdir"], writable=True)
     if policy.get("smi"):
         present_smi(root, policy["smi"])
+    if policy.get("driver_libs"):
+        present_libs(root, policy["driver_libs"])
     for path in policy.get("hide", ()):
         hide(root, path)
     seed_fonts(root, policy.get("font_lists", ()), policy.get("uid"))
@@ -279,6 +283,33 @@ def present_smi(root: str, text: str) -> None:
         os.chmod(layer + "/nvidia-smi", 0o755)
         with contextlib.suppress(RootError):
             mount("overlay", folder, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, f"lowerdir={layer}:{folder}")
+
+
+def present_libs(root: str, folder: str) -> None:
+    """The driver's libraries built in ``folder`` (autograder/sandbox/driverlibs.py) in the
+    system's library folder under ``root``, and its loader cache over /etc/ld.so.cache: the folder
+    overlaid, read-only, with a layer holding copies of them (as ``present_smi``), the cache bound
+    read-only. Where the kernel refuses either, that part is left out."""
+    lib = root + os.path.realpath(LIB_FOLDER)
+    names = [n for n in sorted(os.listdir(folder)) if n.startswith("lib")]
+    if not os.path.isdir(lib) or any(c in lib for c in ",:\\="):
+        return
+    with _scratch(root, ".lib", "1m") as layer:
+        for name in names:
+            source = os.path.join(folder, name)
+            if os.path.islink(source):
+                os.symlink(os.readlink(source), f"{layer}/{name}")
+            else:
+                with open(source, "rb") as src, open(f"{layer}/{name}", "wb") as dst:
+                    dst.write(src.read())
+                os.chmod(f"{layer}/{name}", 0o755)
+        with contextlib.suppress(RootError):
+            mount("overlay", lib, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, f"lowerdir={layer}:{lib}")
+    cache = root + os.path.realpath("/etc/ld.so.cache")
+    if os.path.isfile(cache):
+        with contextlib.suppress(RootError):
+            mount(f"{folder}/ld.so.cache", cache, None, MS_BIND)
+            mount(None, cache, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 def quota_workdir(root: str, workdir: str, quota: dict) -> None:

@@ -78,6 +78,7 @@ def attach(info: dict, link):
     frontend = state.part("frontend").Frontend(state.part("profile").validate_public(info), link)
     state.part("patches").install()
     previous, version = state.current(), torch.version.cuda
+    state.part("driver").start()
     state.set_current(frontend)
     torch.version.cuda = CUDA_VERSION          # a CUDA build, as on the GPU of the profile
     try:

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from autograder.sandbox import rootfs, smi
+from autograder.sandbox import driverlibs, rootfs, smi
 from autograder.sandbox.policy import JailLimits
 from shared.simgpu.profile import config, gpu_keys, public
 from tests.helpers.jailed import needs_namespaces, seen
@@ -119,3 +119,50 @@ def test_a_card_name_with_shell_quotes_is_printed_as_it_is(tmp_path, monkeypatch
             for args in (["--query-gpu=name", "--format=csv,noheader"], ["-L"], [])]
     assert said[0] == "Lab's \"test\" card $HOME\n" and said[1].startswith("GPU 0: Lab's \"test\" card $HOME (UUID")
     assert "|   0  Lab's \"test\" card $HOME" in said[2]
+
+
+LIBS_SEEN = """
+    import ctypes, ctypes.util, json
+    out = {"find": [ctypes.util.find_library("cuda"), ctypes.util.find_library("nvidia-ml")]}
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+        count, name, memory = ctypes.c_int(0), ctypes.create_string_buffer(96), ctypes.c_size_t(0)
+        before = cuda.cuDeviceGetCount(ctypes.byref(count))
+        out["cuda"] = [before, cuda.cuInit(0), cuda.cuDeviceGetCount(ctypes.byref(count)), count.value,
+                       cuda.cuDeviceGetName(name, 96, 0), name.value.decode(),
+                       cuda.cuDeviceTotalMem_v2(ctypes.byref(memory), 0), memory.value]
+    except OSError as exc:
+        out["cuda"] = str(exc)
+    try:
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+        count, name = ctypes.c_uint(0), ctypes.create_string_buffer(96)
+        handle = ctypes.c_void_p()
+        out["nvml"] = [nvml.nvmlInit_v2(), nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)), count.value,
+                       nvml.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(handle)),
+                       nvml.nvmlDeviceGetName(handle, name, 96), name.value.decode(), nvml.nvmlShutdown()]
+    except OSError as exc:
+        out["nvml"] = str(exc)
+    print(json.dumps(out))
+"""
+no_compiler = pytest.mark.skipif(driverlibs.build("a100-80gb") is None,
+                                 reason="this machine has no C compiler or ldconfig to build the driver's libraries")
+
+
+@needs_namespaces
+@no_gpu
+@no_compiler
+def test_a_jailed_child_loads_the_drivers_libraries_naming_the_simulated_card_as_torch_does():
+    card = public(config("a100-80gb"))
+    info = seen(LIBS_SEEN, limits=JailLimits(sim_profile="a100-80gb"))
+    assert info["find"] == ["libcuda.so.1", "libnvidia-ml.so.1"]         # the loader's cache lists them
+    # the driver API refuses to count before cuInit (3: not initialised), as the real one does
+    assert info["cuda"] == [3, 0, 0, 1, 0, card["name"], 0, card["memory_bytes"]]
+    assert info["nvml"] == [0, 0, 1, 0, 0, card["name"], 0]
+
+
+@needs_namespaces
+@no_gpu
+def test_without_a_simulated_card_the_child_finds_no_driver_library():
+    info = seen(LIBS_SEEN)
+    assert info["find"] == [None, None]
+    assert "cannot open" in info["cuda"] and "cannot open" in info["nvml"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
+import threading
 import time
 import timeit
 
@@ -431,6 +432,29 @@ def test_the_cuda_stack_reports_cudnn_a_driver_and_a_contexts_memory_as_a_gpu_ma
                    torch._C._cuda_getDriverVersion())
     assert answers == (True, 90800, 12080)
     assert 200 * 2**20 < context < 2**30          # a CUDA context's memory, outside torch's allocator
+
+
+def _thread_states() -> dict[str, str]:
+    """This process's threads: name (/proc's comm) -> scheduler state (R running, S waiting)."""
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{tid}/comm") as fh:
+            name = fh.read().strip()
+        with open(f"/proc/self/task/{tid}/stat") as fh:
+            out[name] = fh.read().rsplit(")", 1)[1].split()[0]
+    return out
+
+
+def test_a_process_using_the_device_shows_the_cuda_runtimes_event_thread_waiting():
+    """As the CUDA runtime starts one in a process that uses a GPU: listed by /proc, not by
+    threading (a native thread), and off the CPU."""
+    with simgpu.active(H100):
+        torch.empty(8, device="cuda").copy_(torch.empty(8, device="cuda"))
+        torch.cuda.synchronize()
+        states = _thread_states()
+        python = [t.name for t in threading.enumerate()]
+    assert states.get("cuda-EvtHandlr") == "S"
+    assert not any("cuda" in name for name in python)
 
 
 def test_formatting_pinning_and_comparisons_of_simulated_tensors():

@@ -1,0 +1,204 @@
+"""The NVIDIA driver's libraries as a machine with the simulated GPU's card has them: libcuda
+(the driver API) and libnvidia-ml (NVML), each answering for one card with the name, memory and
+compute capability torch.cuda reports, so that a program cannot tell the simulated GPU by loading
+the driver with ctypes, asking the loader's cache for it, or finding it absent from its own
+memory map once CUDA is in use (shared/simgpu/driver.py maps libcuda into a process whose device
+starts, as the CUDA runtime does).
+
+``build(profile)`` compiles both with the machine's C compiler into a folder of this user's
+cache (once per card: the folder's name is a digest of the sources) and returns the folder: the
+libraries under the names a driver installs (``libcuda.so.<driver>``, ``.so.1`` and ``.so``
+links), and ``ld.so.cache``, this machine's loader cache with them added as if they sat in the
+system's library folder (``LIB_FOLDER``), which the jail shows in their place
+(autograder/sandbox/rootfs.py, ``present_libs``). Where no compiler or ``ldconfig`` is found, or a
+step fails, ``build`` returns None: the child then finds no driver library, as before.
+
+Only what a program asks to find a card is answered: initialising, counting devices, a device's
+name, memory, attributes of its compute capability and SMs, the driver's version, the error
+strings. Nothing depends on the secret seed.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from autograder.sandbox.rootfs import DRIVER, LIB_FOLDER
+from autograder.sandbox.smi import UUID
+from shared.simgpu.profile import config, constants
+
+#: The libraries: soname -> the file's base name before ``.so``.
+LIBS = {"libcuda.so.1": "libcuda", "libnvidia-ml.so.1": "libnvidia-ml"}
+#: Seconds a compiler or ldconfig may take.
+STEP_TIMEOUT_S = 60
+
+_CUDA = r"""
+#include <string.h>
+#include <stddef.h>
+static int ready;
+static const char NAME[] = %(name)s;
+int cuInit(unsigned int flags) { (void)flags; ready = 1; return 0; }
+int cuDriverGetVersion(int *v) { if (!v) return 1; *v = %(cuda_version)d; return 0; }
+int cuDeviceGetCount(int *n) { if (!ready) return 3; if (!n) return 1; *n = 1; return 0; }
+int cuDeviceGet(int *d, int i) { if (!ready) return 3; if (!d) return 1; if (i != 0) return 101; *d = 0; return 0; }
+int cuDeviceGetName(char *s, int len, int d) {
+  if (!ready) return 3; if (d != 0) return 101; if (!s || len <= 0) return 1;
+  strncpy(s, NAME, (size_t)len - 1); s[len - 1] = 0; return 0; }
+int cuDeviceTotalMem_v2(size_t *b, int d) {
+  if (!ready) return 3; if (d != 0) return 101; if (!b) return 1; *b = %(memory)dULL; return 0; }
+int cuDeviceTotalMem(size_t *b, int d) { return cuDeviceTotalMem_v2(b, d); }
+int cuDeviceGetAttribute(int *v, int attribute, int d) {
+  if (!ready) return 3; if (d != 0) return 101; if (!v) return 1;
+  switch (attribute) {
+    case 16: *v = %(sms)d; return 0;
+    case 75: *v = %(major)d; return 0;
+    case 76: *v = %(minor)d; return 0;
+    case 38: *v = %(l2)d; return 0;
+    default: *v = 0; return 0; } }
+int cuDeviceComputeCapability(int *major, int *minor, int d) {
+  if (!ready) return 3; if (d != 0) return 101; if (!major || !minor) return 1;
+  *major = %(major)d; *minor = %(minor)d; return 0; }
+int cuGetErrorString(int e, const char **s) {
+  if (!s) return 1; *s = e == 0 ? "no error" : e == 3 ? "initialization error" :
+  e == 101 ? "invalid device ordinal" : "invalid argument"; return 0; }
+int cuGetErrorName(int e, const char **s) {
+  if (!s) return 1; *s = e == 0 ? "CUDA_SUCCESS" : e == 3 ? "CUDA_ERROR_NOT_INITIALIZED" :
+  e == 101 ? "CUDA_ERROR_INVALID_DEVICE" : "CUDA_ERROR_INVALID_VALUE"; return 0; }
+"""
+
+_NVML = r"""
+#include <string.h>
+static int ready;
+static const char NAME[] = %(name)s;
+static const char UUID[] = %(uuid)s;
+static const char DRIVER[] = %(driver)s;
+typedef struct { unsigned long long total, free, used; } memory_t;
+static int put(char *s, unsigned int len, const char *what) {
+  if (!ready) return 1; if (!s) return 2; if (len <= strlen(what)) return 7;
+  strcpy(s, what); return 0; }
+int nvmlInit_v2(void) { ready = 1; return 0; }
+int nvmlInit(void) { return nvmlInit_v2(); }
+int nvmlInitWithFlags(unsigned int flags) { (void)flags; return nvmlInit_v2(); }
+int nvmlShutdown(void) { if (!ready) return 1; ready = 0; return 0; }
+int nvmlDeviceGetCount_v2(unsigned int *n) { if (!ready) return 1; if (!n) return 2; *n = 1; return 0; }
+int nvmlDeviceGetCount(unsigned int *n) { return nvmlDeviceGetCount_v2(n); }
+int nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **h) {
+  if (!ready) return 1; if (!h || i != 0) return 2; *h = (void *)&ready; return 0; }
+int nvmlDeviceGetHandleByIndex(unsigned int i, void **h) { return nvmlDeviceGetHandleByIndex_v2(i, h); }
+int nvmlDeviceGetName(void *h, char *s, unsigned int len) { (void)h; return put(s, len, NAME); }
+int nvmlDeviceGetUUID(void *h, char *s, unsigned int len) { (void)h; return put(s, len, UUID); }
+int nvmlSystemGetDriverVersion(char *s, unsigned int len) { return put(s, len, DRIVER); }
+int nvmlSystemGetCudaDriverVersion(int *v) { if (!ready) return 1; if (!v) return 2; *v = %(cuda_version)d; return 0; }
+int nvmlSystemGetCudaDriverVersion_v2(int *v) { return nvmlSystemGetCudaDriverVersion(v); }
+int nvmlDeviceGetMemoryInfo(void *h, memory_t *m) {
+  (void)h; if (!ready) return 1; if (!m) return 2;
+  m->total = %(memory)dULL; m->used = %(used)dULL; m->free = m->total - m->used; return 0; }
+int nvmlDeviceGetCudaComputeCapability(void *h, int *major, int *minor) {
+  (void)h; if (!ready) return 1; if (!major || !minor) return 2; *major = %(major)d; *minor = %(minor)d; return 0; }
+const char *nvmlErrorString(int e) {
+  return e == 0 ? "Success" : e == 1 ? "Uninitialized" : e == 7 ? "Insufficient Size" : "Invalid Argument"; }
+"""
+
+
+def _c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def sources(profile: str) -> dict[str, str]:
+    """soname -> the C source of that library for ``profile``'s card (a simgpu profile key)."""
+    cfg = config(profile)
+    facts = {"name": _c_string(cfg["cuda_name"]), "memory": int(cfg["memory_bytes"]), "sms": int(cfg["sm_count"]),
+             "major": int(cfg["major"]), "minor": int(cfg["minor"]), "l2": int(cfg["l2_bytes"]),
+             "cuda_version": int(constants()["software"]["driver_api_version"]), "uuid": _c_string(UUID),
+             "driver": _c_string(DRIVER), "used": 2**20}   # nvidia-smi's "1 MiB" used
+    return {"libcuda.so.1": _CUDA % facts, "libnvidia-ml.so.1": _NVML % facts}
+
+
+def _cache_home() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "why17" / "driverlibs"
+
+
+@functools.lru_cache(maxsize=16)
+def build(profile: str) -> str | None:
+    """The folder holding ``profile``'s driver libraries and loader cache (see the module's
+    docstring), built on first use; None where they cannot be built here."""
+    texts = sources(profile)
+    digest = hashlib.sha256("\0".join([LIB_FOLDER, *texts.values(), _host_cache_stamp()]).encode()).hexdigest()[:16]
+    folder = _cache_home() / digest
+    if (folder / "ld.so.cache").is_file():
+        return str(folder)
+    compiler, ldconfig = shutil.which("gcc") or shutil.which("cc"), _ldconfig()
+    if compiler is None or ldconfig is None:
+        return None
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=folder.parent) as work:
+            staged = Path(work) / "libs"
+            staged.mkdir()
+            for soname, text in texts.items():
+                _compile(compiler, Path(work), staged, soname, text)
+            _loader_cache(ldconfig, staged, Path(work))
+            if not folder.exists():
+                os.rename(staged, folder)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return str(folder) if (folder / "ld.so.cache").is_file() else None
+
+
+def _compile(compiler: str, work: Path, staged: Path, soname: str, text: str) -> None:
+    """``soname`` built from ``text`` into ``staged`` as a driver installs it: the versioned file,
+    the soname and the development name linked to it."""
+    base = LIBS[soname]
+    source = work / f"{base}.c"
+    source.write_text(text, encoding="utf-8")
+    real = f"{base}.so.{DRIVER}"
+    subprocess.run([compiler, "-shared", "-fPIC", "-O1", f"-Wl,-soname,{soname}", "-o", str(staged / real),
+                    str(source)], check=True, capture_output=True, timeout=STEP_TIMEOUT_S)
+    os.symlink(real, staged / soname)
+    os.symlink(soname, staged / f"{base}.so")
+
+
+def _ldconfig() -> str | None:
+    for path in ("/sbin/ldconfig", "/usr/sbin/ldconfig"):
+        if os.access(path, os.X_OK):
+            return path
+    return shutil.which("ldconfig")
+
+
+def _host_cache_stamp() -> str:
+    """What changes when the machine's loader cache does (its size and time)."""
+    try:
+        st = os.stat("/etc/ld.so.cache")
+    except OSError:
+        return ""
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def _loader_cache(ldconfig: str, staged: Path, work: Path) -> None:
+    """``staged``/ld.so.cache: the machine's libraries (its ld.so.conf) and the staged ones, each
+    staged one recorded at its place in LIB_FOLDER. ldconfig records the folder it scanned, so
+    it scans a folder whose path has LIB_FOLDER's length, and that path is then replaced in the
+    cache's strings by LIB_FOLDER (the cache holds no sums or lengths that would change)."""
+    alias = Path(tempfile.mkdtemp(prefix="l", dir="/tmp"))
+    try:
+        stand_in = str(alias) + "/" + "d" * (len(LIB_FOLDER) - len(str(alias)) - 1)
+        if len(stand_in) != len(LIB_FOLDER) or len(str(alias)) >= len(LIB_FOLDER) - 1:
+            raise OSError("no stand-in folder of the library folder's length")
+        os.symlink(staged, stand_in)
+        conf = work / "ld.so.conf"
+        conf.write_text(("include /etc/ld.so.conf\n" if os.path.exists("/etc/ld.so.conf") else "")
+                        + stand_in + "\n", encoding="utf-8")
+        out = work / "ld.so.cache"
+        subprocess.run([ldconfig, "-X", "-C", str(out), "-f", str(conf)], check=True, capture_output=True,
+                       timeout=STEP_TIMEOUT_S)
+        data = out.read_bytes()
+        if stand_in.encode() not in data:
+            raise OSError("ldconfig did not record the driver libraries")
+        (staged / "ld.so.cache").write_bytes(data.replace(stand_in.encode(), LIB_FOLDER.encode()))
+    finally:
+        shutil.rmtree(alias, ignore_errors=True)
