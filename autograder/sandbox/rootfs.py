@@ -159,6 +159,8 @@ def build_root(policy: dict) -> None:
         present_smi(root, policy["smi"])
     if policy.get("driver_libs"):
         present_libs(root, policy["driver_libs"])
+    if policy.get("pci"):
+        present_pci(root, policy["pci"])
     for path in policy.get("hide", ()):
         hide(root, path)
     seed_fonts(root, policy.get("font_lists", ()), policy.get("uid"))
@@ -310,6 +312,29 @@ def present_libs(root: str, folder: str) -> None:
         with contextlib.suppress(RootError):
             mount(f"{folder}/ld.so.cache", cache, None, MS_BIND)
             mount(None, cache, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def present_pci(root: str, card: dict) -> None:
+    """The card's PCI function in /sys/bus/pci/devices under ``root``: the folder covered by a
+    small read-only tmpfs holding the host's entries as they are (links into /sys/devices) and
+    one folder more, ``card["address"]``, whose vendor, device and class files name the card
+    (autograder/sandbox/smi.py's ``pci``). Where the folder is missing, nothing is added."""
+    folder = root + "/sys/bus/pci/devices"
+    try:
+        entries = {name: os.readlink(f"/sys/bus/pci/devices/{name}") for name in os.listdir("/sys/bus/pci/devices")}
+    except OSError:
+        return
+    if not os.path.isdir(folder):
+        return
+    mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755,size=64k")
+    for name, target in entries.items():
+        os.symlink(target, f"{folder}/{name}")
+    own = f"{folder}/{card['address']}"
+    os.makedirs(own, mode=0o755, exist_ok=True)
+    for key in ("vendor", "device", "class", "subsystem_vendor"):
+        with open(f"{own}/{key}", "w", encoding="ascii") as fh:
+            fh.write(card[key] + "\n")
+    mount(None, folder, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
 
 
 def quota_workdir(root: str, workdir: str, quota: dict) -> None:

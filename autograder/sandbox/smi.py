@@ -15,7 +15,7 @@ import shlex
 
 from autograder.sandbox.rootfs import DRIVER
 from shared.simgpu import CUDA_VERSION
-from shared.simgpu.profile import config
+from shared.simgpu.profile import config, constants
 
 #: What NVIDIA's CUDA container images (nvidia/cuda, their Dockerfiles' ENV lines) set in every
 #: process, for the CUDA 12.8 the simulated GPU reports: a grading child that shows nvidia-smi
@@ -25,6 +25,18 @@ CONTAINER_ENV = {"NVIDIA_VISIBLE_DEVICES": "all", "NVIDIA_DRIVER_CAPABILITIES": 
 #: The card's place on the PCI bus and its UUID, as nvidia-smi prints them (any fixed values).
 BUS_ID = "00000000:18:00.0"
 UUID = "GPU-5f3c9a2e-8d41-4b7c-9e06-2a7d1c4b8f53"
+
+
+def pci(profile: str) -> dict | None:
+    """The card's PCI function as /sys/bus/pci/devices shows it (rootfs.present_pci): its
+    address (BUS_ID's, with the kernel's 4-digit domain) and the vendor, device and class files'
+    values (shared/data/simgpu.yml, ``pci``); None for a profile the data lists no device for."""
+    data = constants()["pci"]
+    part = data["devices"].get(profile)
+    if part is None:
+        return None
+    return {"address": BUS_ID[4:], "vendor": data["vendor"], "subsystem_vendor": data["vendor"],
+            "device": part["device"], "class": part["class"]}
 
 
 def _fields(name: str, mib: int, capability: str) -> dict[str, tuple[str, str]]:

@@ -166,3 +166,28 @@ def test_without_a_simulated_card_the_child_finds_no_driver_library():
     info = seen(LIBS_SEEN)
     assert info["find"] == [None, None]
     assert "cannot open" in info["cuda"] and "cannot open" in info["nvml"]
+
+
+PCI_SEEN = """
+    import glob, json, os
+    found = {}
+    for folder in glob.glob("/sys/bus/pci/devices/*"):
+        try:
+            found[os.path.basename(folder)] = [open(f"{folder}/{key}").read().strip() for key in ("vendor", "class")]
+        except OSError as exc:
+            found[os.path.basename(folder)] = str(exc)
+    print(json.dumps(found))
+"""
+
+
+@needs_namespaces
+@no_gpu
+@pytest.mark.skipif(not os.path.isdir("/sys/bus/pci/devices"), reason="this machine's /sys lists no PCI bus")
+def test_a_jailed_child_finds_the_cards_pci_function_beside_the_machines_own():
+    host = sorted(os.listdir("/sys/bus/pci/devices"))
+    shown = seen(PCI_SEEN, limits=JailLimits(sim_profile="h100-sxm"))
+    card = smi.pci("h100-sxm")
+    assert shown.pop(card["address"]) == ["0x10de", "0x030200"]             # an NVIDIA 3D controller
+    assert sorted(shown) == host and all(isinstance(v, list) for v in shown.values())   # the host's, readable
+    assert card["address"] == smi.BUS_ID[4:] and card["device"] == "0x2330"   # as nvidia-smi names it
+    assert not any(v[0] == "0x10de" for v in seen(PCI_SEEN).values() if isinstance(v, list))
