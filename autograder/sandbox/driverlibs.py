@@ -14,7 +14,9 @@ system's library folder (``LIB_FOLDER``), which the jail shows in their place
 step fails, ``build`` returns None: the child then finds no driver library, as before.
 
 Only what a program asks to find a card is answered: initialising, counting devices, a device's
-name, memory, attributes of its compute capability and SMs, the driver's version, the error
+name, memory, the attributes torch.cuda.get_device_properties reports (the same values), the
+primary context the CUDA
+runtime makes current on each thread that uses the device, the driver's version, the error
 strings. Nothing depends on the secret seed.
 """
 from __future__ import annotations
@@ -29,7 +31,8 @@ from pathlib import Path
 
 from autograder.sandbox.rootfs import DRIVER, LIB_FOLDER
 from autograder.sandbox.smi import UUID
-from shared.simgpu.profile import config, constants
+from shared.simgpu.profile import config, constants, public
+from shared.simgpu.properties import _CudaDeviceProperties
 
 #: The libraries: soname -> the file's base name before ``.so``.
 LIBS = {"libcuda.so.1": "libcuda", "libnvidia-ml.so.1": "libnvidia-ml"}
@@ -54,20 +57,39 @@ int cuDeviceTotalMem(size_t *b, int d) { return cuDeviceTotalMem_v2(b, d); }
 int cuDeviceGetAttribute(int *v, int attribute, int d) {
   if (!ready) return 3; if (d != 0) return 101; if (!v) return 1;
   switch (attribute) {
+    case 1: *v = 1024; return 0;
+    case 10: *v = 32; return 0;
+    case 13: *v = %(clock_khz)d; return 0;
     case 16: *v = %(sms)d; return 0;
+    case 18: *v = %(integrated)d; return 0;
+    case 33: *v = %(pci_bus)d; return 0;
+    case 36: *v = %(memory_clock_khz)d; return 0;
+    case 37: *v = %(bus_width)d; return 0;
+    case 38: *v = %(l2)d; return 0;
+    case 39: *v = %(threads_per_sm)d; return 0;
     case 75: *v = %(major)d; return 0;
     case 76: *v = %(minor)d; return 0;
-    case 38: *v = %(l2)d; return 0;
     default: *v = 0; return 0; } }
 int cuDeviceComputeCapability(int *major, int *minor, int d) {
   if (!ready) return 3; if (d != 0) return 101; if (!major || !minor) return 1;
   *major = %(major)d; *minor = %(minor)d; return 0; }
+static int primary;
+static __thread void *current;
+int cuDevicePrimaryCtxRetain(void **ctx, int d) {
+  if (!ready) return 3; if (d != 0) return 101; if (!ctx) return 1; primary++; *ctx = &primary; return 0; }
+int cuDevicePrimaryCtxRelease(int d) { if (!ready) return 3; if (d != 0) return 101; if (primary) primary--; return 0; }
+int cuDevicePrimaryCtxRelease_v2(int d) { return cuDevicePrimaryCtxRelease(d); }
+int cuCtxSetCurrent(void *ctx) {
+  if (!ready) return 3; if (ctx && ctx != &primary) return 201; current = ctx; return 0; }
+int cuCtxGetCurrent(void **ctx) { if (!ready) return 3; if (!ctx) return 1; *ctx = current; return 0; }
+int cuCtxGetDevice(int *d) { if (!ready) return 3; if (!current) return 201; if (!d) return 1; *d = 0; return 0; }
 int cuGetErrorString(int e, const char **s) {
   if (!s) return 1; *s = e == 0 ? "no error" : e == 3 ? "initialization error" :
-  e == 101 ? "invalid device ordinal" : "invalid argument"; return 0; }
+  e == 101 ? "invalid device ordinal" : e == 201 ? "invalid device context" : "invalid argument"; return 0; }
 int cuGetErrorName(int e, const char **s) {
   if (!s) return 1; *s = e == 0 ? "CUDA_SUCCESS" : e == 3 ? "CUDA_ERROR_NOT_INITIALIZED" :
-  e == 101 ? "CUDA_ERROR_INVALID_DEVICE" : "CUDA_ERROR_INVALID_VALUE"; return 0; }
+  e == 101 ? "CUDA_ERROR_INVALID_DEVICE" : e == 201 ? "CUDA_ERROR_INVALID_CONTEXT" :
+  "CUDA_ERROR_INVALID_VALUE"; return 0; }
 """
 
 _NVML = r"""
@@ -111,8 +133,12 @@ def _c_string(text: str) -> str:
 def sources(profile: str) -> dict[str, str]:
     """soname -> the C source of that library for ``profile``'s card (a simgpu profile key)."""
     cfg = config(profile)
-    facts = {"name": _c_string(cfg["cuda_name"]), "memory": int(cfg["memory_bytes"]), "sms": int(cfg["sm_count"]),
-             "major": int(cfg["major"]), "minor": int(cfg["minor"]), "l2": int(cfg["l2_bytes"]),
+    props = _CudaDeviceProperties(public(cfg))
+    facts = {"clock_khz": props.clock_rate, "integrated": int(props.is_integrated), "pci_bus": props.pci_bus_id,
+             "memory_clock_khz": props.memory_clock_rate, "bus_width": props.memory_bus_width,
+             "threads_per_sm": props.max_threads_per_multi_processor, "name": _c_string(props.name),
+             "memory": props.total_memory, "sms": props.multi_processor_count, "major": props.major,
+             "minor": props.minor, "l2": props.L2_cache_size,
              "cuda_version": int(constants()["software"]["driver_api_version"]), "uuid": _c_string(UUID),
              "driver": _c_string(DRIVER), "used": 2**20}   # nvidia-smi's "1 MiB" used
     return {"libcuda.so.1": _CUDA % facts, "libnvidia-ml.so.1": _NVML % facts}

@@ -160,6 +160,8 @@ def build(workdir: Path, keep_fds=(), limits: JailLimits | None = None, *, proce
         "smi": shown,
         "driver_libs": driverlibs.build(limits.sim_profile) if shown else None,
         "pci": smi.pci(limits.sim_profile) if shown else None,
+        "gpu_information": ({"address": smi.BUS_ID[4:], "text": smi.information(limits.sim_profile)}
+                            if shown else None),
         "keep_fds": [int(fd) for fd in keep_fds],
         "uid": "auto" if os.getuid() == 0 else None,
         "uid_base": UID_BASE,

@@ -139,7 +139,7 @@ def build_root(policy: dict) -> None:
         if os.path.exists(f"/dev/{name}"):
             bind(root, f"/dev/{name}", writable=True)
     if not policy.get("devices"):
-        present_gpu(root)
+        present_gpu(root, policy.get("gpu_information"))
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                          ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
         os.symlink(target, f"{dev}/{name}")
@@ -200,10 +200,11 @@ def seed_fonts(root: str, lists, uid: int | None) -> None:
         os.chown(target, uid, -1)
 
 
-def present_gpu(root: str) -> None:
+def present_gpu(root: str, information: dict | None = None) -> None:
     """The files a GPU machine shows (``GPU_NODES``, /proc/driver/nvidia/version) under ``root``,
     whose /dev and /proc are already mounted: nodes bound to /dev/null, the driver's folder a
-    small read-only tmpfs over /proc/driver."""
+    small read-only tmpfs over /proc/driver; with ``information`` ({"address", "text"}: the
+    simulated card's), its gpus/<address>/information file too."""
     for name in GPU_NODES:
         target = f"{root}/dev/{name}"
         _make_point(target, False)
@@ -214,6 +215,11 @@ def present_gpu(root: str) -> None:
     os.makedirs(driver + "/nvidia", mode=0o555)
     with open(driver + "/nvidia/version", "w", encoding="ascii") as fh:
         fh.write(DRIVER_VERSION)
+    if information:
+        folder = f"{driver}/nvidia/gpus/{information['address']}"
+        os.makedirs(folder, mode=0o555)
+        with open(folder + "/information", "w", encoding="utf-8") as fh:
+            fh.write(information["text"])
     mount(None, driver, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
     present_proc(root)
 

@@ -16,15 +16,16 @@ import shlex
 from autograder.sandbox.rootfs import DRIVER
 from shared.simgpu import CUDA_VERSION
 from shared.simgpu.profile import config, constants
+from shared.simgpu.properties import PCI_BUS, UUID
 
 #: What NVIDIA's CUDA container images (nvidia/cuda, their Dockerfiles' ENV lines) set in every
 #: process, for the CUDA 12.8 the simulated GPU reports: a grading child that shows nvidia-smi
 #: shows these too, as a GPU container would.
 CONTAINER_ENV = {"NVIDIA_VISIBLE_DEVICES": "all", "NVIDIA_DRIVER_CAPABILITIES": "compute,utility",
                  "NVIDIA_REQUIRE_CUDA": "cuda>=12.8", "CUDA_VERSION": "12.8.1", "NV_CUDA_LIB_VERSION": "12.8.1-1"}
-#: The card's place on the PCI bus and its UUID, as nvidia-smi prints them (any fixed values).
-BUS_ID = "00000000:18:00.0"
-UUID = "GPU-5f3c9a2e-8d41-4b7c-9e06-2a7d1c4b8f53"
+#: The card's place on the PCI bus and its UUID, as nvidia-smi prints them: torch.cuda's
+#: (get_device_properties' pci_bus_id and uuid).
+BUS_ID = f"00000000:{PCI_BUS:02x}:00.0"
 
 
 def pci(profile: str) -> dict | None:
@@ -37,6 +38,15 @@ def pci(profile: str) -> dict | None:
         return None
     return {"address": BUS_ID[4:], "vendor": data["vendor"], "subsystem_vendor": data["vendor"],
             "device": part["device"], "class": part["class"]}
+
+
+def information(profile: str) -> str:
+    """/proc/driver/nvidia/gpus/<address>/information as the driver writes it for the card."""
+    rows = (("Model", config(profile)["cuda_name"]), ("IRQ", "120"), ("GPU UUID", UUID),
+            ("Video BIOS", "96.00.74.00.0d"), ("Bus Type", "PCIe"), ("DMA Size", "52 bits"),
+            ("DMA Mask", "0xfffffffffffff"), ("Bus Location", BUS_ID[4:]), ("Device Minor", "0"),
+            ("GPU Excluded", "No"))
+    return "".join(f"{key + ':':<14}\t {value}\n" for key, value in rows)
 
 
 def _fields(name: str, mib: int, capability: str) -> dict[str, tuple[str, str]]:

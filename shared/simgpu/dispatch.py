@@ -19,11 +19,16 @@ Python and import sympy or torch._dynamo on first use, seconds a real GPU never 
 """
 from __future__ import annotations
 
+import threading
+
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import flop_registry
 
 from shared.simgpu import autocast, costs, state
+
+#: Whether the calling thread has used the device (its first op makes the context current there).
+_thread_uses = threading.local()
 
 META = torch.device("meta")
 #: aten ops that only allocate (their memory holds whatever was there), or view: no kernel runs.
@@ -304,6 +309,9 @@ class SimDispatch(TorchDispatchMode):
         sim_input = _any_sim(args) or _any_sim(kwargs.values())
         if not sim_input and kwargs.get("device") != META:
             return func(*args, **kwargs)        # host work (a CPU check's tensors): as it is
+        if not getattr(_thread_uses, "device", False):
+            _thread_uses.device = True          # this thread's first device op: the runtime makes
+            state.part("driver").make_current()     # the primary context current here (driver.py)
         facts = _facts(func)
         lower = autocast.dtype(facts.name)
         if lower is not None:               # inside torch.autocast('cuda'): cast as the GPU does

@@ -1,8 +1,9 @@
 """What the CUDA runtime leaves in a process once it uses a GPU: the driver's library mapped
 (libcuda.so.1, where this machine has one: the grading jail presents one for the simulated card,
-autograder/sandbox/driverlibs.py) and the runtime's event-handler thread (``cuda-EvtHandlr``,
-waiting). A program that lists its own memory map or threads after timing sees them as on a GPU
-machine. Once per process; a forked child, as CUDA's, starts with neither thread nor device.
+autograder/sandbox/driverlibs.py) with the device's primary context current on each thread that
+uses the device, and the runtime's event-handler thread (``cuda-EvtHandlr``, waiting). A program
+that lists its own memory map or threads after timing sees them as on a GPU machine. Once per
+process; a forked child, as CUDA's, starts with neither thread nor device.
 
 The thread is a native one (``_thread``), not a ``threading.Thread``: the CUDA runtime's threads
 are not Python's, so ``threading.enumerate()`` does not list it; it waits on a lock that is
@@ -21,6 +22,18 @@ PR_SET_NAME = 15
 
 _started = False
 _kept: list = []
+#: The driver's library where loaded, and the primary context it gave (as the CUDA runtime
+#: retains it on first use and makes it current on each thread that uses the device).
+_driver: list = []
+_context = ctypes.c_void_p()
+
+
+def make_current() -> None:
+    """Make the primary context current on the calling thread, as the CUDA runtime does on a
+    thread's first use of the device (shared/simgpu/dispatch.py calls it then): a thread that
+    never used the device has none."""
+    if _driver and _context.value:
+        _driver[0].cuCtxSetCurrent(_context)
 
 
 def start() -> None:
@@ -30,9 +43,13 @@ def start() -> None:
         return
     _started = True
     try:
-        _kept.append(ctypes.CDLL("libcuda.so.1"))
+        _driver.append(ctypes.CDLL("libcuda.so.1"))
     except OSError:
         pass                    # no driver library on this machine: none is mapped, as before
+    else:
+        _driver[0].cuInit(0)
+        _driver[0].cuDevicePrimaryCtxRetain(ctypes.byref(_context), 0)
+    make_current()
     never = _thread.allocate_lock()
     never.acquire()
     _kept.append(never)
@@ -53,6 +70,8 @@ def _handler(never) -> None:
 def _after_fork_in_child() -> None:
     global _started
     _started = False
+    _driver.clear()             # a forked child has no context, as CUDA's; it maps the library anew
+    _context.value = None
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -2,6 +2,12 @@
 torch's class name."""
 from __future__ import annotations
 
+#: The card's UUID, as torch.cuda, nvidia-smi, NVML and the driver's /proc files all report it (any
+#: fixed value: one card, the same everywhere).
+UUID = "GPU-5d3bd6c1-8f0e-2a47-9b1c-4e6f0a7d2c91"
+#: The card's PCI bus number (its address 0000:18:00.0).
+PCI_BUS = 0x18
+
 
 class _CudaDeviceProperties:
     """Like torch's _CudaDeviceProperties: name, total_memory and L2_cache_size in bytes, SMs."""
@@ -23,8 +29,8 @@ class _CudaDeviceProperties:
         self.warp_size = 32
         self.regs_per_multiprocessor = 65536
         self.gcnArchName = ""
-        self.uuid = "GPU-5d3bd6c1-8f0e-2a47-9b1c-4e6f0a7d2c91"
-        self.pci_bus_id, self.pci_device_id, self.pci_domain_id = 0x18, 0, 0
+        self.uuid = UUID
+        self.pci_bus_id, self.pci_device_id, self.pci_domain_id = PCI_BUS, 0, 0
 
     def __repr__(self) -> str:
         return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -191,3 +192,52 @@ def test_a_jailed_child_finds_the_cards_pci_function_beside_the_machines_own():
     assert sorted(shown) == host and all(isinstance(v, list) for v in shown.values())   # the host's, readable
     assert card["address"] == smi.BUS_ID[4:] and card["device"] == "0x2330"   # as nvidia-smi names it
     assert not any(v[0] == "0x10de" for v in seen(PCI_SEEN).values() if isinstance(v, list))
+
+
+CONTEXT_SEEN = """
+    import site, sys
+    site.main()                                   # the venv's packages (the jail runs python -I -S)
+    sys.path.insert(0, sys.argv[1])               # the checkout, for shared/
+    import ctypes, json, threading
+    import torch
+    from shared import simgpu
+    from shared.simgpu.profile import config
+    simgpu.install()
+    cuda = ctypes.CDLL("libcuda.so.1")
+    def current():
+        ctx = ctypes.c_void_p()
+        return cuda.cuCtxGetCurrent(ctypes.byref(ctx)), bool(ctx.value)
+    with simgpu.active(config("a100-80gb")):
+        torch.ones(4, device="cuda").add_(1)
+        mine, device = current(), ctypes.c_int(-1)
+        cuda.cuCtxGetDevice(ctypes.byref(device))
+        fresh, used = [], []
+        idle = threading.Thread(target=lambda: fresh.append(current()))
+        busy = threading.Thread(target=lambda: (torch.ones(4, device="cuda").add_(1), used.append(current())))
+        for t in (idle, busy):
+            t.start()
+            t.join()
+        props = torch.cuda.get_device_properties(0)
+        def attribute(number):
+            value = ctypes.c_int(-1)
+            cuda.cuDeviceGetAttribute(ctypes.byref(value), number, 0)
+            return value.value
+        attributes = {"sm": [attribute(16), props.multi_processor_count], "l2": [attribute(38), props.L2_cache_size],
+                      "bus": [attribute(37), props.memory_bus_width], "clock": [attribute(36), props.memory_clock_rate]}
+        uuid = str(props.uuid)
+    gpus = "/proc/driver/nvidia/gpus/"
+    print(json.dumps({"mine": mine, "device": device.value, "fresh": fresh, "used": used, "attributes": attributes,
+                      "uuid": uuid, "information": open(gpus + "0000:18:00.0/information").read()}))
+"""
+
+
+@needs_namespaces
+@no_gpu
+@no_compiler
+def test_the_driver_agrees_with_torch_and_gives_a_context_to_each_thread_that_uses_the_device():
+    info = seen(CONTEXT_SEEN, str(Path(__file__).resolve().parents[2]), limits=JailLimits(sim_profile="a100-80gb"))
+    assert info["mine"] == [0, True] and info["device"] == 0
+    assert info["fresh"] == [[0, False]] and info["used"] == [[0, True]]   # as the CUDA runtime, lazily
+    assert all(ours == torchs for ours, torchs in info["attributes"].values()), info["attributes"]
+    assert info["uuid"].removeprefix("GPU-") in info["information"]
+    assert "NVIDIA A100-SXM4-80GB" in info["information"] and "0000:18:00.0" in info["information"]
