@@ -6,9 +6,9 @@ memory map once CUDA is in use (shared/simgpu/driver.py maps libcuda into a proc
 starts, as the CUDA runtime does).
 
 ``build(profile)`` compiles both with the machine's C compiler into a folder of this user's
-cache (once per card: the folder's name is a digest of the sources) and returns the folder: the
-libraries under the names a driver installs (``libcuda.so.<driver>``, ``.so.1`` and ``.so``
-links), and ``ld.so.cache``, this machine's loader cache with them added as if they sat in the
+cache (once per card: the folder's name is a digest of the sources) and returns the folder:
+``lib/``, the libraries under the names a driver installs (``libcuda.so.<driver>``, ``.so.1``
+and ``.so`` links), and ``ld.so.cache``, this machine's loader cache with them added as if they sat in the
 system's library folder (``LIB_FOLDER``), which the jail shows in their place
 (autograder/sandbox/rootfs.py, ``present_libs``). Where no compiler or ``ldconfig`` is found, or a
 step fails, ``build`` returns None: the child then finds no driver library, as before.
@@ -36,6 +36,8 @@ from shared.simgpu.properties import _CudaDeviceProperties
 
 #: The libraries: soname -> the file's base name before ``.so``.
 LIBS = {"libcuda.so.1": "libcuda", "libnvidia-ml.so.1": "libnvidia-ml"}
+#: The built folder's layout (part of its name's digest: a folder of another layout is not reused).
+LAYOUT = "lib/ and ld.so.cache"
 #: Seconds a compiler or ldconfig may take.
 STEP_TIMEOUT_S = 60
 
@@ -154,9 +156,9 @@ def build(profile: str) -> str | None:
     """The folder holding ``profile``'s driver libraries and loader cache (see the module's
     docstring), built on first use; None where they cannot be built here."""
     texts = sources(profile)
-    digest = hashlib.sha256("\0".join([LIB_FOLDER, *texts.values(), _host_cache_stamp()]).encode()).hexdigest()[:16]
-    folder = _cache_home() / digest
-    if (folder / "ld.so.cache").is_file():
+    digest = hashlib.sha256("\0".join([LAYOUT, LIB_FOLDER, *texts.values(), _host_cache_stamp()]).encode())
+    folder = _cache_home() / digest.hexdigest()[:16]
+    if (folder / "ld.so.cache").is_file() and (folder / "lib").is_dir():
         return str(folder)
     compiler, ldconfig = shutil.which("gcc") or shutil.which("cc"), _ldconfig()
     if compiler is None or ldconfig is None:
@@ -164,13 +166,14 @@ def build(profile: str) -> str | None:
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=folder.parent) as work:
-            staged = Path(work) / "libs"
-            staged.mkdir()
+            built = Path(work) / "built"
+            staged = built / "lib"
+            staged.mkdir(parents=True)
             for soname, text in texts.items():
                 _compile(compiler, Path(work), staged, soname, text)
-            _loader_cache(ldconfig, staged, Path(work))
+            _loader_cache(ldconfig, staged, Path(work), built / "ld.so.cache")
             if not folder.exists():
-                os.rename(staged, folder)
+                os.rename(built, folder)
     except (OSError, subprocess.SubprocessError):
         return None
     return str(folder) if (folder / "ld.so.cache").is_file() else None
@@ -205,8 +208,8 @@ def _host_cache_stamp() -> str:
     return f"{st.st_size}:{st.st_mtime_ns}"
 
 
-def _loader_cache(ldconfig: str, staged: Path, work: Path) -> None:
-    """``staged``/ld.so.cache: the machine's libraries (its ld.so.conf) and the staged ones, each
+def _loader_cache(ldconfig: str, staged: Path, work: Path, target: Path) -> None:
+    """``target``, a loader cache: the machine's libraries (its ld.so.conf) and the staged ones, each
     staged one recorded at its place in LIB_FOLDER. ldconfig records the folder it scanned, so
     it scans a folder whose path has LIB_FOLDER's length, and that path is then replaced in the
     cache's strings by LIB_FOLDER (the cache holds no sums or lengths that would change)."""
@@ -225,6 +228,6 @@ def _loader_cache(ldconfig: str, staged: Path, work: Path) -> None:
         data = out.read_bytes()
         if stand_in.encode() not in data:
             raise OSError("ldconfig did not record the driver libraries")
-        (staged / "ld.so.cache").write_bytes(data.replace(stand_in.encode(), LIB_FOLDER.encode()))
+        target.write_bytes(data.replace(stand_in.encode(), LIB_FOLDER.encode()))
     finally:
         shutil.rmtree(alias, ignore_errors=True)

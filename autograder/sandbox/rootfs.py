@@ -294,23 +294,13 @@ def present_smi(root: str, text: str) -> None:
 
 
 def present_libs(root: str, folder: str) -> None:
-    """The driver's libraries built in ``folder`` (autograder/sandbox/driverlibs.py) in the
-    system's library folder under ``root``, and its loader cache over /etc/ld.so.cache: the folder
-    overlaid, read-only, with a layer holding copies of them (as ``present_smi``), the cache bound
-    read-only. Where the kernel refuses either, that part is left out."""
-    lib = root + os.path.realpath(LIB_FOLDER)
-    names = [n for n in sorted(os.listdir(folder)) if n.startswith("lib")]
-    if not os.path.isdir(lib) or any(c in lib for c in ",:\\="):
-        return
-    with _scratch(root, ".lib", "1m") as layer:
-        for name in names:
-            source = os.path.join(folder, name)
-            if os.path.islink(source):
-                os.symlink(os.readlink(source), f"{layer}/{name}")
-            else:
-                with open(source, "rb") as src, open(f"{layer}/{name}", "wb") as dst:
-                    dst.write(src.read())
-                os.chmod(f"{layer}/{name}", 0o755)
+    """The driver's libraries built in ``folder`` (autograder/sandbox/driverlibs.py: ``lib/`` and
+    ``ld.so.cache``) in the system's library folder under ``root``, and its loader cache over
+    /etc/ld.so.cache: the library folder overlaid, read-only, with ``lib/`` as its upper layer,
+    the cache bound read-only. Where the kernel refuses either, or a path would not fit the
+    overlay's options, that part is left out."""
+    lib, layer = root + os.path.realpath(LIB_FOLDER), folder + "/lib"
+    if os.path.isdir(lib) and os.path.isdir(layer) and not any(c in lib + layer for c in ",:\\="):
         with contextlib.suppress(RootError):
             mount("overlay", lib, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, f"lowerdir={layer}:{lib}")
     cache = root + os.path.realpath("/etc/ld.so.cache")
