@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 from autograder.sandbox.rootfs import DRIVER, LIB_FOLDER
-from autograder.sandbox.smi import UUID
+from autograder.sandbox.smi import TEMPERATURE_C, UUID
 from shared.simgpu.profile import config, constants, public
 from shared.simgpu.properties import _CudaDeviceProperties
 
@@ -123,6 +123,8 @@ int nvmlDeviceGetMemoryInfo(void *h, memory_t *m) {
   m->total = %(memory)dULL; m->used = %(used)dULL; m->free = m->total - m->used; return 0; }
 int nvmlDeviceGetCudaComputeCapability(void *h, int *major, int *minor) {
   (void)h; if (!ready) return 1; if (!major || !minor) return 2; *major = %(major)d; *minor = %(minor)d; return 0; }
+int nvmlDeviceGetTemperature(void *h, int sensor, unsigned int *t) {
+  (void)h; if (!ready) return 1; if (!t || sensor != 0) return 2; *t = %(temperature)d; return 0; }
 const char *nvmlErrorString(int e) {
   return e == 0 ? "Success" : e == 1 ? "Uninitialized" : e == 7 ? "Insufficient Size" : "Invalid Argument"; }
 """
@@ -142,7 +144,7 @@ def sources(profile: str) -> dict[str, str]:
              "memory": props.total_memory, "sms": props.multi_processor_count, "major": props.major,
              "minor": props.minor, "l2": props.L2_cache_size,
              "cuda_version": int(constants()["software"]["driver_api_version"]), "uuid": _c_string(UUID),
-             "driver": _c_string(DRIVER), "used": 2**20}   # nvidia-smi's "1 MiB" used
+             "driver": _c_string(DRIVER), "used": 2**20, "temperature": TEMPERATURE_C}   # nvidia-smi's "1 MiB" used
     return {"libcuda.so.1": _CUDA % facts, "libnvidia-ml.so.1": _NVML % facts}
 
 

@@ -26,6 +26,9 @@ CONTAINER_ENV = {"NVIDIA_VISIBLE_DEVICES": "all", "NVIDIA_DRIVER_CAPABILITIES": 
 #: The card's place on the PCI bus and its UUID, as nvidia-smi prints them: torch.cuda's
 #: (get_device_properties' pci_bus_id and uuid).
 BUS_ID = f"00000000:{PCI_BUS:02x}:00.0"
+#: The card's temperature at idle, in degrees Celsius, as nvidia-smi and NVML report it (a data-centre
+#: card idles near 30 C; any fixed value: both tools read the same sensor).
+TEMPERATURE_C = 31
 
 
 def pci(profile: str) -> dict | None:
@@ -58,7 +61,7 @@ def _fields(name: str, mib: int, capability: str) -> dict[str, tuple[str, str]]:
             "memory.used": ("memory.used [MiB]", "1 MiB"),
             "memory.free": ("memory.free [MiB]", f"{mib - 1} MiB"),
             "utilization.gpu": ("utilization.gpu [%]", "0 %"),
-            "temperature.gpu": ("temperature.gpu", "31"),
+            "temperature.gpu": ("temperature.gpu", str(TEMPERATURE_C)),
             "persistence_mode": ("persistence_mode", "Enabled")}
 
 
@@ -76,7 +79,8 @@ def _table(name: str, mib: int) -> str:
         "|                                         |                        |               MIG M. |",
         "|" + "=" * 41 + "+" + "=" * 24 + "+" + "=" * 22 + "|",
         f"|   0  {name[:30]:<31}On  |   {BUS_ID} Off |                    0 |",
-        f"| N/A   31C    P0             70W /  700W | {'1MiB /  ' + str(mib) + 'MiB':>22} |      0%      Default |",
+        f"| N/A   {TEMPERATURE_C}C    P0             70W /  700W | "
+        f"{'1MiB /  ' + str(mib) + 'MiB':>22} |      0%      Default |",
         "|                                         |                        |             Disabled |",
         bar, " " * 91, wide,
         "| Processes:" + " " * 78 + "|",

@@ -241,3 +241,24 @@ def test_the_driver_agrees_with_torch_and_gives_a_context_to_each_thread_that_us
     assert all(ours == torchs for ours, torchs in info["attributes"].values()), info["attributes"]
     assert info["uuid"].removeprefix("GPU-") in info["information"]
     assert "NVIDIA A100-SXM4-80GB" in info["information"] and "0000:18:00.0" in info["information"]
+
+
+TEMPERATURE_SEEN = """
+    import ctypes, json, subprocess
+    nvml = ctypes.CDLL("libnvidia-ml.so.1")
+    handle, celsius = ctypes.c_void_p(), ctypes.c_uint(0)
+    nvml.nvmlInit_v2()
+    nvml.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(handle))
+    rc = nvml.nvmlDeviceGetTemperature(handle, 0, ctypes.byref(celsius))
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=temperature.gpu", "--format=csv,noheader,nounits"],
+                         capture_output=True, text=True).stdout.strip()
+    print(json.dumps([rc, celsius.value, smi]))
+"""
+
+
+@needs_namespaces
+@no_gpu
+@no_compiler
+def test_nvml_and_nvidia_smi_read_the_same_temperature():
+    rc, nvml, smi_reads = seen(TEMPERATURE_SEEN, limits=JailLimits(sim_profile="h100-sxm"))
+    assert rc == 0 and nvml == int(smi_reads) == smi.TEMPERATURE_C
