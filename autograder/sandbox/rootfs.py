@@ -314,23 +314,30 @@ def present_pci(root: str, card: dict) -> None:
     """The card's PCI function in /sys/bus/pci/devices under ``root``: the folder covered by a
     small read-only tmpfs holding the host's entries as they are (links into /sys/devices) and
     one folder more, ``card["address"]``, whose vendor, device and class files name the card
-    (autograder/sandbox/smi.py's ``pci``). Where the folder is missing, nothing is added."""
+    (autograder/sandbox/smi.py's ``pci``). Where the folder is missing, the host has a function at
+    that address, or the kernel refuses a step, the folder stays the host's."""
     folder = root + "/sys/bus/pci/devices"
     try:
         entries = {name: os.readlink(f"/sys/bus/pci/devices/{name}") for name in os.listdir("/sys/bus/pci/devices")}
     except OSError:
         return
-    if not os.path.isdir(folder):
+    if not os.path.isdir(folder) or card["address"] in entries:
         return
-    mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755,size=64k")
-    for name, target in entries.items():
-        os.symlink(target, f"{folder}/{name}")
-    own = f"{folder}/{card['address']}"
-    os.makedirs(own, mode=0o755, exist_ok=True)
-    for key in ("vendor", "device", "class", "subsystem_vendor"):
-        with open(f"{own}/{key}", "w", encoding="ascii") as fh:
-            fh.write(card[key] + "\n")
-    mount(None, folder, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    try:
+        mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755,size=64k")
+    except RootError:
+        return
+    try:
+        for name, target in entries.items():
+            os.symlink(target, f"{folder}/{name}")
+        own = f"{folder}/{card['address']}"
+        os.makedirs(own, mode=0o755)
+        for key in ("vendor", "device", "class", "subsystem_vendor"):
+            with open(f"{own}/{key}", "w", encoding="ascii") as fh:
+                fh.write(card[key] + "\n")
+        mount(None, folder, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except (OSError, RootError):
+        _libc.umount2(os.fsencode(folder), ctypes.c_int(MNT_DETACH))     # the host's folder again
 
 
 def quota_workdir(root: str, workdir: str, quota: dict) -> None:

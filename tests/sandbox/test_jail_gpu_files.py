@@ -262,3 +262,19 @@ TEMPERATURE_SEEN = """
 def test_nvml_and_nvidia_smi_read_the_same_temperature():
     rc, nvml, smi_reads = seen(TEMPERATURE_SEEN, limits=JailLimits(sim_profile="h100-sxm"))
     assert rc == 0 and nvml == int(smi_reads) == smi.TEMPERATURE_C
+
+
+@needs_namespaces
+@no_gpu
+@pytest.mark.skipif(not os.path.isdir("/sys/bus/pci/devices") or not os.listdir("/sys/bus/pci/devices"),
+                    reason="this machine's /sys lists no PCI function")
+def test_a_host_function_at_the_cards_address_is_shown_as_it_is(monkeypatch):
+    """Another machine may have a function of its own at the address the card is given: the jail
+    then shows the host's folder unchanged rather than fail to build (or write into sysfs)."""
+    host = sorted(os.listdir("/sys/bus/pci/devices"))
+    taken = dict(smi.pci("h100-sxm"), address=host[0])
+    monkeypatch.setattr(smi, "pci", lambda profile: taken)
+    shown = seen(PCI_SEEN, limits=JailLimits(sim_profile="h100-sxm"))
+    assert sorted(shown) == host
+    with open(f"/sys/bus/pci/devices/{host[0]}/vendor") as fh:
+        assert shown[host[0]][0] == fh.read().strip()
