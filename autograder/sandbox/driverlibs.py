@@ -148,9 +148,11 @@ def sources(profile: str) -> dict[str, str]:
     return {"libcuda.so.1": _CUDA % facts, "libnvidia-ml.so.1": _NVML % facts}
 
 
-def _cache_home() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "why17" / "driverlibs"
+def _cache_home() -> Path | None:
+    """This user's cache folder for the built libraries (under ~/.cache); None where the user has
+    no absolute home folder."""
+    base = os.path.expanduser("~/.cache")
+    return Path(base) / "why17" / "driverlibs" if os.path.isabs(base) else None
 
 
 @functools.lru_cache(maxsize=16)
@@ -159,7 +161,10 @@ def build(profile: str) -> str | None:
     docstring), built on first use; None where they cannot be built here."""
     texts = sources(profile)
     digest = hashlib.sha256("\0".join([LAYOUT, LIB_FOLDER, *texts.values(), _host_cache_stamp()]).encode())
-    folder = _cache_home() / digest.hexdigest()[:16]
+    home = _cache_home()
+    if home is None:
+        return None
+    folder = home / digest.hexdigest()[:16]
     if (folder / "ld.so.cache").is_file() and (folder / "lib").is_dir():
         return str(folder)
     compiler, ldconfig = shutil.which("gcc") or shutil.which("cc"), _ldconfig()
