@@ -25,7 +25,7 @@ _current = None
 #: The original functions, whatever is patched later (clocks.py imports this module before it
 #: patches time's functions; ``__wrapped__`` covers an import after that).
 _clock_ns = getattr(time.clock_gettime_ns, "__wrapped__", time.clock_gettime_ns)
-_real_sleep = getattr(time.sleep, "__wrapped__", time.sleep)
+real_sleep = getattr(time.sleep, "__wrapped__", time.sleep)
 
 
 class CpuClock:
@@ -79,7 +79,7 @@ class CpuClock:
         """Sleep for real; the clock moves by at least ``seconds`` (CPU time other threads spent
         meanwhile counts once, not twice)."""
         before = self._seconds()
-        _real_sleep(seconds)
+        real_sleep(seconds)
         self.slept_s += max(0.0, seconds - (self._seconds() - before))
 
 

@@ -10,6 +10,9 @@ import datetime
 import inspect
 import os
 import resource
+import subprocess
+import sys
+import threading
 import time
 import timeit
 
@@ -252,3 +255,52 @@ def test_no_clock_goes_back_from_one_active_period_to_the_next():
     with simgpu.active(H100):
         started = [read() for read in readers]
     assert all(s >= e for s, e in zip(started, ended, strict=True)), (started, ended)
+
+
+def _real_clock():
+    return _real(time.perf_counter)()
+
+
+def test_a_subprocess_run_with_a_timeout_ends_as_on_a_gpu_machine():
+    """subprocess.run(timeout=...) polls the child with sleeps (Popen.wait). Those sleeps moved
+    only the virtual clock, which raced past the timeout while the child still ran: TimeoutExpired
+    (or, past a call's limit, a stopped call) by as much as the machine's load slowed the child.
+    Now the sleeps pass real time while a child runs: the call returns the child's exit status
+    and the clock moves no further than the real time spent (plus the reads' cost)."""
+    simgpu.install()
+    with simgpu.active(H100):
+        real0, t0 = _real_clock(), time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", "import time; time.sleep(0.4)"], timeout=5)
+        virtual, real = time.perf_counter() - t0, _real_clock() - real0
+    assert done.returncode == 0
+    assert virtual <= real + 0.05
+
+
+def test_a_thread_polling_a_worker_sees_its_clock_move_with_the_world():
+    """A loop that sleeps until a worker thread finishes real work: the sleeps pass real time
+    too, so the loop's clock moves no further than the world did (before: a few µs of real time
+    per 10 ms of virtual, so the clock ran ahead of the worker by orders of magnitude)."""
+    simgpu.install()
+    with simgpu.active(H100):
+        done = threading.Event()
+        worker = threading.Thread(target=lambda: (threading.Event().wait(0.3), done.set()))
+        real0, t0 = _real_clock(), time.perf_counter()
+        worker.start()
+        while not done.is_set():
+            time.sleep(0.01)
+        virtual, real = time.perf_counter() - t0, _real_clock() - real0
+        worker.join()
+    assert 0.3 <= virtual <= real + 0.05
+
+
+def test_a_program_alone_in_its_process_sleeps_no_real_time():
+    """No child, no other thread: a sleep moves only the virtual clock (grading stays quick, and
+    a program that sleeps forever passes a call's limit by the device's clock at once)."""
+    simgpu.install()
+    if threading.active_count() > 1:
+        pytest.skip("this test process runs other threads (a plugin's): every sleep passes real time here")
+    with simgpu.active(H100):
+        real0, t0 = _real_clock(), time.perf_counter()
+        time.sleep(30)
+        virtual, real = time.perf_counter() - t0, _real_clock() - real0
+    assert virtual == pytest.approx(30, abs=1e-3) and real < 30
