@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime
 import math
 import os
+import signal
 import threading
 import time
 import timeit
@@ -146,10 +147,10 @@ def _sleep(dev, seconds, *_args, **_kwargs):
     """time.sleep on the simulated machine: the host's virtual clock moves ``seconds``. Real time
     passes too whenever something outside the sleeping thread runs that the program may be
     waiting for (``_world_moves``): a loop that sleeps until a subprocess ends, a worker thread
-    finishes or a file appears then sees the world move as far as its clock, as on a GPU machine,
-    instead of its clock racing ahead of a world that stands still (a subprocess's timeout would
-    expire at once, by as much as the machine's load slows the subprocess). A program alone in
-    its process sleeps no real time: its readings are the same either way."""
+    finishes or a timer signal arrives then sees the world move as far as its clock, as on a GPU
+    machine, instead of its clock racing ahead of a world that stands still (a subprocess's
+    timeout would expire at once, by as much as the machine's load slows the subprocess). A
+    program alone in its process sleeps no real time: its readings are the same either way."""
     seconds = float(seconds)
     if seconds < 0 or math.isnan(seconds):
         raise ValueError("sleep length must be non-negative")
@@ -160,9 +161,10 @@ def _sleep(dev, seconds, *_args, **_kwargs):
 
 
 def _world_moves() -> bool:
-    """Whether the process has a child process (running or ended, not yet waited for) or a
-    Python thread besides the calling one: something that can change while a thread sleeps."""
-    if threading.active_count() > 1:
+    """Whether the process has a child process (running or ended, not yet waited for), a Python
+    thread besides the calling one or a real-time timer signal pending (``signal.alarm``,
+    ``setitimer``): something that can change while a thread sleeps."""
+    if threading.active_count() > 1 or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
         return True
     try:
         os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)

@@ -10,6 +10,7 @@ import datetime
 import inspect
 import os
 import resource
+import signal
 import subprocess
 import sys
 import threading
@@ -304,3 +305,22 @@ def test_a_program_alone_in_its_process_sleeps_no_real_time():
         time.sleep(30)
         virtual, real = time.perf_counter() - t0, _real_clock() - real0
     assert virtual == pytest.approx(30, abs=1e-3) and real < 30
+
+
+def test_a_loop_waiting_for_a_timer_signal_sees_its_clock_move_with_the_world():
+    """A watchdog's signal.setitimer (or alarm) fires in real time: a loop sleeping until it
+    fires passes real time, so its clock reads about the timer's length, not many times it."""
+    simgpu.install()
+    fired = []
+    previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(1))
+    try:
+        with simgpu.active(H100):
+            real0, t0 = _real_clock(), time.perf_counter()
+            signal.setitimer(signal.ITIMER_REAL, 0.3)
+            while not fired:
+                time.sleep(0.01)
+            virtual, real = time.perf_counter() - t0, _real_clock() - real0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert 0.3 <= virtual <= real + 0.05
