@@ -13,11 +13,13 @@ system's library folder (``LIB_FOLDER``), which the jail shows in their place
 (autograder/sandbox/rootfs.py, ``present_libs``). Where no compiler or ``ldconfig`` is found, or a
 step fails, ``build`` returns None: the child then finds no driver library, as before.
 
-Only what a program asks to find a card is answered: initialising, counting devices, a device's
-name, memory, the attributes torch.cuda.get_device_properties reports (the same values), the
-primary context the CUDA
-runtime makes current on each thread that uses the device, the driver's version, the error
-strings. Nothing depends on the secret seed.
+Only what a program asks to find a card, and what memory it holds, is answered: initialising,
+counting devices, a device's name, memory, the attributes torch.cuda.get_device_properties
+reports (the same values), the primary context the CUDA runtime makes current on each thread
+that uses the device, the driver's version, the error strings; and, read live from what each
+process on the simulated device writes (shared/simgpu/driver.py, ``hold``), the memory in use
+and free (NVML, cuMemGetInfo: what torch.cuda.mem_get_info reads) and the processes holding it
+(NVML's compute processes). Nothing depends on the secret seed.
 """
 from __future__ import annotations
 
@@ -30,7 +32,8 @@ import tempfile
 from pathlib import Path
 
 from autograder.sandbox.rootfs import DRIVER, LIB_FOLDER
-from autograder.sandbox.smi import TEMPERATURE_C, UUID
+from autograder.sandbox.smi import IDLE_BYTES, TEMPERATURE_C, UUID
+from shared.simgpu.driver import MEMORY_FOLDER
 from shared.simgpu.profile import config, constants, public
 from shared.simgpu.properties import _CudaDeviceProperties
 
@@ -41,7 +44,38 @@ LAYOUT = "lib/ and ld.so.cache"
 #: Seconds a compiler or ldconfig may take.
 STEP_TIMEOUT_S = 60
 
-_CUDA = r"""
+#: What both libraries read of the device memory each process holds (shared/simgpu/driver.py
+#: writes it: MEMORY_FOLDER/<pid>, bytes): ``held`` fills up to ``max`` (pid, bytes) pairs of
+#: processes still running and returns how many there are; ``in_use`` is their sum, or the idle
+#: card's ``%(idle)d`` bytes when none holds any (as nvidia-smi's "1MiB" on an idle card).
+_HELD = r"""
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+static int held(unsigned int *pids, unsigned long long *bytes, int max) {
+  DIR *d = opendir("%(folder)s"); struct dirent *e; int n = 0; char path[64]; struct stat st;
+  if (!d) return 0;
+  while ((e = readdir(d)) != NULL) {
+    char *end; unsigned long pid = strtoul(e->d_name, &end, 10); unsigned long long b = 0; FILE *f;
+    if (*end || !pid || pid > 4194304) continue;
+    snprintf(path, sizeof path, "/proc/%%lu", pid);
+    if (stat(path, &st) != 0) continue;
+    snprintf(path, sizeof path, "%(folder)s/%%lu", pid);
+    if ((f = fopen(path, "r")) == NULL) continue;
+    if (fscanf(f, "%%llu", &b) != 1) b = 0;
+    fclose(f);
+    if (!b) continue;
+    if (n < max) { pids[n] = (unsigned int)pid; bytes[n] = b; }
+    n++; }
+  closedir(d); return n; }
+static unsigned long long in_use(void) {
+  unsigned int pids[64]; unsigned long long bytes[64], sum = 0; int i, n = held(pids, bytes, 64);
+  for (i = 0; i < n && i < 64; i++) sum += bytes[i];
+  return n ? sum : %(idle)dULL; }
+"""
+
+_CUDA = _HELD + r"""
 #include <string.h>
 #include <stddef.h>
 static int ready;
@@ -85,6 +119,11 @@ int cuCtxSetCurrent(void *ctx) {
   if (!ready) return 3; if (ctx && ctx != &primary) return 201; current = ctx; return 0; }
 int cuCtxGetCurrent(void **ctx) { if (!ready) return 3; if (!ctx) return 1; *ctx = current; return 0; }
 int cuCtxGetDevice(int *d) { if (!ready) return 3; if (!current) return 201; if (!d) return 1; *d = 0; return 0; }
+int cuMemGetInfo_v2(size_t *free, size_t *total) {
+  unsigned long long used = in_use();
+  if (!ready) return 3; if (!current) return 201; if (!free || !total) return 1;
+  *total = %(memory)dULL; *free = used < *total ? *total - used : 0; return 0; }
+int cuMemGetInfo(size_t *free, size_t *total) { return cuMemGetInfo_v2(free, total); }
 int cuGetErrorString(int e, const char **s) {
   if (!s) return 1; *s = e == 0 ? "no error" : e == 3 ? "initialization error" :
   e == 101 ? "invalid device ordinal" : e == 201 ? "invalid device context" : "invalid argument"; return 0; }
@@ -94,7 +133,7 @@ int cuGetErrorName(int e, const char **s) {
   "CUDA_ERROR_INVALID_VALUE"; return 0; }
 """
 
-_NVML = r"""
+_NVML = _HELD + r"""
 #include <string.h>
 static int ready;
 static const char NAME[] = %(name)s;
@@ -118,9 +157,31 @@ int nvmlDeviceGetUUID(void *h, char *s, unsigned int len) { (void)h; return put(
 int nvmlSystemGetDriverVersion(char *s, unsigned int len) { return put(s, len, DRIVER); }
 int nvmlSystemGetCudaDriverVersion(int *v) { if (!ready) return 1; if (!v) return 2; *v = %(cuda_version)d; return 0; }
 int nvmlSystemGetCudaDriverVersion_v2(int *v) { return nvmlSystemGetCudaDriverVersion(v); }
+typedef struct { unsigned int version; unsigned long long total, reserved, free, used; } memory_v2_t;
+typedef struct { unsigned int pid; unsigned long long used; } process_v1_t;
+typedef struct { unsigned int pid; unsigned long long used; unsigned int gpu_instance, compute_instance; } process_t;
 int nvmlDeviceGetMemoryInfo(void *h, memory_t *m) {
   (void)h; if (!ready) return 1; if (!m) return 2;
-  m->total = %(memory)dULL; m->used = %(used)dULL; m->free = m->total - m->used; return 0; }
+  m->total = %(memory)dULL; m->used = in_use(); m->free = m->total - m->used; return 0; }
+int nvmlDeviceGetMemoryInfo_v2(void *h, memory_v2_t *m) {
+  (void)h; if (!ready) return 1; if (!m) return 2;
+  m->total = %(memory)dULL; m->reserved = 0; m->used = in_use(); m->free = m->total - m->used; return 0; }
+static int processes(unsigned int *count, void *out, int wide) {
+  unsigned int pids[64]; unsigned long long bytes[64]; int i, n;
+  if (!ready) return 1; if (!count) return 2;
+  n = held(pids, bytes, 64); if (n > 64) n = 64;
+  if (*count < (unsigned int)n) { *count = (unsigned int)n; return 7; }
+  if (n && !out) return 2;
+  for (i = 0; i < n; i++) {
+    if (wide) { process_t *p = (process_t *)out + i; p->pid = pids[i]; p->used = bytes[i];
+                p->gpu_instance = p->compute_instance = 0xFFFFFFFFu; }
+    else { process_v1_t *p = (process_v1_t *)out + i; p->pid = pids[i]; p->used = bytes[i]; } }
+  *count = (unsigned int)n; return 0; }
+int nvmlDeviceGetComputeRunningProcesses_v3(void *h, unsigned int *c, void *p) { (void)h; return processes(c, p, 1); }
+int nvmlDeviceGetComputeRunningProcesses_v2(void *h, unsigned int *c, void *p) { (void)h; return processes(c, p, 1); }
+int nvmlDeviceGetComputeRunningProcesses(void *h, unsigned int *c, void *p) { (void)h; return processes(c, p, 0); }
+int nvmlDeviceGetGraphicsRunningProcesses_v3(void *h, unsigned int *c, void *p) {
+  (void)h; (void)p; if (!ready) return 1; if (!c) return 2; *c = 0; return 0; }
 int nvmlDeviceGetCudaComputeCapability(void *h, int *major, int *minor) {
   (void)h; if (!ready) return 1; if (!major || !minor) return 2; *major = %(major)d; *minor = %(minor)d; return 0; }
 int nvmlDeviceGetTemperature(void *h, int sensor, unsigned int *t) {
@@ -144,7 +205,8 @@ def sources(profile: str) -> dict[str, str]:
              "memory": props.total_memory, "sms": props.multi_processor_count, "major": props.major,
              "minor": props.minor, "l2": props.L2_cache_size,
              "cuda_version": int(constants()["software"]["driver_api_version"]), "uuid": _c_string(UUID),
-             "driver": _c_string(DRIVER), "used": 2**20, "temperature": TEMPERATURE_C}   # nvidia-smi's "1 MiB" used
+             "driver": _c_string(DRIVER), "idle": IDLE_BYTES, "temperature": TEMPERATURE_C,
+             "folder": MEMORY_FOLDER}
     return {"libcuda.so.1": _CUDA % facts, "libnvidia-ml.so.1": _NVML % facts}
 
 

@@ -79,6 +79,7 @@ def attach(info: dict, link):
     state.part("patches").install()
     previous, version = state.current(), torch.version.cuda
     state.part("driver").start()
+    frontend.hold()
     state.set_current(frontend)
     torch.version.cuda = CUDA_VERSION          # a CUDA build, as on the GPU of the profile
     try:

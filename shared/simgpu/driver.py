@@ -26,6 +26,14 @@ _kept: list = []
 #: retains it on first use and makes it current on each thread that uses the device).
 _driver: list = []
 _context = ctypes.c_void_p()
+#: Where each process on the simulated device writes the device memory it holds, in bytes, in a
+#: file named by its pid: what the driver's libraries and nvidia-smi the grading jail presents
+#: read (autograder/sandbox/driverlibs.py, smi.py), as a GPU's driver knows what each process
+#: holds. Written only where the driver's library is mapped (a machine that has none has no reader).
+MEMORY_FOLDER = "/dev/shm/.nvidia-mem"
+#: Width of the file's one line, in bytes (rewritten in place: the number padded with spaces).
+_WIDTH = 24
+_held: list = []                # this process's open file in MEMORY_FOLDER (None: it cannot have one)
 
 
 def make_current() -> None:
@@ -34,6 +42,24 @@ def make_current() -> None:
     never used the device has none."""
     if _driver and _context.value:
         _driver[0].cuCtxSetCurrent(_context)
+
+
+def hold(n_bytes: int) -> None:
+    """This process now holds ``n_bytes`` of device memory (its context's and its allocations'):
+    written to its file in MEMORY_FOLDER where the driver's library is mapped, else nothing."""
+    if not _driver:
+        return
+    if not _held:
+        try:
+            os.makedirs(MEMORY_FOLDER, exist_ok=True)
+            _held.append(os.open(f"{MEMORY_FOLDER}/{os.getpid()}", os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
+        except OSError:
+            _held.append(None)  # no shared memory folder to write in: the readers see an idle card
+    if _held[0] is not None:
+        try:
+            os.pwrite(_held[0], str(int(n_bytes)).encode().ljust(_WIDTH - 1) + b"\n", 0)
+        except OSError:
+            pass
 
 
 def start() -> None:
@@ -71,6 +97,7 @@ def _after_fork_in_child() -> None:
     global _started
     _started = False
     _driver.clear()             # a forked child has no context, as CUDA's; it maps the library anew
+    _held.clear()               # nor any device memory: the parent's file stays the parent's
     _context.value = None
 
 

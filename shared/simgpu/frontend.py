@@ -19,6 +19,7 @@ import itertools
 import json
 import threading
 
+from shared.simgpu import state
 from shared.simgpu.clock import DEFAULT_STREAM
 from shared.simgpu.costs import Op, byte_range, nbytes
 from shared.simgpu.device import dtype_name
@@ -114,9 +115,16 @@ class Frontend:
 
     def _allocated(self, aid: int, n_bytes: int) -> None:
         self.post({"op": "alloc", "aid": aid, "bytes": n_bytes})
+        self.hold()
 
     def _freed(self, aid: int) -> None:
         self.post({"op": "free", "aid": aid})
+        self.hold()
+
+    def hold(self) -> None:
+        """Tell the driver the device memory this process holds: the context's and the blocks
+        allocated, what torch.cuda.mem_get_info counts as taken (driver.py ``hold``)."""
+        state.part("driver").hold(self.memory.allocated + state.part("cudalib").software("context_bytes"))
 
     # ------------------------------------------------------------- the host
     def now(self) -> float:

@@ -12,6 +12,7 @@ import pytest
 
 from autograder.sandbox import driverlibs, rootfs, smi
 from autograder.sandbox.policy import JailLimits
+from shared.simgpu import cudalib
 from shared.simgpu.profile import config, gpu_keys, public
 from tests.helpers.jailed import needs_namespaces, seen
 
@@ -278,3 +279,65 @@ def test_a_host_function_at_the_cards_address_is_shown_as_it_is(monkeypatch):
     assert sorted(shown) == host
     with open(f"/sys/bus/pci/devices/{host[0]}/vendor") as fh:
         assert shown[host[0]][0] == fh.read().strip()
+
+
+MEMORY_SEEN = """
+    import site, sys
+    site.main()                                   # the venv's packages (the jail runs python -I -S)
+    sys.path.insert(0, sys.argv[1])               # the checkout, for shared/
+    import ctypes, json, os, subprocess
+    import torch
+    from shared import simgpu
+    from shared.simgpu.profile import config
+    simgpu.install()
+    nvml, cuda = ctypes.CDLL("libnvidia-ml.so.1"), ctypes.CDLL("libcuda.so.1")
+    class Memory(ctypes.Structure):
+        _fields_ = [("total", ctypes.c_ulonglong), ("free", ctypes.c_ulonglong), ("used", ctypes.c_ulonglong)]
+    class Process(ctypes.Structure):
+        _fields_ = [("pid", ctypes.c_uint), ("used", ctypes.c_ulonglong), ("gi", ctypes.c_uint), ("ci", ctypes.c_uint)]
+    handle = ctypes.c_void_p()
+    nvml.nvmlInit_v2()
+    nvml.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(handle))
+    def smi(*args):
+        return subprocess.run(["nvidia-smi", *args, "--format=csv,noheader,nounits"], capture_output=True,
+                              text=True).stdout.strip()
+    def look(on_device=True):
+        m, procs, count = Memory(), (Process * 8)(), ctypes.c_uint(8)
+        nvml.nvmlDeviceGetMemoryInfo(handle, ctypes.byref(m))
+        nvml.nvmlDeviceGetComputeRunningProcesses_v3(handle, ctypes.byref(count), procs)
+        out = {"nvml_used": m.used, "nvml_free": m.free, "procs": [[p.pid, p.used] for p in procs[:count.value]],
+               "smi_used": int(smi("--query-gpu=memory.used")), "apps": smi("--query-compute-apps=pid,used_memory")}
+        if on_device:
+            free, total = ctypes.c_size_t(), ctypes.c_size_t()
+            cuda.cuMemGetInfo_v2(ctypes.byref(free), ctypes.byref(total))
+            out.update(cuda_free=free.value, torch_free=torch.cuda.mem_get_info()[0])
+        return out
+    idle = look(on_device=False)
+    with simgpu.active(config("h100-sxm")):
+        start = look()
+        held = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        holding = look()
+        del held
+        after = look()
+    print(json.dumps({"pid": os.getpid(), "idle": idle, "start": start, "holding": holding, "after": after}))
+"""
+
+
+@needs_namespaces
+@no_gpu
+@no_compiler
+def test_nvml_the_driver_and_nvidia_smi_follow_the_memory_the_process_holds():
+    """What a process on the simulated device holds (its context and its allocations) is what
+    NVML, cuMemGetInfo and nvidia-smi report, live, as torch.cuda.mem_get_info counts it: an
+    allocation of 1 GiB shows in each, its free takes it back; before the device starts, the card
+    is idle (1 MiB in use, no process)."""
+    info = seen(MEMORY_SEEN, str(Path(__file__).resolve().parents[2]), limits=JailLimits(sim_profile="h100-sxm"))
+    pid, total = info["pid"], public(config("h100-sxm"))["memory_bytes"]
+    context = cudalib.software("context_bytes")
+    assert info["idle"] == {"nvml_used": smi.IDLE_BYTES, "nvml_free": total - smi.IDLE_BYTES, "procs": [],
+                            "smi_used": 1, "apps": ""}
+    for key, held in (("start", context), ("holding", context + 2**30), ("after", context)):
+        seen_then = info[key]
+        assert seen_then["nvml_used"] == held and seen_then["procs"] == [[pid, held]], key
+        assert seen_then["cuda_free"] == seen_then["torch_free"] == seen_then["nvml_free"] == total - held, key
+        assert seen_then["smi_used"] == held // 2**20 and seen_then["apps"] == f"{pid}, {held // 2**20}", key
