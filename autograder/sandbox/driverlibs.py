@@ -44,15 +44,17 @@ LAYOUT = "lib/ and ld.so.cache"
 #: Seconds a compiler or ldconfig may take.
 STEP_TIMEOUT_S = 60
 
-#: What both libraries read of the device memory each process holds (shared/simgpu/driver.py
-#: writes it: MEMORY_FOLDER/<pid>, bytes): ``held`` fills up to ``max`` (pid, bytes) pairs of
-#: processes still running and returns how many there are; ``in_use`` is their sum, or the idle
-#: card's ``%(idle)d`` bytes when none holds any (as nvidia-smi's "1MiB" on an idle card).
+#: What both libraries read of what each process on the device writes (shared/simgpu/driver.py:
+#: MEMORY_FOLDER/<pid>, the bytes it holds and its device's L2 size): ``held`` fills up to ``max``
+#: (pid, bytes) pairs of processes still running and returns how many there are; ``in_use`` is
+#: their sum, or the idle card's ``%(idle)d`` bytes when none holds any (as nvidia-smi's "1MiB"
+#: on an idle card); ``own_l2`` the calling process's L2 size, else the card's.
 _HELD = r"""
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 static int held(unsigned int *pids, unsigned long long *bytes, int max) {
   DIR *d = opendir("%(folder)s"); struct dirent *e; int n = 0; char path[64]; struct stat st;
   if (!d) return 0;
@@ -69,6 +71,12 @@ static int held(unsigned int *pids, unsigned long long *bytes, int max) {
     if (n < max) { pids[n] = (unsigned int)pid; bytes[n] = b; }
     n++; }
   closedir(d); return n; }
+static int own_l2(int card) {     /* the L2 of this process's device, drawn per submission */
+  char path[64]; unsigned long long b = 0, l2 = 0; FILE *f;
+  snprintf(path, sizeof path, "%(folder)s/%%d", (int)getpid());
+  if ((f = fopen(path, "r")) == NULL) return card;
+  if (fscanf(f, "%%llu %%llu", &b, &l2) != 2 || !l2 || l2 > 2147483647ULL) l2 = (unsigned long long)card;
+  fclose(f); return (int)l2; }
 static unsigned long long in_use(void) {
   unsigned int pids[64]; unsigned long long bytes[64], sum = 0; int i, n = held(pids, bytes, 64);
   for (i = 0; i < n && i < 64; i++) sum += bytes[i];
@@ -101,7 +109,7 @@ int cuDeviceGetAttribute(int *v, int attribute, int d) {
     case 33: *v = %(pci_bus)d; return 0;
     case 36: *v = %(memory_clock_khz)d; return 0;
     case 37: *v = %(bus_width)d; return 0;
-    case 38: *v = %(l2)d; return 0;
+    case 38: *v = own_l2(%(l2)d); return 0;
     case 39: *v = %(threads_per_sm)d; return 0;
     case 75: *v = %(major)d; return 0;
     case 76: *v = %(minor)d; return 0;

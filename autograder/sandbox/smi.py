@@ -141,7 +141,7 @@ for entry in @FOLDER@/*; do
   pid="${entry##*/}"
   case "$pid" in ''|*[!0-9]*) continue ;; esac
   [ -d "/proc/$pid" ] || continue
-  bytes=""; read -r bytes < "$entry" 2>/dev/null
+  bytes=""; read -r bytes _l2 < "$entry" 2>/dev/null
   case "$bytes" in ''|*[!0-9]*) continue ;; esac
   mib=$((bytes / 1048576)); used=$((used + mib)); held="$held $pid:$mib"
 done

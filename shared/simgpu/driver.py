@@ -26,13 +26,13 @@ _kept: list = []
 #: retains it on first use and makes it current on each thread that uses the device).
 _driver: list = []
 _context = ctypes.c_void_p()
-#: Where each process on the simulated device writes the device memory it holds, in bytes, in a
-#: file named by its pid: what the driver's libraries and nvidia-smi the grading jail presents
+#: Where each process on the simulated device writes the device memory it holds and its L2 size,
+#: in bytes, in a file named by its pid: what the driver's libraries and nvidia-smi the grading jail presents
 #: read (autograder/sandbox/driverlibs.py, smi.py), as a GPU's driver knows what each process
 #: holds. Written only where the driver's library is mapped (a machine that has none has no reader).
 MEMORY_FOLDER = "/dev/shm/.nvidia-mem"
-#: Width of the file's one line, in bytes (rewritten in place: the number padded with spaces).
-_WIDTH = 24
+#: Width of the file's one line, in bytes (rewritten in place: the numbers padded with spaces).
+_WIDTH = 48
 _held: list = []                # this process's open file in MEMORY_FOLDER (None: it cannot have one)
 
 
@@ -44,9 +44,11 @@ def make_current() -> None:
         _driver[0].cuCtxSetCurrent(_context)
 
 
-def hold(n_bytes: int) -> None:
-    """This process now holds ``n_bytes`` of device memory (its context's and its allocations'):
-    written to its file in MEMORY_FOLDER where the driver's library is mapped, else nothing."""
+def hold(n_bytes: int, l2_bytes: int) -> None:
+    """This process now holds ``n_bytes`` of device memory (its context's and its allocations')
+    on a device with an L2 of ``l2_bytes`` (the attribute the driver reports): written to its
+    file in MEMORY_FOLDER (one line: the two numbers) where the driver's library is mapped, else
+    nothing."""
     if not _driver:
         return
     if not _held:
@@ -57,7 +59,7 @@ def hold(n_bytes: int) -> None:
             _held.append(None)  # no shared memory folder to write in: the readers see an idle card
     if _held[0] is not None:
         try:
-            os.pwrite(_held[0], str(int(n_bytes)).encode().ljust(_WIDTH - 1) + b"\n", 0)
+            os.pwrite(_held[0], f"{int(n_bytes)} {int(l2_bytes)}".encode().ljust(_WIDTH - 1) + b"\n", 0)
         except OSError:
             pass
 

@@ -122,9 +122,11 @@ class Frontend:
         self.hold()
 
     def hold(self) -> None:
-        """Tell the driver the device memory this process holds: the context's and the blocks
-        allocated, what torch.cuda.mem_get_info counts as taken (driver.py ``hold``)."""
-        state.part("driver").hold(self.memory.allocated + state.part("cudalib").software("context_bytes"))
+        """Tell the driver the device memory this process holds (the context's and the blocks
+        allocated, what torch.cuda.mem_get_info counts as taken) and the device's L2 size, which
+        is drawn per submission (driver.py ``hold``)."""
+        state.part("driver").hold(self.memory.allocated + state.part("cudalib").software("context_bytes"),
+                                  self.cfg["l2_bytes"])
 
     # ------------------------------------------------------------- the host
     def now(self) -> float:
