@@ -311,33 +311,39 @@ def present_libs(root: str, folder: str) -> None:
 
 
 def present_pci(root: str, card: dict) -> None:
-    """The card's PCI function in /sys/bus/pci/devices under ``root``: the folder covered by a
-    small read-only tmpfs holding the host's entries as they are (links into /sys/devices) and
-    one folder more, ``card["address"]``, whose vendor, device and class files name the card
-    (autograder/sandbox/smi.py's ``pci``). Where the folder is missing, the host has a function at
-    that address, or the kernel refuses a step, the folder stays the host's."""
-    folder = root + "/sys/bus/pci/devices"
-    try:
-        entries = {name: os.readlink(f"/sys/bus/pci/devices/{name}") for name in os.listdir("/sys/bus/pci/devices")}
-    except OSError:
+    """The card's PCI function under ``root`` as sysfs shows a GPU its driver has bound: a folder
+    in /sys/devices (on a root bus of its own, ``pci<domain>:<bus>``) holding its vendor, device
+    and class files (autograder/sandbox/smi.py's ``pci``) and a ``driver`` link to
+    /sys/bus/pci/drivers/nvidia, which links back to it, and a link to it in /sys/bus/pci/devices
+    beside the host's. Each of the three folders is the host's overlaid, read-only, with one
+    layer of these files. Where the host has a function at ``card["address"]``, a path would not
+    fit an overlay's options, or the kernel refuses the first overlay, nothing is added; a later
+    one refused leaves that folder the host's."""
+    address, pci = card["address"], "/sys/bus/pci"
+    bus = "pci" + address.rsplit(":", 1)[0]                       # 0000:18:00.0 -> pci0000:18
+    folders = {"devices": "/sys/devices", "drivers": pci + "/drivers", "functions": pci + "/devices"}
+    if (os.path.lexists(f"{pci}/devices/{address}") or not all(os.path.isdir(root + f) for f in folders.values())
+            or any(c in root for c in ",:\\=")):
         return
-    if not os.path.isdir(folder) or card["address"] in entries:
-        return
-    try:
-        mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755,size=64k")
-    except RootError:
-        return
-    try:
-        for name, target in entries.items():
-            os.symlink(target, f"{folder}/{name}")
-        own = f"{folder}/{card['address']}"
+    function = f"/sys/devices/{bus}/{address}"
+    with _scratch(root, ".pci", "64k") as layer:
+        own = f"{layer}/devices/{bus}/{address}"
         os.makedirs(own, mode=0o755)
         for key in ("vendor", "device", "class", "subsystem_vendor"):
             with open(f"{own}/{key}", "w", encoding="ascii") as fh:
                 fh.write(card[key] + "\n")
-        mount(None, folder, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    except (OSError, RootError):
-        _libc.umount2(os.fsencode(folder), ctypes.c_int(MNT_DETACH))     # the host's folder again
+        os.symlink(os.path.relpath(pci + "/drivers/nvidia", function), own + "/driver")
+        os.makedirs(f"{layer}/drivers/nvidia", mode=0o755)
+        os.symlink(os.path.relpath(function, pci + "/drivers/nvidia"), f"{layer}/drivers/nvidia/{address}")
+        os.makedirs(f"{layer}/functions", mode=0o755)
+        os.symlink(os.path.relpath(function, pci + "/devices"), f"{layer}/functions/{address}")
+        for name, folder in folders.items():
+            try:
+                mount("overlay", root + folder, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                      f"lowerdir={layer}/{name}:{root}{folder}")
+            except RootError:
+                if name == "devices":
+                    return                  # no function to point at: the host's folders as they are
 
 
 def quota_workdir(root: str, workdir: str, quota: dict) -> None:

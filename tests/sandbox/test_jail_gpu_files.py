@@ -178,7 +178,11 @@ PCI_SEEN = """
             found[os.path.basename(folder)] = [open(f"{folder}/{key}").read().strip() for key in ("vendor", "class")]
         except OSError as exc:
             found[os.path.basename(folder)] = str(exc)
-    print(json.dumps(found))
+    links = {os.path.basename(f): [os.path.islink(f), os.path.realpath(f),
+                                   os.path.realpath(os.path.join(os.path.realpath(f), "driver"))]
+             for f in glob.glob("/sys/bus/pci/devices/*")}
+    drivers = sorted(os.listdir("/sys/bus/pci/drivers/nvidia")) if os.path.isdir("/sys/bus/pci/drivers/nvidia") else None
+    print(json.dumps({"found": found, "links": links, "drivers": drivers}))
 """
 
 
@@ -186,13 +190,22 @@ PCI_SEEN = """
 @no_gpu
 @pytest.mark.skipif(not os.path.isdir("/sys/bus/pci/devices"), reason="this machine's /sys lists no PCI bus")
 def test_a_jailed_child_finds_the_cards_pci_function_beside_the_machines_own():
+    """As sysfs shows a bound GPU: /sys/bus/pci/devices links into /sys/devices, and the
+    function's ``driver`` link names nvidia, whose folder links back to it."""
     host = sorted(os.listdir("/sys/bus/pci/devices"))
-    shown = seen(PCI_SEEN, limits=JailLimits(sim_profile="h100-sxm"))
+    seen_all = seen(PCI_SEEN, limits=JailLimits(sim_profile="h100-sxm"))
+    shown, links = seen_all["found"], seen_all["links"]
     card = smi.pci("h100-sxm")
     assert shown.pop(card["address"]) == ["0x10de", "0x030200"]             # an NVIDIA 3D controller
     assert sorted(shown) == host and all(isinstance(v, list) for v in shown.values())   # the host's, readable
     assert card["address"] == smi.BUS_ID[4:] and card["device"] == "0x2330"   # as nvidia-smi names it
-    assert not any(v[0] == "0x10de" for v in seen(PCI_SEEN).values() if isinstance(v, list))
+    function = f"/sys/devices/pci0000:18/{card['address']}"
+    assert links[card["address"]] == [True, function, "/sys/bus/pci/drivers/nvidia"]
+    assert card["address"] in seen_all["drivers"]
+    assert all(link[0] and link[1].startswith("/sys/devices/pci") for link in links.values())   # the host's too
+    plain = seen(PCI_SEEN)
+    assert not any(v[0] == "0x10de" for v in plain["found"].values() if isinstance(v, list))
+    assert plain["drivers"] is None
 
 
 CONTEXT_SEEN = """
