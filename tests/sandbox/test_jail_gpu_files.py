@@ -181,7 +181,8 @@ PCI_SEEN = """
     links = {os.path.basename(f): [os.path.islink(f), os.path.realpath(f),
                                    os.path.realpath(os.path.join(os.path.realpath(f), "driver"))]
              for f in glob.glob("/sys/bus/pci/devices/*")}
-    drivers = sorted(os.listdir("/sys/bus/pci/drivers/nvidia")) if os.path.isdir("/sys/bus/pci/drivers/nvidia") else None
+    nvidia = "/sys/bus/pci/drivers/nvidia"
+    drivers = sorted(os.listdir(nvidia)) if os.path.isdir(nvidia) else None
     print(json.dumps({"found": found, "links": links, "drivers": drivers}))
 """
 
