@@ -290,9 +290,9 @@ def test_a_host_function_at_the_cards_address_is_shown_as_it_is(monkeypatch):
     taken = dict(smi.pci("h100-sxm"), address=host[0])
     monkeypatch.setattr(smi, "pci", lambda profile: taken)
     shown = seen(PCI_SEEN, limits=JailLimits(sim_profile="h100-sxm"))
-    assert sorted(shown) == host
+    assert sorted(shown["found"]) == host and shown["drivers"] is None
     with open(f"/sys/bus/pci/devices/{host[0]}/vendor") as fh:
-        assert shown[host[0]][0] == fh.read().strip()
+        assert shown["found"][host[0]][0] == fh.read().strip()
 
 
 MEMORY_SEEN = """
