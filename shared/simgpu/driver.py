@@ -6,19 +6,20 @@ that lists its own memory map or threads after timing sees them as on a GPU mach
 process; a forked child, as CUDA's, starts with neither thread nor device.
 
 The thread is a native one (``_thread``), not a ``threading.Thread``: the CUDA runtime's threads
-are not Python's, so ``threading.enumerate()`` does not list it; it waits on a lock that is
-never released, off the CPU.
+are not Python's, so ``threading.enumerate()`` does not list it; it waits off the CPU in poll(2),
+as the runtime's does, on a pipe no one writes to.
 """
 from __future__ import annotations
 
 import _thread
 import ctypes
+import errno
 import os
 
 #: The name the CUDA runtime gives its event-handler thread (at most 15 bytes, as the kernel keeps).
 THREAD_NAME = b"cuda-EvtHandlr"
-#: prctl's option that names the calling thread.
-PR_SET_NAME = 15
+#: prctl's option that names the calling thread; poll's event "data to read".
+PR_SET_NAME, POLLIN = 15, 1
 
 _started = False
 _kept: list = []
@@ -87,9 +88,22 @@ def start() -> None:
         pass                    # no thread left under the process's limits: the device runs without it
 
 
+class _PollFd(ctypes.Structure):
+    _fields_ = [("fd", ctypes.c_int), ("events", ctypes.c_short), ("revents", ctypes.c_short)]
+
+
 def _handler(never) -> None:
+    """Name the thread, then wait as the CUDA runtime's does: in poll(2) on a descriptor of its
+    own (a pipe no one writes to), with no time-out. Where libc's poll cannot be had or stops
+    waiting (a program closed the pipe: poll returns at once), on a lock: never on the CPU."""
     try:
-        ctypes.CDLL(None).prctl(PR_SET_NAME, ctypes.c_char_p(THREAD_NAME), 0, 0, 0)
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_NAME, ctypes.c_char_p(THREAD_NAME), 0, 0, 0)
+        read_end, write_end = os.pipe2(os.O_CLOEXEC)
+        _kept.append(write_end)                 # kept open: the read end never hangs up
+        wanted = _PollFd(read_end, POLLIN, 0)
+        while libc.poll(ctypes.byref(wanted), 1, -1) < 0 and ctypes.get_errno() == errno.EINTR:
+            pass
     except (OSError, AttributeError):
         pass
     never.acquire()

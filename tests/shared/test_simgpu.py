@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
+import platform
 import threading
 import time
 import timeit
@@ -434,27 +435,82 @@ def test_the_cuda_stack_reports_cudnn_a_driver_and_a_contexts_memory_as_a_gpu_ma
     assert 200 * 2**20 < context < 2**30          # a CUDA context's memory, outside torch's allocator
 
 
-def _thread_states() -> dict[str, str]:
-    """This process's threads: name (/proc's comm) -> scheduler state (R running, S waiting)."""
+#: The system calls a thread waiting in poll(2) shows in /proc (poll and ppoll on x86_64, ppoll on aarch64).
+POLL_CALLS = {"x86_64": {"7", "271"}, "aarch64": {"73"}}
+
+
+def _thread_states() -> dict[str, tuple[str, str]]:
+    """This process's threads: name (/proc's comm) -> (scheduler state: R running, S waiting;
+    the system call it waits in, by number, or '' where /proc does not say)."""
     out = {}
     for tid in os.listdir("/proc/self/task"):
         with open(f"/proc/self/task/{tid}/comm") as fh:
             name = fh.read().strip()
         with open(f"/proc/self/task/{tid}/stat") as fh:
-            out[name] = fh.read().rsplit(")", 1)[1].split()[0]
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+        try:
+            with open(f"/proc/self/task/{tid}/syscall") as fh:
+                call = fh.read().split()[0]
+        except OSError:
+            call = ""
+        out[name] = (state, call)
     return out
 
 
 def test_a_process_using_the_device_shows_the_cuda_runtimes_event_thread_waiting():
     """As the CUDA runtime starts one in a process that uses a GPU: listed by /proc, not by
-    threading (a native thread), and off the CPU."""
+    threading (a native thread), and off the CPU, waiting in poll(2) as the runtime's does."""
     with simgpu.active(H100):
         torch.empty(8, device="cuda").copy_(torch.empty(8, device="cuda"))
         torch.cuda.synchronize()
         states = _thread_states()
         python = [t.name for t in threading.enumerate()]
-    assert states.get("cuda-EvtHandlr") == "S"
+    state, call = states.get("cuda-EvtHandlr", ("", ""))
+    assert state == "S"
+    if call and platform.machine() in POLL_CALLS:
+        assert call in POLL_CALLS[platform.machine()]
     assert not any("cuda" in name for name in python)
+
+
+EVENT_THREAD_AFTER_CLOSE = """
+import json, os, sys, threading
+sys.path.insert(0, sys.argv[1])
+import torch
+from shared import simgpu
+from shared.simgpu.profile import config
+simgpu.install()
+with simgpu.active(config("h100-sxm")):
+    torch.empty(8, device="cuda").zero_()
+    os.closerange(3, 1 << 16)                  # a program that closes every descriptor it did not open
+    def handler():
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/comm") as fh:
+                if fh.read().strip() == "cuda-EvtHandlr":
+                    with open(f"/proc/self/task/{tid}/stat") as fh:
+                        fields = fh.read().rsplit(")", 1)[1].split()
+                    return fields[0], int(fields[11]) + int(fields[12])
+    threading.Event().wait(0.2)
+    before = handler()
+    threading.Event().wait(0.5)
+    after = handler()
+print(json.dumps([before, after]))
+"""
+
+
+def test_the_event_thread_never_spins_when_a_program_closes_its_descriptor():
+    """A program that closes every descriptor (a daemon's habit) closes the pipe the event thread
+    polls; poll then returns at once, and the thread must wait on, off the CPU, not loop."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-c", EVENT_THREAD_AFTER_CLOSE, root], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (state, ticks), (state_after, ticks_after) = json.loads(done.stdout.strip().splitlines()[-1])
+    assert state == state_after == "S" and ticks_after == ticks
 
 
 def test_formatting_pinning_and_comparisons_of_simulated_tensors():
