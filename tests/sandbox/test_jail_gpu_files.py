@@ -100,6 +100,37 @@ def test_nvidia_smi_answers_queries_as_the_real_tool_and_refuses_an_unknown_fiel
     assert {len(line) for line in lines[1:]} == {91} and "Driver Version: " + rootfs.DRIVER in lines[2]
 
 
+def test_nvidia_smi_lists_each_running_process_that_holds_memory(tmp_path, monkeypatch):
+    """Each process's file (shared/simgpu/driver.py ``hold``: bytes held, then its L2 size) shows
+    in the table's process list, the memory in use and --query-compute-apps; a file of a process
+    that has ended, or that is not a number, is left out, as the driver forgets an ended process."""
+    folder = tmp_path / "held"
+    folder.mkdir()
+    (folder / str(os.getpid())).write_text(f"{3 * 2**30} {50 * 2**20}".ljust(47) + "\n")
+    ended = subprocess.Popen(["true"])
+    ended.wait()                                       # its pid: no process's any more
+    (folder / str(ended.pid)).write_text(f"{2**30} 0\n")
+    (folder / "x").write_text("garbage\n")
+    monkeypatch.setattr(smi, "MEMORY_FOLDER", str(folder))
+    tool = tmp_path / "nvidia-smi"
+    tool.write_text(smi.script.__wrapped__("h100-sxm"))
+    tool.chmod(0o755)
+    mib = public(config("h100-sxm"))["memory_bytes"] // 2**20
+
+    def run(*args):
+        return subprocess.run([str(tool), *args], capture_output=True, text=True).stdout
+
+    table = run().splitlines()
+    assert {len(line) for line in table[1:]} == {91}
+    assert f"3072MiB /  {mib}MiB" in "\n".join(table) and "No running processes found" not in "\n".join(table)
+    mine = [line for line in table if f" {os.getpid()} " in line]
+    assert len(mine) == 1 and mine[0].endswith("3072MiB |")
+    assert run("--query-gpu=memory.used,memory.free", "--format=csv,noheader,nounits") == f"3072, {mib - 3072}\n"
+    name = open(f"/proc/{os.getpid()}/cmdline", "rb").read().split(b"\0")[0].decode()
+    assert run("--query-compute-apps=pid,process_name,used_memory", "--format=csv") == (
+        f"pid, process_name, used_gpu_memory [MiB]\n{os.getpid()}, {name}, 3072 MiB\n")
+
+
 @pytest.mark.parametrize("profile", gpu_keys())
 def test_every_profiles_nvidia_smi_names_its_card_as_torch_does(profile, tmp_path):
     tool = tmp_path / "nvidia-smi"
