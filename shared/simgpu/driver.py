@@ -1,9 +1,10 @@
 """What the CUDA runtime leaves in a process once it uses a GPU: the driver's library mapped
 (libcuda.so.1, where this machine has one: the grading jail presents one for the simulated card,
 autograder/sandbox/driverlibs.py) with the device's primary context current on each thread that
-uses the device, and the runtime's event-handler thread (``cuda-EvtHandlr``, waiting). A program
-that lists its own memory map or threads after timing sees them as on a GPU machine. Once per
-process; a forked child, as CUDA's, starts with neither thread nor device.
+uses the device and the driver's device files held open, and the runtime's event-handler
+thread (``cuda-EvtHandlr``, waiting). A program that lists its own memory map, descriptors or
+threads after timing sees them as on a GPU machine. Once per process; a forked child, as
+CUDA's, starts with neither thread nor device.
 
 The thread is a native one (``_thread``), not a ``threading.Thread``: the CUDA runtime's threads
 are not Python's, so ``threading.enumerate()`` does not list it; it waits off the CPU in poll(2),
@@ -18,6 +19,9 @@ import os
 
 #: The name the CUDA runtime gives its event-handler thread (at most 15 bytes, as the kernel keeps).
 THREAD_NAME = b"cuda-EvtHandlr"
+#: The device files a CUDA process holds open once it uses a GPU: the driver's control node, the
+#: card's and unified memory's (in the grading jail, autograder/sandbox/rootfs.py ``GPU_NODES``).
+DEVICE_FILES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm")
 #: prctl's option that names the calling thread; poll's event "data to read".
 PR_SET_NAME, POLLIN = 15, 1
 
@@ -34,7 +38,7 @@ _context = ctypes.c_void_p()
 MEMORY_FOLDER = "/dev/shm/.nvidia-mem"
 #: Width of the file's one line, in bytes (rewritten in place: the numbers padded with spaces).
 _WIDTH = 48
-_held: list = []                # this process's open file in MEMORY_FOLDER (None: it cannot have one)
+_held: list = []                # this process's file in MEMORY_FOLDER (None: it cannot have one)
 
 
 def make_current() -> None:
@@ -49,24 +53,30 @@ def hold(n_bytes: int, l2_bytes: int) -> None:
     """This process now holds ``n_bytes`` of device memory (its context's and its allocations')
     on a device with an L2 of ``l2_bytes`` (the attribute the driver reports): written to its
     file in MEMORY_FOLDER (one line: the two numbers) where the driver's library is mapped, else
-    nothing."""
-    if not _driver:
+    nothing. The file is opened for each write, never held: a program listing its descriptors
+    finds the driver's device files, as a CUDA process's, and nothing else."""
+    if not _driver or _held == [None]:
         return
-    if not _held:
-        try:
+    line = f"{int(n_bytes)} {int(l2_bytes)}".encode().ljust(_WIDTH - 1) + b"\n"
+    try:
+        if not _held:
             os.makedirs(MEMORY_FOLDER, exist_ok=True)
-            _held.append(os.open(f"{MEMORY_FOLDER}/{os.getpid()}", os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
-        except OSError:
-            _held.append(None)  # no shared memory folder to write in: the readers see an idle card
-    if _held[0] is not None:
-        try:
-            os.pwrite(_held[0], f"{int(n_bytes)} {int(l2_bytes)}".encode().ljust(_WIDTH - 1) + b"\n", 0)
-        except OSError:
-            pass
+            _held.append(f"{MEMORY_FOLDER}/{os.getpid()}")
+        fd = os.open(_held[0], os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError:
+        _held[:] = [None]       # no shared memory folder to write in: the readers see an idle card
+        return
+    try:
+        os.pwrite(fd, line, 0)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def start() -> None:
-    """Map the driver's library (where found) and start the event-handler thread, once."""
+    """Map the driver's library (where found; then hold its device files open, as a CUDA process
+    does) and start the event-handler thread, once."""
     global _started
     if _started:
         return
@@ -78,6 +88,11 @@ def start() -> None:
     else:
         _driver[0].cuInit(0)
         _driver[0].cuDevicePrimaryCtxRetain(ctypes.byref(_context), 0)
+        for path in DEVICE_FILES:
+            try:
+                _kept.append(os.open(path, os.O_RDWR | os.O_CLOEXEC))
+            except OSError:
+                pass            # a machine without the node: nothing held, as before
     make_current()
     never = _thread.allocate_lock()
     never.acquire()

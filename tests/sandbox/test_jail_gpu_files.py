@@ -364,11 +364,17 @@ MEMORY_SEEN = """
         holding = look()
         del held
         after = look()
+        fds = []
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                fds.append(os.readlink("/proc/self/fd/" + fd))
+            except OSError:
+                pass
         l2 = ctypes.c_int(0)
         cuda.cuDeviceGetAttribute(ctypes.byref(l2), 38, 0)
         l2s = [l2.value, torch.cuda.get_device_properties(0).L2_cache_size]
     print(json.dumps({"pid": os.getpid(), "idle": idle, "start": start, "holding": holding, "after": after,
-                      "l2": l2s}))
+                      "l2": l2s, "fds": fds}))
 """
 
 
@@ -379,7 +385,9 @@ def test_nvml_the_driver_and_nvidia_smi_follow_the_memory_the_process_holds():
     """What a process on the simulated device holds (its context and its allocations) is what
     NVML, cuMemGetInfo and nvidia-smi report, live, as torch.cuda.mem_get_info counts it: an
     allocation of 1 GiB shows in each, its free takes it back; before the device starts, the card
-    is idle (1 MiB in use, no process). The driver's L2 attribute is the seeded device's, as torch's."""
+    is idle (1 MiB in use, no process). The driver's L2 attribute is the seeded device's, as torch's;
+    the process holds the driver's device files open, as a CUDA process does, and no file of the
+    simulator's."""
     info = seen(MEMORY_SEEN, str(Path(__file__).resolve().parents[2]), limits=JailLimits(sim_profile="h100-sxm"))
     pid, total = info["pid"], public(config("h100-sxm"))["memory_bytes"]
     context = cudalib.software("context_bytes")
@@ -391,3 +399,5 @@ def test_nvml_the_driver_and_nvidia_smi_follow_the_memory_the_process_holds():
         assert seen_then["cuda_free"] == seen_then["torch_free"] == seen_then["nvml_free"] == total - held, key
         assert seen_then["smi_used"] == held // 2**20 and seen_then["apps"] == f"{pid}, {held // 2**20}", key
     assert info["l2"] == [config("h100-sxm", seed=3)["l2_bytes"]] * 2 != [config("h100-sxm")["l2_bytes"]] * 2
+    assert {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm"} <= set(info["fds"])
+    assert not [path for path in info["fds"] if path.startswith("/dev/shm")]
