@@ -146,21 +146,26 @@ def _struct(name: str, original):
 def _sleep(dev, seconds, *_args, **_kwargs):
     """time.sleep on the simulated machine: the host's virtual clock moves ``seconds``. Real time
     passes too whenever something outside the sleeping thread runs that the program may be
-    waiting for (``_world_moves``): a loop that sleeps until a subprocess ends, a worker thread
+    waiting for (``world_moves``): a loop that sleeps until a subprocess ends, a worker thread
     finishes or a timer signal arrives then sees the world move as far as its clock, as on a GPU
     machine, instead of its clock racing ahead of a world that stands still (a subprocess's
     timeout would expire at once, by as much as the machine's load slows the subprocess). A
-    program alone in its process sleeps no real time: its readings are the same either way."""
+    thread that runs no device work then moves no virtual clock: its sleep overlaps the device
+    threads' work, as it does on a GPU machine, instead of adding to it. A program alone in its
+    process sleeps no real time: its readings are the same either way."""
     seconds = float(seconds)
     if seconds < 0 or math.isnan(seconds):
         raise ValueError("sleep length must be non-negative")
     seconds = min(seconds, MAX_SLEEP_S)
-    if not isinstance(dev, hostclock.CpuClock) and _world_moves():
+    if not isinstance(dev, hostclock.CpuClock) and world_moves():
         hostclock.real_sleep(seconds)
+        if not state.part("dispatch").used_here():
+            return          # a thread that runs no device work (a reporter, a watchdog): the device's
+                            # threads go on meanwhile, so its sleep passes in real time only
     dev.sleep(seconds)
 
 
-def _world_moves() -> bool:
+def world_moves() -> bool:
     """Whether the process has a child process (running or ended, not yet waited for), a Python
     thread besides the calling one or a real-time timer signal pending (``signal.alarm``,
     ``setitimer``): something that can change while a thread sleeps."""

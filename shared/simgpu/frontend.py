@@ -122,10 +122,10 @@ class Frontend:
         self.hold()
 
     def hold(self) -> None:
-        """Tell the driver the device memory this process holds (the context's and the blocks
-        allocated, what torch.cuda.mem_get_info counts as taken) and the device's L2 size, which
+        """Tell the driver the device memory this process holds (the context's and what the caching
+        allocator reserved, what torch.cuda.mem_get_info counts as taken) and the device's L2 size, which
         is drawn per submission (driver.py ``hold``)."""
-        state.part("driver").hold(self.memory.allocated + state.part("cudalib").software("context_bytes"),
+        state.part("driver").hold(self.memory.reserve.reserved + state.part("cudalib").software("context_bytes"),
                                   self.cfg["l2_bytes"])
 
     # ------------------------------------------------------------- the host

@@ -6,8 +6,8 @@ first time a simulated op returns a tensor on it; every tensor on that storage h
 and when the last one is garbage-collected the bytes are freed. ``on_alloc(aid, bytes)`` and
 ``on_free(aid)`` tell the device (frontend.py), which keeps its own account for the trace.
 
-What the program reads back (torch.cuda.memory_allocated, max_memory_allocated, mem_get_info)
-counts blocks as PyTorch's CUDA caching allocator hands them out: each request rounded up to a
+What the program reads back (torch.cuda.memory_allocated, max_memory_allocated; what is
+reserved, reserve.py) counts blocks as PyTorch's CUDA caching allocator hands them out: each request rounded up to a
 whole number of 512-byte blocks, at least one (c10/cuda/CUDACachingAllocator.cpp: kMinBlockSize
 = 512 and round_size, with no power-of-two divisions configured, the default); an empty tensor
 takes no block. So one float32 element reads as 512 bytes allocated, as on a GPU.
@@ -18,6 +18,8 @@ import itertools
 import weakref
 
 import torch
+
+from shared.simgpu.reserve import Reserve
 
 #: Where device addresses start (a CUDA allocator's are in this range) and their alignment.
 BASE_ADDRESS = 0x7F3A_2000_0000
@@ -52,6 +54,7 @@ class Memory:
         self._next_address = BASE_ADDRESS
         self._on_free = on_free
         self._on_alloc = on_alloc
+        self.reserve = Reserve(capacity_bytes)   # what the caching allocator holds (reserve.py)
 
     def known(self, tensor: torch.Tensor) -> bool:
         """Whether ``tensor``'s storage is already allocated (a view or an in-place result)."""
@@ -69,7 +72,8 @@ class Memory:
         if entry is None:
             block = block_bytes(nbytes)
             self.check(block)
-            entry = self._live[key] = [next(self._ids), block, 0, self._next_address]
+            entry = self._live[key] = [next(self._ids), block, 0, self._next_address, nbytes]
+            self.reserve.alloc(block, nbytes)
             self._next_address += max(block, ALIGN)
             self.allocated += block
             self.count += 1
@@ -104,9 +108,11 @@ class Memory:
         if entry[2] <= 0:
             del self._live[key]
             self.allocated -= entry[1]
+            self.reserve.free(entry[1], entry[4])
             if self._on_free is not None:
                 self._on_free(aid)
 
     def reset_peak(self) -> None:
-        """torch.cuda.reset_peak_memory_stats: the peak restarts from what is allocated now."""
+        """torch.cuda.reset_peak_memory_stats: the peaks restart from what is allocated and reserved now."""
         self.peak = self.allocated
+        self.reserve.reset_peak()

@@ -8,6 +8,7 @@ dispatcher.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import time
 import timeit
@@ -144,9 +145,29 @@ def _sync(dev, *_args, **_kwargs):
 
 
 def _mem_get_info(dev, *_args, **_kwargs):
-    """(free, total) bytes as the driver counts them: the CUDA context holds memory of its own."""
-    free = dev.memory.capacity - dev.memory.allocated - cudalib.software("context_bytes")
+    """(free, total) bytes as the driver counts them: what the caching allocator reserved, and the
+    CUDA context's memory of its own."""
+    free = dev.memory.capacity - dev.memory.reserve.reserved - cudalib.software("context_bytes")
     return max(free, 0), dev.memory.capacity
+
+
+def _empty_cache(dev, *_args, **_kwargs):
+    dev.memory.reserve.empty()
+    dev.hold()
+
+
+def _stats_flat(dev, *_args, **_kwargs):
+    """torch.cuda.memory_stats: the nested counters as dotted keys, sorted."""
+    flat = []
+
+    def walk(prefix, value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(f"{prefix}.{key}" if prefix else key, item)
+        else:
+            flat.append((prefix, value))
+    walk("", dev.memory.reserve.stats())
+    return collections.OrderedDict(sorted(flat))
 
 
 def _reset_peak(dev, *_args, **_kwargs):
@@ -229,11 +250,13 @@ CUDA = {
     "mem_get_info": _mem_get_info,
     "memory_allocated": lambda dev, *_a, **_k: dev.memory.allocated,
     "max_memory_allocated": lambda dev, *_a, **_k: dev.memory.peak,
-    "memory_reserved": lambda dev, *_a, **_k: dev.memory.allocated,
-    "max_memory_reserved": lambda dev, *_a, **_k: dev.memory.peak,
+    "memory_reserved": lambda dev, *_a, **_k: dev.memory.reserve.reserved,
+    "max_memory_reserved": lambda dev, *_a, **_k: dev.memory.reserve.peak,
+    "memory_stats": _stats_flat,
+    "memory_stats_as_nested_dict": lambda dev, *_a, **_k: dev.memory.reserve.stats(),
     "reset_peak_memory_stats": _reset_peak,
     "reset_max_memory_allocated": _reset_peak,
-    "empty_cache": _nothing,
+    "empty_cache": _empty_cache,
     "graph_pool_handle": lambda dev, *_a, **_k: (0, 0),
 }
 

@@ -363,6 +363,8 @@ MEMORY_SEEN = """
         held = torch.empty(2**30, dtype=torch.uint8, device="cuda")
         holding = look()
         del held
+        cached = look()                               # the caching allocator keeps it reserved
+        torch.cuda.empty_cache()
         after = look()
         fds = []
         for fd in os.listdir("/proc/self/fd"):
@@ -373,7 +375,8 @@ MEMORY_SEEN = """
         l2 = ctypes.c_int(0)
         cuda.cuDeviceGetAttribute(ctypes.byref(l2), 38, 0)
         l2s = [l2.value, torch.cuda.get_device_properties(0).L2_cache_size]
-    print(json.dumps({"pid": os.getpid(), "idle": idle, "start": start, "holding": holding, "after": after,
+    print(json.dumps({"pid": os.getpid(), "idle": idle, "start": start, "holding": holding, "cached": cached,
+                      "after": after,
                       "l2": l2s, "fds": fds}))
 """
 
@@ -384,7 +387,8 @@ MEMORY_SEEN = """
 def test_nvml_the_driver_and_nvidia_smi_follow_the_memory_the_process_holds():
     """What a process on the simulated device holds (its context and its allocations) is what
     NVML, cuMemGetInfo and nvidia-smi report, live, as torch.cuda.mem_get_info counts it: an
-    allocation of 1 GiB shows in each, its free takes it back; before the device starts, the card
+    allocation of 1 GiB shows in each and stays after ``del`` (the caching allocator keeps it
+    reserved) until ``empty_cache`` gives it back; before the device starts, the card
     is idle (1 MiB in use, no process). The driver's L2 attribute is the seeded device's, as torch's;
     the process holds the driver's device files open, as a CUDA process does, and no file of the
     simulator's."""
@@ -393,7 +397,8 @@ def test_nvml_the_driver_and_nvidia_smi_follow_the_memory_the_process_holds():
     context = cudalib.software("context_bytes")
     assert info["idle"] == {"nvml_used": smi.IDLE_BYTES, "nvml_free": total - smi.IDLE_BYTES, "procs": [],
                             "smi_used": 1, "apps": ""}
-    for key, held in (("start", context), ("holding", context + 2**30), ("after", context)):
+    for key, held in (("start", context), ("holding", context + 2**30), ("cached", context + 2**30),
+                      ("after", context)):
         seen_then = info[key]
         assert seen_then["nvml_used"] == held and seen_then["procs"] == [[pid, held]], key
         assert seen_then["cuda_free"] == seen_then["torch_free"] == seen_then["nvml_free"] == total - held, key

@@ -291,12 +291,39 @@ def test_memory_reads_back_in_the_caching_allocators_512_byte_blocks():
         assert grew == [512, 512, 1024, 0, 3 * 2**20 + 512]
         assert torch.cuda.memory_reserved() >= torch.cuda.memory_allocated() == sum(grew)
         assert torch.cuda.max_memory_allocated() == sum(grew)
-        assert free0 - torch.cuda.mem_get_info()[0] == sum(grew)
+        assert free0 - torch.cuda.mem_get_info()[0] == torch.cuda.memory_reserved()
         before = torch.cuda.memory_allocated()
         t = torch.empty(1, device="cuda")
         assert torch.cuda.memory_allocated() - before == 512
         del t
         assert torch.cuda.memory_allocated() == before
+
+
+def test_the_caching_allocator_keeps_freed_memory_reserved_until_empty_cache():
+    """As PyTorch's caching allocator: a freed block stays reserved (memory_reserved, memory_stats,
+    mem_get_info's free memory) and serves the next request that fits; empty_cache gives it back.
+    Segments: a small block takes a 2 MiB one, a 3 MiB block a 20 MiB one, 1 GiB its own size."""
+    with simgpu.active(H100):
+        free0 = torch.cuda.mem_get_info()[0]
+        small = torch.empty(4, device="cuda")
+        mid = torch.empty(3 * 2**20, dtype=torch.uint8, device="cuda")
+        assert torch.cuda.memory_reserved() == 2 * 2**20 + 20 * 2**20
+        big = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        held = torch.cuda.memory_reserved()
+        assert held == 22 * 2**20 + 2**30 and free0 - torch.cuda.mem_get_info()[0] == held
+        del big
+        assert torch.cuda.memory_reserved() == held and torch.cuda.memory_allocated() == 512 + 3 * 2**20
+        again = torch.empty(2**29, dtype=torch.uint8, device="cuda")        # fits in the cached GiB
+        assert torch.cuda.memory_reserved() == held
+        stats = torch.cuda.memory_stats()
+        assert stats["reserved_bytes.all.current"] == held and stats["segment.all.current"] == 3
+        assert stats["allocated_bytes.all.current"] == torch.cuda.memory_allocated()
+        assert stats["allocation.small_pool.current"] == 1 and stats["allocation.large_pool.current"] == 2
+        del again, mid
+        torch.cuda.empty_cache()
+        assert torch.cuda.memory_reserved() == 2 * 2**20                     # the small block's segment
+        assert torch.cuda.mem_get_info()[0] == free0 - 2 * 2**20
+        assert torch.cuda.max_memory_reserved() == held and small.is_cuda
 
 
 def test_big_buffers_cost_no_memory_and_past_capacity_raise_oom():
