@@ -125,13 +125,14 @@ IDLE_BYTES = 2**20
 
 #: The tool's text, its parts named @NAME@ (``script`` fills them in).
 _SCRIPT = r"""#!/bin/sh
-query=""; apps=""; format=""
+query=""; apps=""; format=""; detail=""
 for arg in "$@"; do
   case "$arg" in
     -L|--list-gpus) printf '%s\n' @LISTED@; exit 0 ;;
     --query-gpu=*) query="${arg#--query-gpu=}" ;;
     --query-compute-apps=*) apps="${arg#--query-compute-apps=}" ;;
     --format=*) format="${arg#--format=}" ;;
+    -q|--query) detail=1 ;;
     -h|--help) echo "NVIDIA System Management Interface -- v@DRIVER@"; exit 0 ;;
   esac
 done
@@ -147,6 +148,23 @@ for entry in @FOLDER@/*; do
 done
 [ "$used" -gt 0 ] || used=@IDLE_MIB@
 name_of() { tr '\000' '\n' < "/proc/$1/cmdline" 2>/dev/null | head -n 1; }
+if [ -n "$detail" ]; then
+  printf '\n==============NVSMI LOG==============\n\n'
+  date '+Timestamp                                 : %a %b %e %H:%M:%S %Y'
+  printf '%-42s: %s\n' "Driver Version" "@DRIVER@" "CUDA Version" "@CUDA@"
+  printf '\n%-42s: %s\n' "Attached GPUs" 1
+  printf 'GPU @BUS@\n'
+  printf '    %-38s: %s\n' "Product Name" @QUOTED_NAME@ "Product Brand" "NVIDIA" "GPU UUID" "@UUID@"
+  printf '    FB Memory Usage\n'
+  printf '        %-34s: %s MiB\n' "Total" "@MIB@" "Used" "$used" "Free" "$((@MIB@ - used))"
+  printf '    Processes\n'
+  [ -n "$held" ] || printf '        None\n'
+  for one in $held; do
+    printf '        %-34s: %s\n' "GPU instance ID" "N/A" "Compute instance ID" "N/A" "Process ID" "${one%%:*}" \
+      "Type" "C" "Name" "$(name_of "${one%%:*}")" "Used GPU Memory" "${one#*:} MiB"
+  done
+  exit 0
+fi
 if [ -z "$query$apps" ]; then
   date '+%a %b %e %H:%M:%S %Y'
   cat <<'EOF'
@@ -195,13 +213,15 @@ done
 @functools.lru_cache(maxsize=16)
 def script(profile: str) -> str:
     """The text of /usr/bin/nvidia-smi for a machine with ``profile``'s card (a simgpu profile
-    key): the usual table, ``-L``, ``--query-gpu`` and ``--query-compute-apps`` (with
+    key): the usual table, ``-L``, ``-q`` (the card, its memory and processes),
+    ``--query-gpu`` and ``--query-compute-apps`` (with
     ``--format=csv[,noheader][,nounits]``); the memory in use and the processes holding it are
     read when it runs, from what each process on the simulated device writes."""
     cfg = config(profile)
     name, mib = cfg["cuda_name"], cfg["memory_bytes"] // 2**20
     top, memory, middle = _table(name, mib)
     parts = {"LISTED": shlex.quote(f"GPU 0: {name} (UUID: {UUID})"), "DRIVER": DRIVER, "FOLDER": MEMORY_FOLDER,
+             "CUDA": CUDA_VERSION, "BUS": BUS_ID, "QUOTED_NAME": shlex.quote(name), "UUID": UUID,
              "IDLE_MIB": str(IDLE_BYTES // 2**20), "TOP": top, "MEMORY": memory, "MIB": str(mib),
              "MIDDLE": middle, "SPACES": " " * 61, "PROCESS": PROCESS_LINE, "WIDE": WIDE,
              "GPU_CASE": _case(_fields(name, mib, f"{cfg['major']}.{cfg['minor']}"), "query"),

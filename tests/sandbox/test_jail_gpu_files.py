@@ -129,6 +129,10 @@ def test_nvidia_smi_lists_each_running_process_that_holds_memory(tmp_path, monke
     name = open(f"/proc/{os.getpid()}/cmdline", "rb").read().split(b"\0")[0].decode()
     assert run("--query-compute-apps=pid,process_name,used_memory", "--format=csv") == (
         f"pid, process_name, used_gpu_memory [MiB]\n{os.getpid()}, {name}, 3072 MiB\n")
+    detail = [line.split(":", 1) for line in run("-q").splitlines() if ":" in line]
+    fields = [(key.strip(), value.strip()) for key, value in detail]
+    assert ("Used", "3072 MiB") in fields and ("Process ID", str(os.getpid())) in fields
+    assert fields[fields.index(("Process ID", str(os.getpid()))) + 3] == ("Used GPU Memory", "3072 MiB")
 
 
 @pytest.mark.parametrize("profile", gpu_keys())
