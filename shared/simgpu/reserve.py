@@ -16,12 +16,14 @@ as the allocator does before it reports out of memory (``num_alloc_retries``).
 """
 from __future__ import annotations
 
+import bisect
+
 SMALL_SIZE, SMALL_SEGMENT = 2**20, 2 * 2**20
 MIN_LARGE_ALLOC, LARGE_SEGMENT, ROUND_LARGE = 10 * 2**20, 20 * 2**20, 2 * 2**20
 POOLS = ("small_pool", "large_pool")
-#: Cached free blocks a pool keeps apart; past this many they count as one (the allocator merges
-#: a freed block with free neighbours; the model keeps its bookkeeping bounded this way).
-MAX_FREE_BLOCKS = 64
+#: Cached free blocks a pool keeps apart; past this many its smaller half counts as one block (the
+#: allocator merges a freed block with free neighbours; the model keeps its bookkeeping bounded).
+MAX_FREE_BLOCKS = 4096
 #: memory_stats' counters (each with all, small_pool and large_pool; current, peak, allocated, freed).
 STATS = ("allocation", "segment", "active", "inactive_split", "allocated_bytes", "reserved_bytes",
          "active_bytes", "inactive_split_bytes", "requested_bytes")
@@ -65,14 +67,23 @@ class Reserve:
 
     def _take(self, pool: str, block: int) -> bool:
         """Hand out ``block`` bytes from the smallest cached free block that holds them."""
-        fits = [size for size in self._free[pool] if size >= block]
-        if not fits:
+        free = self._free[pool]
+        at = bisect.bisect_left(free, block)
+        if at == len(free):
             return False
-        best = min(fits)
-        self._free[pool].remove(best)
+        best = free.pop(at)
         if best > block:
-            self._free[pool].append(best - block)
+            self._keep(pool, best - block)
         return True
+
+    def _keep(self, pool: str, size: int) -> None:
+        """A free block of ``size`` bytes into the pool's cache (kept sorted)."""
+        free = self._free[pool]
+        bisect.insort(free, size)
+        if len(free) > MAX_FREE_BLOCKS:       # the smallest half as one block: a bounded list
+            half = len(free) // 2
+            free[:half] = [sum(free[:half])]
+            free.sort()
 
     def alloc(self, block: int, requested: int) -> None:
         """A block of ``block`` bytes (``requested`` asked) is handed out."""
@@ -86,7 +97,7 @@ class Reserve:
             self._move("segment", pool, 1)
             self.peak = max(self.peak, self.reserved)
             if segment > block:
-                self._free[pool].append(segment - block)
+                self._keep(pool, segment - block)
         for stat, amount in (("allocation", 1), ("active", 1), ("allocated_bytes", block),
                              ("active_bytes", block), ("requested_bytes", requested)):
             self._move(stat, pool, amount)
@@ -94,9 +105,7 @@ class Reserve:
     def free(self, block: int, requested: int) -> None:
         """A block handed out is back in its pool's cache."""
         pool = pool_of(block)
-        self._free[pool].append(block)
-        if len(self._free[pool]) > MAX_FREE_BLOCKS:     # as if neighbours had merged: a bounded list
-            self._free[pool] = [sum(self._free[pool])]
+        self._keep(pool, block)
         for stat, amount in (("allocation", 1), ("active", 1), ("allocated_bytes", block),
                              ("active_bytes", block), ("requested_bytes", requested)):
             self._move(stat, pool, -amount)
