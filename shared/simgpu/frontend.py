@@ -88,6 +88,7 @@ class Frontend:
         self.cfg = info                       # public fields only (profile.public)
         self.link = link
         self.memory = Memory(info["memory_bytes"], on_free=self._freed, on_alloc=self._allocated)
+        self._told = -1                       # the reserved bytes last told the driver (``hold``)
         self.stream = DEFAULT_STREAM          # the current stream (torch.cuda.stream(s) sets it)
         self._streams = itertools.count(DEFAULT_STREAM + 1)
         self._events = itertools.count(1)
@@ -115,17 +116,18 @@ class Frontend:
 
     def _allocated(self, aid: int, n_bytes: int) -> None:
         self.post({"op": "alloc", "aid": aid, "bytes": n_bytes})
-        self.hold()
+        if self.memory.reserve.reserved != self._told:
+            self.hold()                       # a new segment: the driver sees more memory held
 
     def _freed(self, aid: int) -> None:
-        self.post({"op": "free", "aid": aid})
-        self.hold()
+        self.post({"op": "free", "aid": aid})   # the block stays reserved, in the allocator's cache
 
     def hold(self) -> None:
         """Tell the driver the device memory this process holds (the context's and what the caching
         allocator reserved, what torch.cuda.mem_get_info counts as taken) and the device's L2 size, which
         is drawn per submission (driver.py ``hold``)."""
-        state.part("driver").hold(self.memory.reserve.reserved + state.part("cudalib").software("context_bytes"),
+        self._told = self.memory.reserve.reserved
+        state.part("driver").hold(self._told + state.part("cudalib").software("context_bytes"),
                                   self.cfg["l2_bytes"])
 
     # ------------------------------------------------------------- the host
