@@ -122,13 +122,16 @@ class Frontend:
     def _freed(self, aid: int) -> None:
         self.post({"op": "free", "aid": aid})   # the block stays reserved, in the allocator's cache
 
+    def held_bytes(self) -> int:
+        """Device memory this process holds, in bytes: what the caching allocator reserved and the
+        CUDA context's own (what mem_get_info counts as taken, and the driver reports)."""
+        return self.memory.reserve.reserved + state.part("cudalib").software("context_bytes")
+
     def hold(self) -> None:
-        """Tell the driver the device memory this process holds (the context's and what the caching
-        allocator reserved, what torch.cuda.mem_get_info counts as taken) and the device's L2 size, which
-        is drawn per submission (driver.py ``hold``)."""
+        """Tell the driver the device memory this process holds (``held_bytes``) and the device's
+        L2 size, which is drawn per submission (driver.py ``hold``)."""
         self._told = self.memory.reserve.reserved
-        state.part("driver").hold(self._told + state.part("cudalib").software("context_bytes"),
-                                  self.cfg["l2_bytes"])
+        state.part("driver").hold(self.held_bytes(), self.cfg["l2_bytes"])
 
     # ------------------------------------------------------------- the host
     def now(self) -> float:

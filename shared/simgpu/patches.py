@@ -145,10 +145,9 @@ def _sync(dev, *_args, **_kwargs):
 
 
 def _mem_get_info(dev, *_args, **_kwargs):
-    """(free, total) bytes as the driver counts them: what the caching allocator reserved, and the
-    CUDA context's memory of its own."""
-    free = dev.memory.capacity - dev.memory.reserve.reserved - cudalib.software("context_bytes")
-    return max(free, 0), dev.memory.capacity
+    """(free, total) bytes as the driver counts them: all but what the process holds (its caching
+    allocator's reserve and its CUDA context's memory, frontend.py ``held_bytes``)."""
+    return max(dev.memory.capacity - dev.held_bytes(), 0), dev.memory.capacity
 
 
 def _empty_cache(dev, *_args, **_kwargs):

@@ -98,17 +98,19 @@ class Reserve:
             self.peak = max(self.peak, self.reserved)
             if segment > block:
                 self._keep(pool, segment - block)
-        for stat, amount in (("allocation", 1), ("active", 1), ("allocated_bytes", block),
-                             ("active_bytes", block), ("requested_bytes", requested)):
-            self._move(stat, pool, amount)
+        self._count(pool, block, requested, 1)
 
     def free(self, block: int, requested: int) -> None:
         """A block handed out is back in its pool's cache."""
         pool = pool_of(block)
         self._keep(pool, block)
+        self._count(pool, block, requested, -1)
+
+    def _count(self, pool: str, block: int, requested: int, sign: int) -> None:
+        """memory_stats' counters of one block handed out (``sign`` 1) or given back (-1)."""
         for stat, amount in (("allocation", 1), ("active", 1), ("allocated_bytes", block),
                              ("active_bytes", block), ("requested_bytes", requested)):
-            self._move(stat, pool, -amount)
+            self._move(stat, pool, sign * amount)
 
     def empty(self) -> None:
         """torch.cuda.empty_cache: each pool keeps the segments its live blocks need (their bytes
