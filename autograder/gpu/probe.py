@@ -67,10 +67,8 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     (work that may not depend on the device's speed: copies inside the cache), so the number need
     only move as that work did, whether or not it moved. Messages: ``Rubric.not_following``."""
     rubric = s.rubric
-    first, a, trace_a = s.measure(function, "ideal")
-    second, b, trace_b = s.measure(function, "probe")
-    if a is None or b is None:
-        return rubric.not_a_number(check, function, first if a is None else second)
+    a, trace_a = s.number(function, "ideal")
+    b, trace_b = s.number(function, "probe")
     scale = s.cfgs["factors"]["probe"][rubric.speed(function)]
     ra, rb = _work_rate(s, function, trace_a), _work_rate(s, function, trace_b)
     still = ra > 0 and rb > 0 and close(rb, ra, FOLLOW_TOLERANCE)

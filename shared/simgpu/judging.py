@@ -1,22 +1,12 @@
 """The engine that runs a lesson's GPU rubric on the simulated device; it knows no lesson.
 
 Each verdict (``Rubric.verdicts``) asks every call of the function's module, setting by setting
-(``Session.prefetch``), then follows the ordered table of docs/simulated-gpu.md, the first row
-that applies deciding (``Rubric.judge``):
-
-1. not a measurement: the number is off the rate of its slipped work (``rubric.agrees``, message
-   ``rubric.not_the_work``), or off the reference by no known factor (a ``not_measured`` slip);
-2. a slip the timed region shows (``rubric.diagnose``): charged on the check that names it,
-   the function's other checks passing and pointing there;
-3. the optional ``gate`` (the hidden grader's probe): a number that does not move as its timed
-   work did fails every check (asked before row 2 charges, the slipped work need not follow);
-4. the check itself (``rubric.checks``);
-5. a check the function's base fails too: passes, pointing at the base's.
-
-A runner (the grader's sandbox, or the student's process) has ``student_traced(module, function,
-*args, sim, **kwargs) -> (value, trace)`` and ``reference(...) -> float``; optionally ``memo`` (a
-dict shared by the checks of one submission) and ``together(module, jobs)``, which runs each
-setting's job ``[(config, job), ...]`` in a process of its own.
+(``Session.prefetch``), then follows the ordered table of docs/simulated-gpu.md ("How a verdict
+is reached"), the first row that applies deciding (``Rubric.judge``). A runner (the grader's
+sandbox, or the student's process) has ``student_traced(module, function, *args, sim, **kwargs)
+-> (value, trace)`` and ``reference(...) -> float``; optionally ``memo`` (a dict shared by the
+checks of one submission) and ``together(module, jobs)``, which runs each setting's job
+``[(config, job), ...]`` in a process of its own.
 """
 from __future__ import annotations
 
@@ -37,6 +27,15 @@ class Verdict:
     passed: bool
     message: str
     ratio: float | None = None
+
+
+class NotANumber(Exception):
+    """A call returned ``value``, no positive finite number: the check asking fails with the
+    rubric's ``not_a_number`` message (``Session.number`` raises it, ``Rubric.judge`` answers)."""
+
+    def __init__(self, function: str, value: Any):
+        super().__init__(function)
+        self.function, self.value = function, value
 
 
 @dataclass(frozen=True)
@@ -150,14 +149,17 @@ class Rubric:
         slip = s.diagnosis(function)
         if slip is not None and not self.agrees(s, function, slip):                    # row 1
             return Verdict(vid, False, self.not_the_work(s, function, slip))
-        stale = gate(s, vid, function, slipped=slip is not None) if gate is not None else None
-        if stale is not None:                                                           # row 3
-            return stale
-        if slip is not None:                                                            # rows 1-2
-            if slip.owner == vid:
-                return Verdict(vid, False, slip.message)
-            return Verdict(vid, True, f"not judged here: {function}'s timing is judged in [{slip.owner}].")
-        verdict = self.checks[check](s, function)                                       # row 4
+        try:
+            stale = gate(s, vid, function, slipped=slip is not None) if gate is not None else None
+            if stale is not None:                                                       # row 3
+                return stale
+            if slip is not None:                                                        # rows 1-2
+                if slip.owner == vid:
+                    return Verdict(vid, False, slip.message)
+                return Verdict(vid, True, f"not judged here: {function}'s timing is judged in [{slip.owner}].")
+            verdict = self.checks[check](s, function)                                   # row 4
+        except NotANumber as exc:
+            return self.not_a_number(vid, exc.function, exc.value)
         base = self.base.get(function)
         if verdict.passed or base is None or base not in self.judges[check]:
             return verdict
@@ -211,6 +213,13 @@ class Session:
         value, trace = self.cached(key, lambda: self.run.student_traced(module, function, *args, sim=cfg, **kwargs))
         raw = self.rubric.pick(function, value, args)
         return raw, self.rubric.number(raw), trace or {}
+
+    def number(self, function: str, setting: str, variant: Any = None) -> tuple[float, dict]:
+        """(``function``'s number, trace) under ``setting``; NotANumber when it returned none."""
+        raw, x, trace = self.measure(function, setting, variant)
+        if x is None:
+            raise NotANumber(function, raw)
+        return x, trace
 
     def prefetch(self, module: str) -> None:
         """Every call the checks make of ``module``'s functions, one job per setting in the

@@ -12,7 +12,7 @@ import pytest
 
 from autograder.gpu import probe
 from shared.simgpu import settings as simsettings
-from shared.simgpu.judging import Verdict
+from shared.simgpu.judging import NotANumber, Session
 
 PROFILE = "h100-sxm"
 SEEDS = range(40)
@@ -77,9 +77,6 @@ class _Rubric:
     def speed(self, function):
         return "bw"
 
-    def not_a_number(self, check, function, raw):
-        return Verdict(check, False, f"{function} returned {raw!r}, not a number")
-
     def not_following(self, function, moved, scale, rate):
         return f"{function} moved x{moved:.2f} on a device x{scale:.2f} as fast (work rate x{rate})"
 
@@ -94,9 +91,11 @@ class _Session:
     def __init__(self, values: dict, timed: dict):
         self.values, self.timed = values, timed
 
-    def measure(self, function, setting):
+    def measure(self, function, setting, variant=None):
         value = self.values[setting]
         return value, value if isinstance(value, float) else None, {"timed": self.timed[setting]}
+
+    number = Session.number
 
 
 GB = 1e9
@@ -122,6 +121,7 @@ def test_timed_work_that_does_not_move_with_the_device_measures_nothing():
     assert not probe.follows(_Session({"ideal": 1000.0, "probe": 2000.0}, untimed), "sync_present", "copy").passed
 
 
-def test_a_value_that_is_not_a_number_is_named():
-    verdict = probe.follows(_Session({"ideal": "fast", "probe": 2000.0}, MEASURED), "sync_present", "copy")
-    assert not verdict.passed and verdict.message == "copy returned 'fast', not a number"
+def test_a_value_that_is_not_a_number_is_handed_to_the_rubric_by_name():
+    with pytest.raises(NotANumber) as raised:
+        probe.follows(_Session({"ideal": "fast", "probe": 2000.0}, MEASURED), "sync_present", "copy")
+    assert (raised.value.function, raised.value.value) == ("copy", "fast")

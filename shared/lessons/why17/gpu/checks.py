@@ -12,14 +12,14 @@ from shared.lessons.why17.gpu import rubric as r
 from shared.lessons.why17.gpu.factors import BYTE_FACTORS, FLOP_FACTORS, GBS_UNITS, TFLOPS_UNITS
 from shared.lessons.why17.gpu.rubric import say
 from shared.simgpu.device import NOT_COMPLETED
-from shared.simgpu.judging import Session, Verdict
+from shared.simgpu.judging import NotANumber, Session, Verdict
 from shared.simgpu.ratios import close, explain, single
 
 
 def sync_present(s: Session, function: str) -> Verdict:
     """``function`` must wait for the device before reading the clock (Break It)."""
     try:
-        fast, a, _ = s.measure(function, "async")
+        a = s.number(function, "async")[0]
     except Exception as exc:  # only the events error and a zero time are this check's
         if getattr(exc, "exc_type", type(exc).__name__) == "ZeroDivisionError":
             s.measure(function, "ideal")     # raises in the ideal setting too: that is its own error
@@ -27,10 +27,7 @@ def sync_present(s: Session, function: str) -> Verdict:
         if NOT_COMPLETED.split(" before")[0] not in str(exc):
             raise
         return Verdict(s.vid, False, say("sync_events_early", function=function))
-    slow, b, _ = s.measure(function, "ideal")
-    if a is None or b is None:
-        return s.rubric.not_a_number(s.vid, function, fast if a is None else slow)
-    ratio = a / b
+    ratio = a / s.number(function, "ideal")[0]
     key = ("sync_stopped_early" if ratio > r.SYNC_BOUNDS[1] else
            "sync_started_early" if ratio < r.SYNC_BOUNDS[0] else "sync_ok")
     return Verdict(s.vid, key == "sync_ok", say(key, function=function, ratio=ratio, unit=r.unit(function)), ratio)
@@ -38,21 +35,24 @@ def sync_present(s: Session, function: str) -> Verdict:
 
 def warmup_present(s: Session, function: str) -> Verdict:
     """``function`` must warm up before timing: the first use pays one-time costs."""
-    cold, a, _ = s.measure(function, "cold")
-    warm, b, _ = s.measure(function, "ideal")
-    if a is None or b is None:
-        return s.rubric.not_a_number(s.vid, function, cold if a is None else warm)
-    ratio = a / b
+    ratio = s.number(function, "cold")[0] / s.number(function, "ideal")[0]
     passed = ratio >= r.WARMUP_MIN
     key = "warmup_ok" if passed else "warmup_missing"
     return Verdict(s.vid, passed, say(key, function=function, ratio=ratio, unit=r.unit(function)), ratio)
 
 
-def _copy_ratio(s: Session, function: str):
-    """(student/reference GB/s at the large size, largest allocation / n_bytes asked, raw value)."""
+def _ratio(s: Session, function: str) -> float:
+    """``function``'s number over the reference's (``rubric.versus``); NotANumber when it is none."""
     raw, ratio, _ref = r.versus(s, function)
+    if ratio is None:
+        raise NotANumber(function, raw)
+    return ratio
+
+
+def _copy_ratio(s: Session, function: str) -> tuple[float, float]:
+    """(student/reference GB/s at the large size, largest allocation / n_bytes asked)."""
     large = r.asked(s.cfgs)[1]
-    return ratio, (s.measure(function, "ideal")[2].get("largest_alloc_bytes") or large) / large, raw
+    return _ratio(s, function), (s.measure(function, "ideal")[2].get("largest_alloc_bytes") or large) / large
 
 
 def _cold(s: Session, function: str, ratio: float) -> Verdict | None:
@@ -61,19 +61,20 @@ def _cold(s: Session, function: str, ratio: float) -> Verdict | None:
     first use makes a number low (``ratio`` to the reference below 1), never high."""
     if ratio >= 1:
         return None
-    for f in (function, r.BASE.get(function)):
-        if f is not None and f in r.JUDGES["warmup_present"]:
-            verdict = s.verdict(s.rubric.check_id("warmup_present", f))
-            if not verdict.passed:
-                return Verdict(s.vid, True, say("judged_in_warmup", function=function, check=verdict.check), ratio)
-    return None
+    failed = (_failed(s, "warmup_present", f) for f in (function, r.BASE.get(function)) if f is not None)
+    check = next((c for c in failed if c is not None), None)
+    return None if check is None else Verdict(s.vid, True, say("judged_in_warmup", function=function, check=check), ratio)
+
+
+def _failed(s: Session, check: str, function: str) -> str | None:
+    """The id of ``check`` on ``function`` when that instance fails (a mistake charged there), else None."""
+    vid = s.rubric.check_id(check, function)
+    return vid if function in r.JUDGES[check] and not s.verdict(vid).passed else None
 
 
 def bytes_counted_twice(s: Session, function: str) -> Verdict:
     """``function`` must count 2·n_bytes per copy (read + write), as STREAM does."""
-    ratio, moved, raw = _copy_ratio(s, function)
-    if ratio is None:
-        return s.rubric.not_a_number(s.vid, function, raw)
+    ratio, moved = _copy_ratio(s, function)
     explained = explain(ratio, BYTE_FACTORS, GBS_UNITS)
     if explained is None:
         other_size = not close(moved, 1.0)
@@ -93,9 +94,7 @@ def bytes_counted_twice(s: Session, function: str) -> Verdict:
 
 def units_gb_per_s(s: Session, function: str) -> Verdict:
     """``function`` must report GB/s: 1e9 bytes per second."""
-    ratio, moved, raw = _copy_ratio(s, function)
-    if ratio is None:
-        return s.rubric.not_a_number(s.vid, function, raw)
+    ratio, moved = _copy_ratio(s, function)
     # A buffer of another size than n_bytes (bytes_counted_twice's mistake) scales the ratio by
     # its size when the student counted n_bytes: either reading may be the one in GB/s.
     readings = [explain(r, BYTE_FACTORS, GBS_UNITS) for r in (ratio, ratio * moved)]
@@ -114,17 +113,15 @@ def buffer_exceeds_cache(s: Session, function: str) -> Verdict:
         return _cache_cliff(s)
     cfg = s.cfgs["ideal"]
     l2 = cfg["l2_bytes"]
-    raw, x, trace = s.measure(function, "ideal")
+    trace = s.measure(function, "ideal")[2]
     timed = trace.get("timed") or {}
     biggest = timed.get("copy_extent_bytes") or trace.get("largest_alloc_bytes", 0)
     times = biggest / l2
     if times < r.CACHE_MULTIPLE:
         return Verdict(s.vid, False, say("cache_buffer_small", function=function, times=times,
                                          multiple=r.CACHE_MULTIPLE), times)
-    if x is None:
-        return s.rubric.not_a_number(s.vid, function, raw)
-    ratio = r.versus(s, function)[1]
-    explained = single(explain(ratio, BYTE_FACTORS, GBS_UNITS))
+    x = s.number(function, "ideal")[0]
+    explained = single(explain(_ratio(s, function), BYTE_FACTORS, GBS_UNITS))
     spec_ratio = x / cfg["bw_gbs"]
     if explained in (None, (1.0, 1.0)) and spec_ratio > r.SPEED_OF_LIGHT:
         return Verdict(s.vid, False, say("cache_above_spec", function=function, ratio=spec_ratio,
@@ -134,10 +131,8 @@ def buffer_exceeds_cache(s: Session, function: str) -> Verdict:
 
 def _cache_cliff(s: Session) -> Verdict:
     small, large, _n = r.asked(s.cfgs)
-    s_small, a, trace_small = s.measure("copy_bandwidth", "ideal", small)
-    s_large, b, _ = s.measure("copy_bandwidth", "ideal", large)
-    if a is None or b is None:
-        return s.rubric.not_a_number(s.vid, "copy_bandwidth", s_small if a is None else s_large)
+    a, trace_small = s.number("copy_bandwidth", "ideal", small)
+    b = s.number("copy_bandwidth", "ideal", large)[0]
     ratio = (a / b) / (r.ref_copy(s, small) / r.ref_copy(s))
     if ratio < r.CLIFF_MIN:
         biggest = trace_small.get("largest_alloc_bytes", 0)
@@ -151,9 +146,7 @@ def _cache_cliff(s: Session) -> Verdict:
 
 def flops_counted_2n3(s: Session, function: str) -> Verdict:
     """matmul_tflops must count 2·n³ FLOPs per matmul and report TFLOP/s."""
-    raw, ratio, _ref = r.versus(s, function)
-    if ratio is None:
-        return s.rubric.not_a_number(s.vid, function, raw)
+    ratio = _ratio(s, function)
     explained = explain(ratio, FLOP_FACTORS, TFLOPS_UNITS)
     if explained == (1.0, 1.0):
         return Verdict(s.vid, True, say("flops_ok", function=function), ratio)
@@ -161,7 +154,7 @@ def flops_counted_2n3(s: Session, function: str) -> Verdict:
         cold = _cold(s, function, ratio)
         if cold is not None:
             return cold
-        above = s.measure(function, "ideal")[1] > r.SPEED_OF_LIGHT * s.cfgs["ideal"]["peak_tflops"]
+        above = s.number(function, "ideal")[0] > r.SPEED_OF_LIGHT * s.cfgs["ideal"]["peak_tflops"]
         why = say("flops_above_peak" if above else "flops_no_count")
         return Verdict(s.vid, False, say("flops_unexplained", function=function, ratio=ratio, why=why), ratio)
     count, unit = explained
@@ -172,11 +165,9 @@ def flops_counted_2n3(s: Session, function: str) -> Verdict:
 def within_peak(s: Session, function: str) -> Verdict:
     """measured_peak_tflops: a compute-bound n, and never above the device's peak."""
     cfg = s.cfgs["ideal"]
-    raw, x, trace = s.measure(function, "ideal")
-    if x is None:
-        return s.rubric.not_a_number(s.vid, function, raw)
+    x, trace = s.number(function, "ideal")
     peak_ratio = x / cfg["peak_tflops"]
-    ratio = r.versus(s, function)[1]
+    ratio = _ratio(s, function)
     explained = single(explain(ratio, FLOP_FACTORS, TFLOPS_UNITS))
     if explained not in (None, (1.0, 1.0)):
         return Verdict(s.vid, True, say("peak_gap_is_a_count", function=function), ratio)
@@ -199,10 +190,7 @@ def _same_count_as_base(s: Session, function: str, ratio: float) -> str | None:
     if base is None or close(ratio, 1.0):
         return None
     base_ratio = r.versus(s, base)[1]
-    if base_ratio is None or not close(ratio, base_ratio):
-        return None
-    verdict = s.verdict(s.rubric.check_id("flops_counted_2n3", base))
-    return None if verdict.passed else verdict.check
+    return _failed(s, "flops_counted_2n3", base) if base_ratio is not None and close(ratio, base_ratio) else None
 
 
 CHECKS: dict[str, Callable[[Session, str], Verdict]] = {

@@ -21,56 +21,34 @@ from shared.simgpu import ratios
 from shared.simgpu.judging import Rubric, Session, Verdict
 
 MIB = 2**20
-#: Asynchronous over waiting GB/s must lie within these bounds: correct code reads ~1 (the first
-#: launch's latency); above, the clock stopped early; below, queued work (the warm-up) was timed.
-SYNC_BOUNDS = (0.97, 1.1)
-#: GB/s with the one-time cost over GB/s without it must be at least this.
-WARMUP_MIN = 0.9
-#: measured_bandwidth's buffer must be at least this many times the L2 (STREAM's rule).
-CACHE_MULTIPLE = 4
-#: The student's cache cliff (small/large GB/s) over the reference's must be at least this.
-CLIFF_MIN = 0.75
-#: A returned bandwidth or peak above this fraction of the device's spec cannot be measured.
-SPEED_OF_LIGHT = 1.0
-#: A ratio to the reference outside this band is a unit's matter (units_gb_per_s says which); a
-#: count's or a forgery's lies within it.
-BAND = (0.3, 3.5)
-#: measured_peak_tflops below this fraction of the reference's: the n picked is not compute-bound.
-PEAK_MIN = 0.5
-#: Timed iterations the checks ask for: few, since the simulator is deterministic.
-ITERS = 10
-#: The share of timed kernels' device time that is launch latency, above which they are launch-bound.
-LAUNCH_BOUND_SHARE = 0.5
-#: Bytes filled in a timed region, as a share of the bytes its copies wrote, that slow the copies
-#: it reports (a fill inside the timed loop).
-FILL_SHARE = 0.05
-#: Matrix side of the matmul checks, elements (compute-bound on every profile's bf16 peak).
-MATMUL_N = 4096
+#: The checks' table (functions, checks, owners, thresholds with their reasons) and messages.
+TABLE, MESSAGES = Path(__file__).with_name("table.yml"), Path(__file__).with_name("messages.yml")
 
-#: The six checks of the design (the real-GPU tier judges these, on copy_bandwidth and matmul).
-CHECK_IDS = ("sync_present", "bytes_counted_twice", "buffer_exceeds_cache", "warmup_present",
-             "flops_counted_2n3", "units_gb_per_s")
-#: The student's timing functions, by module.
-BW = ("copy_bandwidth", "bandwidth_sweep", "measured_bandwidth")
-FLOPS = ("matmul_tflops", "measured_peak_tflops")
-MODULE = {**{f: "bw" for f in BW}, **{f: "flops" for f in FLOPS}}
-#: Every check and the functions it judges, the lesson's own first.
-JUDGES = {"sync_present": BW + FLOPS, "warmup_present": BW + FLOPS,
-          "bytes_counted_twice": BW[:2], "units_gb_per_s": BW[:2],
-          "buffer_exceeds_cache": ("measured_bandwidth", "copy_bandwidth"),
-          "flops_counted_2n3": ("matmul_tflops",), "within_peak": ("measured_peak_tflops",)}
-#: A function that usually calls another: one mistake there is charged once, on the other.
-BASE = {"bandwidth_sweep": "copy_bandwidth", "measured_bandwidth": "copy_bandwidth",
-        "measured_peak_tflops": "matmul_tflops"}
-#: The hidden grader's CPU checks that own a timing function's arguments: a call that times other
-#: work than its arguments ask (a smaller buffer, smaller matrices, another count) and reports
-#: that work's own rate is charged there once, where the CPU check's own sizes show it too.
-ARGS_OWNER = {"bw": "bw_honours_args", "flops": "flops_honours_args"}
-#: A second matmul side asked on the seeded device differs from the first by at least this factor,
-#: so that a cap between or below them shows as another shortfall at each.
-SECOND_N_APART = 1.1
-#: The checks' messages, in the lesson's words (``say``).
-MESSAGES = Path(__file__).with_name("messages.yml")
+
+def _table() -> dict:
+    """table.yml, checked: every function a check judges or a base names is a timing function,
+    every threshold a number or a pair of numbers; ValueError naming the file otherwise."""
+    with open(TABLE, encoding="utf-8") as fh:
+        t = yamlfile.safe_load(fh)
+    known = {f for group in t["functions"].values() for f in group}
+    named = {f for fs in t["judges"].values() for f in fs} | set(t["base"]) | set(t["base"].values())
+    limits = {k: v for k, v in t["thresholds"].items() if not k.endswith("_reason")}
+    bad = sorted(named - known) + [k for k, v in limits.items()
+                                   if not all(isinstance(x, (int, float)) for x in (v if isinstance(v, list) else [v]))]
+    if bad or set(t["args_owner"]) != set(t["functions"]):
+        raise ValueError(f"{TABLE}: not a timing function or not a number: {', '.join(bad) or 'args_owner'}")
+    return {**t, **{k.upper(): tuple(v) if isinstance(v, list) else v for k, v in limits.items()}}
+
+
+_T = _table()
+SYNC_BOUNDS, WARMUP_MIN, CACHE_MULTIPLE, CLIFF_MIN, SPEED_OF_LIGHT, BAND, PEAK_MIN = (
+    _T[k] for k in ("SYNC_BOUNDS", "WARMUP_MIN", "CACHE_MULTIPLE", "CLIFF_MIN", "SPEED_OF_LIGHT", "BAND", "PEAK_MIN"))
+ITERS, LAUNCH_BOUND_SHARE, FILL_SHARE, MATMUL_N, SECOND_N_APART = (
+    _T[k] for k in ("ITERS", "LAUNCH_BOUND_SHARE", "FILL_SHARE", "MATMUL_N", "SECOND_N_APART"))
+CHECK_IDS, BW, FLOPS = tuple(_T["design_checks"]), tuple(_T["functions"]["bw"]), tuple(_T["functions"]["flops"])
+MODULE = {f: module for module, functions in _T["functions"].items() for f in functions}
+JUDGES = {check: tuple(functions) for check, functions in _T["judges"].items()}
+BASE, ARGS_OWNER = dict(_T["base"]), dict(_T["args_owner"])
 
 
 @functools.cache
