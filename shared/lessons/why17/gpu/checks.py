@@ -137,9 +137,10 @@ def _cache_cliff(s: Session) -> Verdict:
     if ratio < r.CLIFF_MIN:
         biggest = trace_small.get("largest_alloc_bytes", 0)
         launch = (trace_small.get("timed") or {}).get("latency_share", 0.0)
+        # launches hide the cliff when the small copies' rate without their launch time shows it
+        hidden = launch >= r.LAUNCH_BOUND_SHARE or ratio / (1 - launch) >= r.CLIFF_MIN
         cause = say("cliff_ignores_size" if biggest > 1.02 * small else
-                    "cliff_launch_bound" if launch >= r.LAUNCH_BOUND_SHARE else "cliff_flushed",
-                    size=biggest / small, share=launch)
+                    "cliff_launch_bound" if hidden else "cliff_flushed", size=biggest / small, share=launch)
         return Verdict(s.vid, False, say("cliff_missing", ratio=ratio, cause=cause), ratio)
     return Verdict(s.vid, True, say("cliff_ok", ratio=ratio), ratio)
 
