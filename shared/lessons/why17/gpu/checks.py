@@ -63,7 +63,9 @@ def _cold(s: Session, function: str, ratio: float) -> Verdict | None:
         return None
     failed = (_failed(s, "warmup_present", f) for f in (function, r.BASE.get(function)) if f is not None)
     check = next((c for c in failed if c is not None), None)
-    return None if check is None else Verdict(s.vid, True, say("judged_in_warmup", function=function, check=check), ratio)
+    if check is None:
+        return None
+    return Verdict(s.vid, True, say("judged_in_warmup", function=function, check=check), ratio)
 
 
 def _failed(s: Session, check: str, function: str) -> str | None:
