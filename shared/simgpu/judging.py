@@ -210,6 +210,8 @@ class Session:
         cfg, module = self.cfgs[setting], self.rubric.module[function]
         args, kwargs = self.rubric.call(self, function, variant)
         key = ("student", self.profile, self.seed, setting, function, args)
+        if variant is not None and kwargs != self.rubric.call(self, function, None)[1]:
+            key += (tuple(sorted(kwargs.items())),)          # a variant of the keyword arguments
         value, trace = self.cached(key, lambda: self.run.student_traced(module, function, *args, sim=cfg, **kwargs))
         raw = self.rubric.pick(function, value, args)
         return raw, self.rubric.number(raw), trace or {}

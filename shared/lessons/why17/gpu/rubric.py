@@ -43,8 +43,8 @@ def _table() -> dict:
 _T = _table()
 SYNC_BOUNDS, WARMUP_MIN, CACHE_MULTIPLE, CLIFF_MIN, SPEED_OF_LIGHT, BAND, PEAK_MIN = (
     _T[k] for k in ("SYNC_BOUNDS", "WARMUP_MIN", "CACHE_MULTIPLE", "CLIFF_MIN", "SPEED_OF_LIGHT", "BAND", "PEAK_MIN"))
-ITERS, LAUNCH_BOUND_SHARE, FILL_SHARE, MATMUL_N, SECOND_N_APART = (
-    _T[k] for k in ("ITERS", "LAUNCH_BOUND_SHARE", "FILL_SHARE", "MATMUL_N", "SECOND_N_APART"))
+ITERS, LAUNCH_BOUND_SHARE, FILL_SHARE, MATMUL_N, SECOND_N_APART, SECOND_ITERS = (
+    _T[k] for k in ("ITERS", "LAUNCH_BOUND_SHARE", "FILL_SHARE", "MATMUL_N", "SECOND_N_APART", "SECOND_ITERS"))
 CHECK_IDS, BW, FLOPS = tuple(_T["design_checks"]), tuple(_T["functions"]["bw"]), tuple(_T["functions"]["flops"])
 MODULE = {f: module for module, functions in _T["functions"].items() for f in functions}
 JUDGES = {check: tuple(functions) for check, functions in _T["judges"].items()}
@@ -124,6 +124,12 @@ def second(cfgs: dict) -> int:
     return other
 
 
+def second_iters(cfgs: dict) -> int:
+    """The second iters copy_bandwidth and matmul_tflops are asked for on the seeded device, at
+    the usual size, drawn from the secret within SECOND_ITERS."""
+    return random.Random(f"why17-iters\0{cfgs.get('draw')}").randint(*SECOND_ITERS)
+
+
 def extra(cfgs: dict, function: str, i: int) -> int:
     """The size of the ``i``-th call the grader makes of ``function`` before the judged ones
     (copy bytes within [L2/16, 12 x L2], or a matmul n), drawn from the secret; never a size
@@ -190,18 +196,22 @@ class Why17(Rubric):
 
     def call(self, s: Session, function: str, variant: Any) -> tuple[tuple, dict]:
         _small, large, n = asked(s.cfgs)
-        if isinstance(variant, tuple):               # ("extra", i): a call before the judged ones
+        if isinstance(variant, tuple) and variant[0] == "extra":     # a call before the judged ones
             return (extra(s.cfgs, function, variant[1]),), {"iters": ITERS}
-        args = {"copy_bandwidth": (variant or large,), "bandwidth_sweep": ((large // MIB,),),
-                "matmul_tflops": (variant or n,)}
-        return (args[function], {"iters": ITERS}) if function in args else ((), {})
+        iters = variant[1] if isinstance(variant, tuple) else ITERS  # ("iters", k): the usual size
+        size = None if isinstance(variant, tuple) else variant
+        args = {"copy_bandwidth": (size or large,), "bandwidth_sweep": ((large // MIB,),),
+                "matmul_tflops": (size or n,)}
+        return (args[function], {"iters": iters}) if function in args else ((), {})
 
     def variants(self, s: Session, function: str, setting: str) -> tuple:
-        # the cache cliff compares a small copy with a large one; a size slip is judged at two sizes
+        # the cache cliff compares a small copy with a large one; a size slip is judged at two
+        # sizes, a count slip at two iters
         if setting != "ideal" or function not in ("copy_bandwidth", "matmul_tflops"):
             return (None,)
         small, large, n = asked(s.cfgs)
-        return (small, large) if function == "copy_bandwidth" else (n, second(s.cfgs))
+        iters = ("iters", second_iters(s.cfgs))
+        return (small, large, iters) if function == "copy_bandwidth" else (n, second(s.cfgs), iters)
 
     def prelude(self, s: Session, module: str, i: int) -> list:
         """One call of the module's base function (copy_bandwidth, matmul_tflops) at a drawn

@@ -49,7 +49,10 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
     if other is not None and other.kind == "arguments":     # the same count or the same short work
         rate = _timed_rate(function, timed)
         over, base_over = _over(s, function, rate), _over(s, base, other.rate)
-        if over is not None and base_over is not None and close(over, base_over):
+        mine, theirs = _implied(s, function), _implied(s, base)
+        if mine and theirs and mine[1] - mine[0] == theirs[1] - theirs[0]:    # as many items more or fewer
+            found = Diagnosis(other.kind, other.owner, "", rate, mine[1] / mine[0], other.work)
+        elif over is not None and base_over is not None and close(over, base_over):
             found = Diagnosis(other.kind, other.owner, "", rate, other.scale, other.work)
     if other is not None and (found is None or (found.kind, other.kind) == ("cache_sized", "short_copies")):
         found = _shared(s, function, timed, base, other) or found
@@ -160,7 +163,8 @@ def _arguments(s: Session, function: str, found: Diagnosis) -> Diagnosis | None:
     its own rate reported. A shortfall that differs between the sizes (a cap) stays this
     table's; so does a number that reports the work asked over the work done."""
     usual = s.rubric.call(s, function, None)[0][0]
-    others = [v for v in s.rubric.variants(s, function, "ideal") if v is not None and v != usual]
+    others = [v for v in s.rubric.variants(s, function, "ideal")
+              if v is not None and v != usual and not isinstance(v, tuple)]
     if not others or not close(_over(s, function, found.rate) or math.nan, 1.0):
         return None
     size = others[0]
@@ -253,16 +257,37 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
 
 def _count(s: Session, function: str) -> Diagnosis | None:
     """The slip the CPU check of the arguments owns (``r.ARGS_OWNER``, which varies iters) when
-    the number is the rate of the iters asked over the time of another count of the same copies
-    or matmuls (a loop off by one, warm-ups counted in): a count taken from the arguments, not
-    from the work timed."""
-    _raw, x, trace = s.measure(function, "ideal")
+    the number is the rate of a count of the copies or matmuls it timed taken from the arguments,
+    not from the work timed: the iters asked where another count ran (a loop off by one), or the
+    iters asked and a fixed number more or fewer (warm-ups counted in), the same number at the
+    second iters asked (``rubric.second_iters``), where a correction factor moves with iters."""
+    found = _counted(s, function, None)
+    if found is not None and found[0] != 0:
+        confirm = function in r.JUDGES["flops_counted_2n3"] + r.JUDGES["bytes_counted_twice"][:1]
+        again = _counted(s, function, ("iters", r.second_iters(s.cfgs))) if confirm else None
+        found = found if again is not None and again[0] == found[0] else None
+    return None if found is None else Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]], "", *found[1:], 0.0)
+
+
+def _counted(s: Session, function: str, variant) -> tuple[int, float, float] | None:
+    """(the count the number implies less the iters asked, the timed work's rate, the implied
+    count over the count timed) when ``_implied`` finds one within WHOLE_ITEMS of the iters asked."""
+    found, iters = _implied(s, function, variant), s.rubric.call(s, function, variant)[1].get("iters")
+    if found is None or iters is None or (found[1] != iters and abs(found[1] - iters) not in WHOLE_ITEMS):
+        return None
+    items, whole, rate = found
+    return whole - iters, rate, whole / items
+
+
+def _implied(s: Session, function: str, variant=None) -> tuple[int, int, float] | None:
+    """(copies or matmuls timed, the whole count of them the number implies, their rate) when the
+    number is the rate of a whole count of the items it timed other than that count, else None."""
+    _raw, x, trace = s.measure(function, "ideal", variant)
     timed = trace.get("timed") or {}
     items = timed.get("copies" if r.MODULE[function] == "bw" else "matmuls", 0)
     rate = _timed_rate(function, timed)
-    asked_iters = s.rubric.call(s, function, None)[1].get("iters")
-    if x is None or rate <= 0 or not items or asked_iters != r.ITERS or items == r.ITERS:
+    if x is None or rate <= 0 or not items:
         return None
-    if not close(x / rate, r.ITERS / items):
-        return None
-    return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]], "", rate, r.ITERS / items, 0.0)
+    implied = items * x / rate
+    whole = round(implied)
+    return (items, whole, rate) if whole >= 1 and whole != items and close(implied, whole) else None
