@@ -24,14 +24,15 @@ HONEST_FOR = 3
 
 class _Recorder:
     """A runner that numbers every student call of each simulated process (one per setting, as
-    the grader runs them) and returns that number, so that a judged value says which call made it."""
+    the grader runs them; a call is its function, arguments and keyword arguments) and returns
+    that number, so that a judged value says which call made it."""
 
     def __init__(self):
         self.calls: dict[str, list[tuple[str, tuple]]] = {}
 
     def student_traced(self, module, function, *args, sim, **kwargs):
         calls = self.calls.setdefault(_setting_of(sim), [])
-        calls.append((function, args))
+        calls.append((function, (*args, *sorted(kwargs.items()))))   # another iters: another call
         return len(calls) - 1, {}
 
     def reference(self, module, function, *args, sim, **kwargs):
