@@ -263,8 +263,8 @@ def _count(s: Session, function: str) -> Diagnosis | None:
     second iters asked (``rubric.second_iters``), where a correction factor moves with iters."""
     found = _counted(s, function, None)
     if found is not None and found[0] != 0:
-        confirm = function in r.JUDGES["flops_counted_2n3"] + r.JUDGES["bytes_counted_twice"][:1]
-        again = _counted(s, function, ("iters", r.second_iters(s.cfgs))) if confirm else None
+        other_iters = ("iters", r.second_iters(s.cfgs))
+        again = _counted(s, function, other_iters) if other_iters in s.rubric.variants(s, function, "ideal") else None
         found = found if again is not None and again[0] == found[0] else None
     return None if found is None else Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]], "", *found[1:], 0.0)
 
