@@ -127,9 +127,19 @@ def _set_subreaper() -> None:
 
 def _import(name: str) -> bool:
     """Import ``name``; False when it fails (a missing optional library only costs its import in
-    each child that needs it)."""
+    each child that needs it). ``PACKAGE.*``: the package and each of its modules (not those
+    whose name starts with ``_``, such as its ``__main__``), so that a child that imports all of
+    them (shared.simgpu's ``conceal``) imports none itself."""
     try:
-        __import__(name)
+        if name.endswith(".*"):
+            import importlib
+            import pkgutil
+            package = importlib.import_module(name[:-2])
+            for info in pkgutil.iter_modules(package.__path__):
+                if not info.name.startswith("_"):
+                    importlib.import_module(f"{package.__name__}.{info.name}")
+        else:
+            __import__(name)
         return True
     except Exception:
         return False
