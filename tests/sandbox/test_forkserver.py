@@ -376,3 +376,23 @@ def test_a_forked_childs_threads_can_start_on_torch_together(tmp_path):
                           env={k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0"
+
+
+def test_the_server_drops_the_grader_modules_once_before_it_is_ready():
+    """Each child takes the grader's modules out of sys.modules before its program runs; the
+    server does it once before it says it is ready, so the children find none to drop."""
+    code = """
+import os, socket, sys, threading
+from autograder.sandbox.forkserver import server, wire
+ours, theirs = socket.socketpair()
+
+def client():
+    ready = wire.recv_msg(ours)
+    print(ready["ready"], sorted(m for m in sys.modules if m.split(".")[0] == "autograder"), flush=True)
+    os._exit(0)
+
+threading.Thread(target=client, daemon=True).start()
+server.serve(theirs.fileno(), [], None, (), False)
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "True []", done.stderr[-2000:]
