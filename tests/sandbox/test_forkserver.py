@@ -396,3 +396,17 @@ server.serve(theirs.fileno(), [], None, (), False)
 """
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "True []", done.stderr[-2000:]
+
+
+def test_a_childs_small_work_starts_no_full_collection_of_the_servers_objects():
+    """The server collects once before it is ready: a child that keeps a few thousand objects
+    never runs the collector over the whole image it shares with the server (which, with torch
+    imported, took about 90 CPU ms a child and copied most of the image's pages)."""
+    srv = forkserver.ForkServer(preload=("torch",), huge_pages=False)
+    try:
+        code = ("import gc\nfull = []\ngc.callbacks.append(lambda phase, info: phase == 'start' and "
+                "info['generation'] == 2 and full.append(1))\nkept = [[i] for i in range(20000)]\nprint(len(full))")
+        proc = srv.spawn([sys.executable, "-c", code], stdout=forkserver.PIPE)
+        assert proc.communicate(timeout=120)[0].decode().strip() == "0"
+    finally:
+        srv.close()
