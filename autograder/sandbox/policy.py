@@ -120,7 +120,8 @@ def view_paths(hide=()) -> list[str]:
 def _interpreter_paths() -> tuple[str, ...]:
     """The interpreter's and the venv's folders (prefixes, the executable's folder, the standard
     library's and site-packages'), each resolved: fixed for the life of this process, so worked
-    out once, not for every child (sysconfig's paths cost about a millisecond a child)."""
+    out once, not for every child (sysconfig's paths cost about a millisecond a child;
+    docs/performance.md)."""
     candidates = [sys.base_prefix, sys.prefix, sys.exec_prefix,
                   os.path.dirname(os.path.realpath(sys.executable)),
                   *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib"))]
