@@ -9,6 +9,7 @@ the process, its protocol pipes and its drained output (``OutputDrain``); ``stop
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -127,12 +128,18 @@ class OutputDrain(threading.Thread):
 
 def python_path() -> list[str]:
     """What the isolated child needs on sys.path: the project root and the venv's site-packages."""
+    return list(_python_path())
+
+
+@functools.lru_cache(maxsize=1)
+def _python_path() -> tuple[str, ...]:
+    """``python_path``, worked out once: fixed for the life of this process."""
     paths = [str(ROOT)]
     for key in ("purelib", "platlib"):
         p = sysconfig.get_paths()[key]
         if p not in paths:
             paths.append(p)
-    return paths
+    return tuple(paths)
 
 
 def launch_child(workdir: Path, limits: Limits, *, preload=("torch", "matplotlib.figure"),

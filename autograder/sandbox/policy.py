@@ -11,6 +11,7 @@ nothing in the jail guesses it).
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import sysconfig
@@ -98,13 +99,9 @@ def view_paths(hide=()) -> list[str]:
     the child runtime (autograder/runtime/: the runner, and the package's docstring-only
     __init__.py; nothing else of the grader)."""
     paths = list(SYSTEM)
-    candidates = [sys.base_prefix, sys.prefix, sys.exec_prefix,
-                  os.path.dirname(os.path.realpath(sys.executable)),
-                  *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib"))]
     root = str(ROOT)
     secrets = secret_paths(hide)    # once: it lists the grader package's folders
-    for path in candidates:
-        path = os.path.realpath(path)
+    for path in _interpreter_paths():
         inside_secret = any(path == s or path.startswith(s + os.sep) for s in secrets)
         holds_root = root == path or root.startswith(path.rstrip(os.sep) + os.sep)
         if os.path.exists(path) and not inside_secret and not holds_root and path not in paths:
@@ -117,6 +114,18 @@ def view_paths(hide=()) -> list[str]:
     paths.append(str(package / MARKER))
     paths.append(str(package / RUNTIME))
     return paths
+
+
+@functools.lru_cache(maxsize=1)
+def _interpreter_paths() -> tuple[str, ...]:
+    """The interpreter's and the venv's folders (prefixes, the executable's folder, the standard
+    library's and site-packages'), each resolved: fixed for the life of this process, so worked
+    out once, not for every child (sysconfig's paths cost about a millisecond a child;
+    docs/performance.md)."""
+    candidates = [sys.base_prefix, sys.prefix, sys.exec_prefix,
+                  os.path.dirname(os.path.realpath(sys.executable)),
+                  *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib"))]
+    return tuple(os.path.realpath(path) for path in candidates)
 
 
 def landlock_rules(workdir: str, hide=()) -> dict:

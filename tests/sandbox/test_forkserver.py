@@ -222,6 +222,43 @@ def test_every_server_holds_what_each_sandboxed_child_runs_whatever_it_preloads(
         srv.close()
 
 
+def test_a_package_star_preloads_each_of_its_modules_but_not_its_main(tmp_path):
+    """``PACKAGE.*`` imports the package and every module in it, except ``_``-named ones (a
+    ``__main__`` would run its command): a child finds them all imported without importing them."""
+    package = tmp_path / "lib" / "why17_star"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "one.py").write_text("")
+    (package / "two.py").write_text("")
+    (package / "__main__.py").write_text("raise SystemExit('__main__ ran')\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "lib")}
+    srv = forkserver.ForkServer(preload=("why17_star.*",), env=env, huge_pages=False)
+    try:
+        code = "import sys; print(sorted(m for m in sys.modules if m.startswith('why17_star')))"
+        proc = srv.spawn([sys.executable, "-c", code], stdout=forkserver.PIPE)
+        out = proc.communicate(timeout=60)[0].decode().strip()
+        assert out == "['why17_star', 'why17_star.one', 'why17_star.two']"
+        assert srv.preloaded == ("why17_star.*",)
+    finally:
+        srv.close()
+
+
+def test_the_lessons_server_holds_every_simulated_gpu_module_a_torch_child_imports():
+    """A torch file's child imports every module of shared.simgpu before the student's code runs
+    (``conceal``): the lesson's server has imported each, so no child pays an import of its own."""
+    from autograder.lessons import why17
+
+    srv = forkserver.ForkServer(preload=why17.LESSON.server_preload, huge_pages=False)
+    try:
+        code = ("import pkgutil, sys, shared.simgpu as s; print([i.name for i in pkgutil.iter_modules(s.__path__) "
+                "if not i.name.startswith('_') and 'shared.simgpu.' + i.name not in sys.modules])")
+        proc = srv.spawn([sys.executable, "-c", code], stdout=forkserver.PIPE, cwd=ROOT)
+        out = proc.communicate(timeout=120)[0].decode().strip()
+        assert out == "[]"
+    finally:
+        srv.close()
+
+
 def test_what_a_server_imports_for_an_assignment_comes_from_its_grader_package():
     from autograder.core import course, lesson
     from autograder.lessons import why17
@@ -339,3 +376,37 @@ def test_a_forked_childs_threads_can_start_on_torch_together(tmp_path):
                           env={k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0"
+
+
+def test_the_server_drops_the_grader_modules_once_before_it_is_ready():
+    """Each child takes the grader's modules out of sys.modules before its program runs; the
+    server does it once before it says it is ready, so the children find none to drop."""
+    code = """
+import os, socket, sys, threading
+from autograder.sandbox.forkserver import server, wire
+ours, theirs = socket.socketpair()
+
+def client():
+    ready = wire.recv_msg(ours)
+    print(ready["ready"], sorted(m for m in sys.modules if m.split(".")[0] == "autograder"), flush=True)
+    os._exit(0)
+
+threading.Thread(target=client, daemon=True).start()
+server.serve(theirs.fileno(), [], None, (), False)
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "True []", done.stderr[-2000:]
+
+
+def test_a_childs_small_work_starts_no_full_collection_of_the_servers_objects():
+    """The server collects once before it is ready: a child that keeps a few thousand objects
+    never runs the collector over the whole image it shares with the server (which, with torch
+    imported, took about 90 CPU ms a child and copied most of the image's pages)."""
+    srv = forkserver.ForkServer(preload=("torch",), huge_pages=False)
+    try:
+        code = ("import gc\nfull = []\ngc.callbacks.append(lambda phase, info: phase == 'start' and "
+                "info['generation'] == 2 and full.append(1))\nkept = [[i] for i in range(20000)]\nprint(len(full))")
+        proc = srv.spawn([sys.executable, "-c", code], stdout=forkserver.PIPE)
+        assert proc.communicate(timeout=120)[0].decode().strip() == "0"
+    finally:
+        srv.close()

@@ -15,3 +15,20 @@ def test_the_course_given_is_hidden_and_no_other(tmp_path):
     hidden = {str(course.resolve() / name) for name in policy.SECRETS}
     assert hidden <= set(given["hide"]) and not hidden & set(plain["hide"])
     assert str(policy.ROOT / "solutions") in plain["hide"]      # the checkout's own, always
+
+
+def test_the_interpreters_folders_are_worked_out_once_per_process(tmp_path, monkeypatch):
+    """sysconfig's paths are fixed for a process's life: a child's policy reuses them (they cost
+    about a millisecond a child), and the view and the child's sys.path stay as they were."""
+    import sysconfig
+
+    from autograder.sandbox import launch
+
+    view, path = policy.view_paths(), launch.python_path()
+    asked = []
+    real = sysconfig.get_paths
+    monkeypatch.setattr(sysconfig, "get_paths", lambda *a, **k: asked.append(1) or real(*a, **k))
+    assert policy.view_paths() == view and launch.python_path() == path
+    policy.build(tmp_path / "work", limits=JailLimits.from_sandbox(Limits()), processes=8, namespaces=True)
+    assert asked == []
+    assert {str(policy.ROOT / "shared"), real()["purelib"]} <= set(view) and path[0] == str(policy.ROOT)

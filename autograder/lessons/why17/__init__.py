@@ -26,11 +26,11 @@ LESSON = Lesson(
     torch_files=("bw", "flops"),
     plot_files=("roofline",),
     # What a fork server imports once, in this order, before it forks this lesson's children: numpy
-    # and torch (bw.py and flops.py import torch), yaml, then the simulated GPU's modules that the
-    # child of a torch file installs, so their code is compiled once per server, not once per child
-    # (sandboxed children may not write bytecode).
-    server_preload=("numpy", "torch", "yaml", "shared.simgpu.patches", "shared.simgpu.mode",
-                    "shared.simgpu.frontend", "shared.simgpu.device", "shared.devices", "shared.validate"),
+    # and torch (bw.py and flops.py import torch), yaml, then the simulated GPU's modules: all of
+    # them, since the child of a torch file imports each before the student's code runs
+    # (shared.simgpu's ``conceal``), so their code runs once per server, not once per child
+    # (sandboxed children may not write bytecode; docs/performance.md has what it saves).
+    server_preload=("numpy", "torch", "yaml", "shared.simgpu.*", "shared.devices", "shared.validate"),
     # What it imports after it is ready, while no request waits: the first children (bw.py,
     # flops.py) need torch only, so a cold grading does not wait for matplotlib, and the children
     # forked later (roofline.py) find it imported.

@@ -62,10 +62,17 @@ def run(request: dict, fds: list[int], base_path: list[str], server_pid: int) ->
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _fresh_streams()
-    for name in [m for m in sys.modules if m == "autograder" or m.startswith("autograder.")]:
-        del sys.modules[name]
+    drop_grader_modules()    # none left unless the server imported one since it was ready
     code = _run_argv(request["argv"], base_path)
     _flush_and_exit(code)
+
+
+def drop_grader_modules() -> None:
+    """Take the grader's modules (``autograder.*``) out of ``sys.modules``, as a fresh interpreter
+    has none: what imports one again gets its own copy. The code that still runs keeps the
+    modules it holds."""
+    for name in [m for m in sys.modules if m == "autograder" or m.startswith("autograder.")]:
+        del sys.modules[name]
 
 
 def _close_others(keep: set[int]) -> None:

@@ -4,7 +4,8 @@ Started by the client (``python -m autograder.sandbox.forkserver SOCK_FD PRELOAD
 HUGE_PAGES``, see __main__.py), it dies with the client, adopts the orphans of its children (so it
 reaps them and their CPU time is counted), imports what every sandboxed child runs (the jail and
 the runner, below), the caller's ``preload`` and then its ``later`` (the Lesson's server_preload
-and server_later), optionally moves its heap into huge pages, and says it is ready. Then,
+and server_later), optionally moves its heap into huge pages, drops the grader's modules,
+collects its garbage once, and says it is ready. Then,
 single-threaded, it serves requests (forkserver/child.py is what a child does).
 When the client goes away it kills and reaps every child and exits.
 
@@ -12,6 +13,7 @@ All of it is about cold-start speed; docs/performance.md has the figures behind 
 """
 from __future__ import annotations
 
+import gc
 import os
 import select
 import signal
@@ -42,6 +44,16 @@ def serve(sock_fd: int, preload: list[str], client_pid: int | None = None, later
     jail.sibling("inprocess.py")   # loaded once here: every child runs it
     if huge_pages:
         _huge_pages()
+    # Every child drops the grader's modules before its program runs; dropped here once, the
+    # modules nothing holds are freed once, not in each child (a couple of ms a child, most of
+    # it pages the frees would copy; docs/performance.md). The server's own code keeps what it uses.
+    child.drop_grader_modules()
+    # One full collection here, once: the imports made hundreds of thousands of objects since the
+    # last, so the first child whose work reached the collector's oldest generation ran that
+    # collection itself, over the whole image it shares with the server (about 90 CPU ms, most
+    # of it pages copied; two or more children a grading). After it, a child's own work is far
+    # from the share of old objects that starts a full collection (docs/performance.md).
+    gc.collect()
     server = Server(sock_fd)
     try:
         wire.send_msg(server.sock, {"ready": True, "preloaded": preloaded})
@@ -127,9 +139,19 @@ def _set_subreaper() -> None:
 
 def _import(name: str) -> bool:
     """Import ``name``; False when it fails (a missing optional library only costs its import in
-    each child that needs it)."""
+    each child that needs it). ``PACKAGE.*``: the package and each of its modules (not those
+    whose name starts with ``_``, such as its ``__main__``), so that a child that imports all of
+    them (shared.simgpu's ``conceal``) imports none itself."""
     try:
-        __import__(name)
+        if name.endswith(".*"):
+            import importlib
+            import pkgutil
+            package = importlib.import_module(name[:-2])
+            for info in pkgutil.iter_modules(package.__path__):
+                if not info.name.startswith("_"):
+                    importlib.import_module(f"{package.__name__}.{info.name}")
+        else:
+            __import__(name)
         return True
     except Exception:
         return False
