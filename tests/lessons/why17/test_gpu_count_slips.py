@@ -44,7 +44,7 @@ def test_a_loop_off_by_one_stays_the_argument_checks():
     assert _owner(lambda iters: iters - 1, lambda iters: iters) == "bw_honours_args"
 
 
-@pytest.mark.parametrize("factor", [1.3, 1.2, 1.5, 0.8])
+@pytest.mark.parametrize("factor", [1.3, 1.2, 1.5, 0.8, 1.1, 1 / 0.92, 1 / 0.9])   # 1 / 0.92: a clock scaled by 0.92
 def test_a_correction_factor_that_reads_as_extra_copies_at_one_iters_is_no_count(factor):
     assert _owner(lambda iters: iters, lambda iters: factor * iters) is None
 

@@ -43,8 +43,9 @@ def _table() -> dict:
 _T = _table()
 SYNC_BOUNDS, WARMUP_MIN, CACHE_MULTIPLE, CLIFF_MIN, SPEED_OF_LIGHT, BAND, PEAK_MIN = (
     _T[k] for k in ("SYNC_BOUNDS", "WARMUP_MIN", "CACHE_MULTIPLE", "CLIFF_MIN", "SPEED_OF_LIGHT", "BAND", "PEAK_MIN"))
-ITERS, LAUNCH_BOUND_SHARE, FILL_SHARE, MATMUL_N, SECOND_N_APART, SECOND_ITERS = (
-    _T[k] for k in ("ITERS", "LAUNCH_BOUND_SHARE", "FILL_SHARE", "MATMUL_N", "SECOND_N_APART", "SECOND_ITERS"))
+ITERS, LAUNCH_BOUND_SHARE, FILL_SHARE, MATMUL_N, SECOND_N_APART, SECOND_ITERS, COUNT_SLACK = (
+    _T[k] for k in ("ITERS", "LAUNCH_BOUND_SHARE", "FILL_SHARE", "MATMUL_N", "SECOND_N_APART", "SECOND_ITERS",
+                    "COUNT_SLACK"))
 CHECK_IDS, BW, FLOPS = tuple(_T["design_checks"]), tuple(_T["functions"]["bw"]), tuple(_T["functions"]["flops"])
 MODULE = {f: module for module, functions in _T["functions"].items() for f in functions}
 JUDGES = {check: tuple(functions) for check, functions in _T["judges"].items()}

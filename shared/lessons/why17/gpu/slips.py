@@ -290,4 +290,4 @@ def _implied(s: Session, function: str, variant=None) -> tuple[int, int, float] 
         return None
     implied = items * x / rate
     whole = round(implied)
-    return (items, whole, rate) if whole >= 1 and whole != items and close(implied, whole) else None
+    return (items, whole, rate) if whole >= 1 and whole != items and abs(implied - whole) <= r.COUNT_SLACK else None
