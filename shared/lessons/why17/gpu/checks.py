@@ -20,6 +20,8 @@ def sync_present(s: Session, function: str) -> Verdict:
     """``function`` must wait for the device before reading the clock (Break It)."""
     try:
         a = s.number(function, "async")[0]
+    except NotANumber:
+        raise
     except Exception as exc:  # only the events error and a zero time are this check's
         if getattr(exc, "exc_type", type(exc).__name__) == "ZeroDivisionError":
             s.measure(function, "ideal")     # raises in the ideal setting too: that is its own error

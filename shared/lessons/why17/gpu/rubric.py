@@ -25,9 +25,10 @@ MIB = 2**20
 TABLE, MESSAGES = Path(__file__).with_name("table.yml"), Path(__file__).with_name("messages.yml")
 
 
-def _table() -> dict:
-    """table.yml, checked: every function a check judges or a base names is a timing function,
-    every threshold a number or a pair of numbers; ValueError naming the file otherwise."""
+def _table() -> tuple[dict, dict]:
+    """(table.yml, its thresholds without their reasons, pairs as tuples), checked: every function
+    a check judges or a base names is a timing function, every threshold a number or a pair of
+    numbers; ValueError naming the file otherwise."""
     with open(TABLE, encoding="utf-8") as fh:
         t = yamlfile.safe_load(fh)
     known = {f for group in t["functions"].values() for f in group}
@@ -37,15 +38,24 @@ def _table() -> dict:
                                    if not all(isinstance(x, (int, float)) for x in (v if isinstance(v, list) else [v]))]
     if bad or set(t["args_owner"]) != set(t["functions"]):
         raise ValueError(f"{TABLE}: not a timing function or not a number: {', '.join(bad) or 'args_owner'}")
-    return {**t, **{k.upper(): tuple(v) if isinstance(v, list) else v for k, v in limits.items()}}
+    return t, {k: tuple(v) if isinstance(v, list) else v for k, v in limits.items()}
 
 
-_T = _table()
-SYNC_BOUNDS, WARMUP_MIN, CACHE_MULTIPLE, CLIFF_MIN, SPEED_OF_LIGHT, BAND, PEAK_MIN = (
-    _T[k] for k in ("SYNC_BOUNDS", "WARMUP_MIN", "CACHE_MULTIPLE", "CLIFF_MIN", "SPEED_OF_LIGHT", "BAND", "PEAK_MIN"))
-ITERS, LAUNCH_BOUND_SHARE, FILL_SHARE, MATMUL_N, SECOND_N_APART, SECOND_ITERS, COUNT_SLACK = (
-    _T[k] for k in ("ITERS", "LAUNCH_BOUND_SHARE", "FILL_SHARE", "MATMUL_N", "SECOND_N_APART", "SECOND_ITERS",
-                    "COUNT_SLACK"))
+_T, _LIMITS = _table()
+SYNC_BOUNDS = _LIMITS["sync_bounds"]
+WARMUP_MIN = _LIMITS["warmup_min"]
+CACHE_MULTIPLE = _LIMITS["cache_multiple"]
+CLIFF_MIN = _LIMITS["cliff_min"]
+SPEED_OF_LIGHT = _LIMITS["speed_of_light"]
+BAND = _LIMITS["band"]
+PEAK_MIN = _LIMITS["peak_min"]
+ITERS = _LIMITS["iters"]
+LAUNCH_BOUND_SHARE = _LIMITS["launch_bound_share"]
+FILL_SHARE = _LIMITS["fill_share"]
+MATMUL_N = _LIMITS["matmul_n"]
+SECOND_N_APART = _LIMITS["second_n_apart"]
+SECOND_ITERS = _LIMITS["second_iters"]
+COUNT_SLACK = _LIMITS["count_slack"]
 CHECK_IDS, BW, FLOPS = tuple(_T["design_checks"]), tuple(_T["functions"]["bw"]), tuple(_T["functions"]["flops"])
 MODULE = {f: module for module, functions in _T["functions"].items() for f in functions}
 JUDGES = {check: tuple(functions) for check, functions in _T["judges"].items()}
