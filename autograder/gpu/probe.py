@@ -13,7 +13,7 @@ import random
 
 from shared.simgpu import settings as simsettings
 from shared.simgpu.judging import Session, Verdict
-from shared.simgpu.ratios import close
+from shared.simgpu.ratios import close, fmt_ratio
 
 #: The probe's device is the seeded one with bandwidth and peak each scaled by a factor drawn
 #: with the seed from one of these ranges (a faster device or a slower one): both factors on the
@@ -65,16 +65,19 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     probe's as its timed work's rate did, or its timed work ran as fast on both (it measures
     nothing that depends on the device), else None. ``slipped``: the timed region shows a slip
     (work that may not depend on the device's speed: copies inside the cache), so the number need
-    only move as that work did, whether or not it moved. Messages: ``Rubric.not_following``."""
+    only move as that work did, whether or not it moved. Messages: ``Rubric.say``."""
     rubric = s.rubric
     a, trace_a = s.number(function, "ideal")
     b, trace_b = s.number(function, "probe")
     scale = s.cfgs["factors"]["probe"][rubric.speed(function)]
     ra, rb = _work_rate(s, function, trace_a), _work_rate(s, function, trace_b)
     still = ra > 0 and rb > 0 and close(rb, ra, FOLLOW_TOLERANCE)
+    moved = fmt_ratio(b / a)
     if ra <= 0 or rb <= 0 or (still and not slipped):
-        return Verdict(check, False, rubric.not_following(function, b / a, scale, None), b / a)
+        return Verdict(check, False, rubric.say("not_following_nothing_timed", function=function, moved=moved,
+                                                 scale=scale), b / a)
     ratio = (b / a) / (rb / ra)
     if close(ratio, 1.0, FOLLOW_TOLERANCE):
         return None
-    return Verdict(check, False, rubric.not_following(function, b / a, scale, rb / ra), ratio)
+    return Verdict(check, False, rubric.say("not_following", function=function, moved=moved, scale=scale,
+                                             work_moved=rb / ra), ratio)

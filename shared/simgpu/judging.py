@@ -11,6 +11,7 @@ checks of one submission) and ``together(module, jobs)``, which runs each settin
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -55,9 +56,8 @@ class Diagnosis:
 
 
 class Rubric:
-    """A lesson's GPU checks: the tables below and ``checks`` (check -> ``fn(session, function) ->
-    Verdict``); a subclass supplies the methods below that raise NotImplementedError, and may
-    replace those with a default (``diagnose``, ``agrees`` and ``not_the_work``: rows 1-2 above).
+    """A lesson's GPU checks: the tables below, ``checks`` (check -> ``fn(session, function) ->
+    Verdict``) and the hooks below; those that raise NotImplementedError a subclass supplies.
 
     judges:  check -> the functions it judges, the lesson's own first (id: the bare check name;
              the others' ``<check>.<function>``)
@@ -87,40 +87,29 @@ class Rubric:
         """The number to judge out of the call's return value (e.g. one entry of a dict)."""
         return value
 
-    def number(self, value: Any) -> float | None:
-        """``value`` as a positive finite float, or None."""
-        return ratios.number(value)
-
     def diagnose(self, s: "Session", function: str) -> Diagnosis | None:
-        """The slip ``function``'s timed region shows, if the lesson names any."""
+        """The slip ``function``'s timed region shows, if the lesson names any (rows 1-2)."""
         return None
 
     def agrees(self, s: "Session", function: str, slip: Diagnosis) -> bool:
-        """Whether the returned number is a measurement of the slipped work."""
+        """Whether the returned number is a measurement of the slipped work (row 1)."""
         return True
 
-    def not_the_work(self, s: "Session", function: str, slip: Diagnosis) -> str:
-        """Why a number that does not agree with the slipped work it timed earns no check."""
-        return (f"{function}'s number is not the rate of the work it timed: no count, unit or size "
-                "explains it.")
+    def say(self, key: str, **fields) -> str:
+        """The lesson's message ``key`` with ``fields`` (each with ``function``): the engine says
+        ``not_a_number`` (``value``), ``not_the_work`` (``ratio``: the number over its slipped
+        work's rate), ``judged_in_slip`` and ``judged_in_base`` (``base``, ``check``: where the
+        mistake is charged), and the probe ``not_following`` (``moved``, ``scale``, ``work_moved``)
+        or ``not_following_nothing_timed`` (``moved``, ``scale``)."""
+        raise NotImplementedError
 
-    # ------------------------------------------------------------ what the hidden probe asks
     def work(self, function: str, timed: dict) -> float:
         """The work ``function``'s timed region did (its trace's ``timed``), in the unit its
-        number is a rate of: bytes for a bandwidth, FLOPs for a throughput."""
+        number is a rate of: bytes for a bandwidth, FLOPs for a throughput (the probe asks)."""
         raise NotImplementedError
 
     def speed(self, function: str) -> str:
-        """Which of the device's speeds ``function``'s number follows: 'bw' or 'peak'."""
-        raise NotImplementedError
-
-    def not_a_number(self, check: str, function: str, value: Any) -> Verdict:
-        """The failing Verdict of ``check`` when ``function`` returned ``value``, not a number."""
-        raise NotImplementedError
-
-    def not_following(self, function: str, moved: float, scale: float, work_moved: float | None) -> str:
-        """Why a number that moved ``moved``x on a device ``scale``x as fast (its timed work's rate
-        moved ``work_moved``x; None: it timed no work) is no measurement."""
+        """Which of the device's speeds ``function``'s number follows: 'bw' or 'peak' (the probe asks)."""
         raise NotImplementedError
 
     def check_id(self, check: str, function: str) -> str:
@@ -148,7 +137,9 @@ class Rubric:
         s.prefetch(self.module[function])
         slip = s.diagnosis(function)
         if slip is not None and not self.agrees(s, function, slip):                    # row 1
-            return Verdict(vid, False, self.not_the_work(s, function, slip))
+            x = s.measure(function, "ideal")[1]
+            ratio = x / slip.rate if x is not None and slip.rate > 0 else math.nan
+            return Verdict(vid, False, self.say("not_the_work", function=function, ratio=ratio))
         try:
             stale = gate(s, vid, function, slipped=slip is not None) if gate is not None else None
             if stale is not None:                                                       # row 3
@@ -156,10 +147,10 @@ class Rubric:
             if slip is not None:                                                        # rows 1-2
                 if slip.owner == vid:
                     return Verdict(vid, False, slip.message)
-                return Verdict(vid, True, f"not judged here: {function}'s timing is judged in [{slip.owner}].")
+                return Verdict(vid, True, self.say("judged_in_slip", function=function, check=slip.owner))
             verdict = self.checks[check](s, function)                                   # row 4
         except NotANumber as exc:
-            return self.not_a_number(vid, exc.function, exc.value)
+            return Verdict(vid, False, self.say("not_a_number", function=exc.function, value=exc.value))
         base = self.base.get(function)
         if verdict.passed or base is None or base not in self.judges[check]:
             return verdict
@@ -170,7 +161,7 @@ class Rubric:
             return verdict
         if other.passed:
             return verdict
-        return Verdict(verdict.check, True, f"not judged here: {function} relies on {base}, judged in [{base_id}].",
+        return Verdict(verdict.check, True, self.say("judged_in_base", function=function, base=base, check=base_id),
                        verdict.ratio)                                                   # row 5
 
 
@@ -214,7 +205,7 @@ class Session:
             key += (tuple(sorted(kwargs.items())),)          # a variant of the keyword arguments
         value, trace = self.cached(key, lambda: self.run.student_traced(module, function, *args, sim=cfg, **kwargs))
         raw = self.rubric.pick(function, value, args)
-        return raw, self.rubric.number(raw), trace or {}
+        return raw, ratios.number(raw), trace or {}
 
     def number(self, function: str, setting: str, variant: Any = None) -> tuple[float, dict]:
         """(``function``'s number, trace) under ``setting``; NotANumber when it returned none."""

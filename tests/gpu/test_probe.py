@@ -77,8 +77,8 @@ class _Rubric:
     def speed(self, function):
         return "bw"
 
-    def not_following(self, function, moved, scale, rate):
-        return f"{function} moved x{moved:.2f} on a device x{scale:.2f} as fast (work rate x{rate})"
+    def say(self, key, function, moved, scale, work_moved=None):
+        return f"{function} moved x{moved} on a device x{scale:.2f} as fast (work rate x{work_moved})"
 
 
 class _Session:
@@ -110,7 +110,7 @@ def test_a_number_that_moves_with_the_timed_work_follows_the_device():
 def test_a_hard_coded_number_does_not_follow_and_the_ratio_says_how_far_off():
     verdict = probe.follows(_Session({"ideal": 1000.0, "probe": 1000.0}, MEASURED), "sync_present", "copy")
     assert not verdict.passed and verdict.check == "sync_present"
-    assert math.isclose(verdict.ratio, 0.5) and "moved x1.00 on a device x2.00" in verdict.message
+    assert math.isclose(verdict.ratio, 0.5) and "moved x1.00x on a device x2.00" in verdict.message
 
 
 def test_timed_work_that_does_not_move_with_the_device_measures_nothing():

@@ -7,22 +7,27 @@ import ast
 import string
 from pathlib import Path
 
+from autograder.gpu import probe
 from shared.lessons.why17.gpu import rubric
+from shared.simgpu import judging
 
 GPU = Path(rubric.__file__).parent
+#: The modules that say them: the lesson's checks, its slips and table, the engine and the probe.
+SAYERS = [GPU / name for name in ("checks.py", "slips.py", "rubric.py")] + [
+    Path(judging.__file__), Path(probe.__file__)]
 #: Entries that are no failure of their own: a pass, a pointer to the check that judges, or a
 #: part another message holds (a cause, a note).
 NOT_FAILURES = {"sync_ok", "warmup_ok", "judged_in_warmup", "judged_in_base", "bytes_ok", "units_ok",
                 "bytes_units_only", "cache_ok", "cliff_ok", "flops_ok", "peak_ok", "peak_gap_is_a_count",
                 "other_size", "cliff_ignores_size", "cliff_launch_bound", "cliff_flushed",
-                "flops_above_peak", "flops_no_count", "same_slip"}
+                "flops_above_peak", "flops_no_count", "same_slip", "judged_in_slip"}
 
 
 def _literals() -> set[str]:
-    """Every string literal of the modules that judge (checks.py, slips.py, rubric.py)."""
+    """Every string literal of the modules that judge (``SAYERS``)."""
     found = set()
-    for name in ("checks.py", "slips.py", "rubric.py"):
-        for node in ast.walk(ast.parse((GPU / name).read_text())):
+    for path in SAYERS:
+        for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 found.add(node.value)
     return found
@@ -31,8 +36,8 @@ def _literals() -> set[str]:
 def _said() -> set[str]:
     """The keys passed to ``say`` as a literal, or chosen by a literal in a conditional."""
     keys = set()
-    for name in ("checks.py", "slips.py", "rubric.py"):
-        for node in ast.walk(ast.parse((GPU / name).read_text())):
+    for path in SAYERS:
+        for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "say":
                 for arg in ast.walk(node.args[0]):
                     if isinstance(arg, ast.Constant) and isinstance(arg.value, str):

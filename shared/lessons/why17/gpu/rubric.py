@@ -18,7 +18,7 @@ from typing import Any
 from shared import yamlfile
 from shared.lessons.why17.gpu.factors import BYTE_FACTORS, FLOP_FACTORS, GBS_UNITS, TFLOPS_UNITS
 from shared.simgpu import ratios
-from shared.simgpu.judging import Rubric, Session, Verdict
+from shared.simgpu.judging import Rubric, Session
 
 MIB = 2**20
 #: The checks' table (functions, checks, owners, thresholds with their reasons) and messages.
@@ -84,26 +84,27 @@ def sizes(cfg: dict) -> tuple[int, int]:
     return max(MIB, l2 // 8 // MIB * MIB), -(-8 * l2 // MIB) * MIB
 
 
+def _rng(what: str, cfgs: dict, *more) -> random.Random:
+    """The generator of draw ``what`` (and ``more``) from the grader's secret (``cfgs["draw"]``)."""
+    return random.Random("\0".join(map(str, (f"why17-{what}", cfgs.get("draw"), *more))))
+
+
 def asked(cfgs: dict) -> tuple[int, int, int]:
-    """(small copy bytes, large copy bytes, matmul n) the checks ask for. On a student's machine
+    """(small copy bytes, large copy bytes, matmul n) the checks ask for: on a student's machine
     ``sizes`` of the ideal device and MATMUL_N; under the grader's secret (``cfgs["draw"]``, see
-    autograder/gpu/probe.py) drawn from it: the small copy within [L2/10, L2/8] (a buffer of 4x
-    the bytes asked still fits in the L2, and the copy is not all launch), the large within
-    [6, 12] x L2 (neither a simple fraction of the L2 such as 8x or 1/8 where another size can be
-    had), n within [3072, 6144] (never a power of two). Any byte count and any n: no program can
-    know the sizes it will be judged at from the public L2 size, the lesson's text or a round
-    number (whole MiB, n a multiple of 64), and one honest only at such sizes is judged where it
-    is not."""
+    autograder/gpu/probe.py) drawn: the small copy in [L2/10, L2/8] (4x it still fits in the L2,
+    and the copy is not all launch), the large in [6, 12] x L2, n in [3072, 6144], never a simple
+    fraction of the L2 nor a power of two, so that no program can know them from the public L2
+    size or a round number, and one honest only at such sizes is judged where it is not."""
     if "draw" not in cfgs:
         return (*sizes(cfgs["ideal"]), MATMUL_N)
-    rng = random.Random(f"why17-asked\0{cfgs['draw']}")
-    l2 = cfgs["ideal"]["l2_bytes"]
+    rng, l2 = _rng("asked", cfgs), cfgs["ideal"]["l2_bytes"]
     return _copy_size(rng, l2, 1 / 10, 1 / 8), _copy_size(rng, l2, 6, 12), _matmul_n(rng)
 
 
 def _copy_size(rng: random.Random, l2: int, low: float, high: float) -> int:
-    """Bytes within [low, high] x ``l2`` (at least 1 MiB), any count, not a fraction of the L2
-    with a denominator up to 16 (at most 100 tries)."""
+    """Bytes in [low, high] x ``l2`` (at least 1 MiB), no fraction of the L2 with a denominator up
+    to 16 (at most 100 tries)."""
     lo = max(MIB, int(l2 * low))
     hi = max(lo, int(l2 * high))
     size = rng.randint(lo, hi)
@@ -115,7 +116,7 @@ def _copy_size(rng: random.Random, l2: int, low: float, high: float) -> int:
 
 
 def _matmul_n(rng: random.Random) -> int:
-    """A matmul side within [3072, 6144], any integer but a power of two."""
+    """A matmul side in [3072, 6144], any integer but a power of two."""
     n = 4096
     while n & (n - 1) == 0:
         n = rng.randint(3072, 6144)
@@ -123,12 +124,10 @@ def _matmul_n(rng: random.Random) -> int:
 
 
 def second(cfgs: dict) -> int:
-    """The second matmul side matmul_tflops is asked for on the seeded device, as copy_bandwidth
-    is asked for two sizes (``asked``'s n is the first): in the same range, apart from it by
-    SECOND_N_APART, so that a size slip seen at both with the same shortfall is one of the
-    arguments (the CPU check's), and one that differs is a cap (this table's)."""
-    n = asked(cfgs)[2]
-    rng = random.Random(f"why17-second\0{cfgs.get('draw')}")
+    """The second n matmul_tflops is asked on the seeded device (as copy_bandwidth is asked two
+    sizes), SECOND_N_APART from the first: one shortfall at both is the arguments' (the CPU
+    check's), a different one a cap (this table's)."""
+    n, rng = asked(cfgs)[2], _rng("second", cfgs)
     other = n
     while max(other, n) < SECOND_N_APART * min(other, n):
         other = _matmul_n(rng)
@@ -136,17 +135,14 @@ def second(cfgs: dict) -> int:
 
 
 def second_iters(cfgs: dict) -> int:
-    """The second iters copy_bandwidth and matmul_tflops are asked for on the seeded device, at
-    the usual size, drawn from the secret within SECOND_ITERS."""
-    return random.Random(f"why17-iters\0{cfgs.get('draw')}").randint(*SECOND_ITERS)
+    """The second iters copy_bandwidth and matmul_tflops are asked on the seeded device, drawn in SECOND_ITERS."""
+    return _rng("iters", cfgs).randint(*SECOND_ITERS)
 
 
 def extra(cfgs: dict, function: str, i: int) -> int:
-    """The size of the ``i``-th call the grader makes of ``function`` before the judged ones
-    (copy bytes within [L2/16, 12 x L2], or a matmul n), drawn from the secret; never a size
-    the checks ask for, so that each round of the prelude adds a size the process has not seen."""
-    rng = random.Random(f"why17-extra\0{cfgs.get('draw')}\0{function}\0{i}")
-    judged = (*asked(cfgs), second(cfgs))
+    """The size of the ``i``-th unjudged call of ``function`` (copy bytes in [L2/16, 12 x L2], or a
+    matmul n), drawn; never a judged size, so each round of the prelude adds one the process has not seen."""
+    rng, judged = _rng("extra", cfgs, function, i), (*asked(cfgs), second(cfgs))
     size = judged[0]
     while size in judged:
         size = _copy_size(rng, cfgs["ideal"]["l2_bytes"], 1 / 16, 12) if function == "copy_bandwidth" \
@@ -202,8 +198,8 @@ class Why17(Rubric):
     module = MODULE
     base = BASE
 
-    def __init__(self, checks: dict, diagnose, agrees, not_the_work):
-        self.checks, self.diagnose, self.agrees, self.not_the_work = checks, diagnose, agrees, not_the_work
+    def __init__(self, checks: dict, diagnose, agrees):
+        self.checks, self.diagnose, self.agrees = checks, diagnose, agrees
 
     def call(self, s: Session, function: str, variant: Any) -> tuple[tuple, dict]:
         _small, large, n = asked(s.cfgs)
@@ -242,11 +238,6 @@ class Why17(Rubric):
     def speed(self, function: str) -> str:
         return "bw" if MODULE[function] == "bw" else "peak"
 
-    def not_a_number(self, check: str, function: str, value) -> Verdict:
-        return Verdict(check, False, say("not_a_number", function=function, value=value, unit=unit(function)))
-
-    def not_following(self, function: str, moved: float, scale: float, work_moved: float | None) -> str:
-        key = "not_following_nothing_timed" if work_moved is None else "not_following"
-        return say(key, function=function, moved=ratios.fmt_ratio(moved), unit=unit(function), scale=scale,
-                   what="memory bandwidth" if MODULE[function] == "bw" else "peak", work_moved=work_moved)
-
+    def say(self, key: str, **fields) -> str:
+        what = "memory bandwidth" if MODULE[fields["function"]] == "bw" else "peak"
+        return say(key, unit=unit(fields["function"]), what=what, **fields)

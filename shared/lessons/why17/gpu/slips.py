@@ -224,12 +224,6 @@ def _explained(s: Session, function: str, diagnosis: Diagnosis | None) -> set[tu
     return {e for e in found if e is not None}
 
 
-def not_the_work(s: Session, function: str, diagnosis: Diagnosis) -> str:
-    """Why ``function``'s number, which its timed work does not explain, earns no check."""
-    ratio = _over(s, function, diagnosis.rate) or math.nan
-    return r.say("not_the_work", function=function, ratio=ratio, unit=r.unit(function))
-
-
 def not_measured(s: Session, function: str) -> Diagnosis | None:
     """A diagnosis that fails every check of ``function`` when its number is no measurement: off
     the reference by a factor no count, unit or whole number of work items explains."""
