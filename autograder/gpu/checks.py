@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Callable
 
 from autograder.core.registry import SIMULATED_GPU, CheckFailed, Context, check
+from shared.simgpu.judging import Diagnosis, Session
 
 
 class ContextRunner:
@@ -44,3 +45,12 @@ def register(rubric, verdicts: dict, name: str, module: str, *, task: Callable[[
         run.__name__ = run.__qualname__ = vid.replace(".", "_")
         check(vid, task=task(student_module), name=title.format(f=function), files=(student_module,),
               weight=weight(function), device=SIMULATED_GPU, module=module)(run)
+
+
+def slip(ctx: Context, rubric, verdicts: dict, settings, function: str) -> Diagnosis | None:
+    """The rubric's diagnosis of ``function`` on the simulated GPU seeded for the submission, from
+    the calls its GPU checks make (``ctx.gpu_memo``): for a CPU check that owns a slip the GPU
+    checks point at, which must charge it wherever the program shows it (one mistake, one charge)."""
+    s = Session(rubric, ContextRunner(ctx), ctx.sim_profile, ctx.sim_seed, settings, verdicts)
+    s.prefetch(rubric.module[function])
+    return s.diagnosis(function)

@@ -139,7 +139,7 @@ class Rubric:
         if slip is not None and not self.agrees(s, function, slip):                    # row 1
             x = s.measure(function, "ideal")[1]
             ratio = x / slip.rate if x is not None and slip.rate > 0 else math.nan
-            return Verdict(vid, False, self.say("not_the_work", function=function, ratio=ratio))
+            return Verdict(vid, False, slip.message or self.say("not_the_work", function=function, ratio=ratio))
         try:
             stale = gate(s, vid, function, slipped=slip is not None) if gate is not None else None
             if stale is not None:                                                       # row 3

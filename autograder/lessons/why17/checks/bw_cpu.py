@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 
 from autograder.api import CheckFailed, StudentRaised, check
+from autograder.lessons.why17.checks import gpu, timed
 from autograder.lessons.why17.checks import predict_oracle as oracle
-from autograder.lessons.why17.checks import timed
 
 TASK = "task1"
 CPU = "cpu"
@@ -79,7 +79,16 @@ def honours_args(ctx):
     """Judges the work between the clock readings (timed.py), not the whole call: each stretch
     of copies between two readings writes the n_bytes buffer, and the number returned follows
     the copies timed, with iters=4 as with iters=9 (warm-ups outside the timed region, a count a
-    timer picks, a warm-up once per process: none matters)."""
+    timer picks, a warm-up once per process: none matters).
+    What the simulated GPU shows of the same function, where its GPU checks point here (a count
+    or a size taken from the arguments on a GPU only), fails it too: one charge, wherever shown."""
+    _honours_args_on_cpu(ctx)
+    found = gpu.charged_here(ctx, "bw_honours_args", "copy_bandwidth")
+    if found:
+        raise CheckFailed(found)
+
+
+def _honours_args_on_cpu(ctx) -> None:
     follows = timed.Follows("copies", "copies of n_bytes")
     for iters in HONOUR_ITERS:
         value, record = ctx.call_watched("bw", "copy_bandwidth", HONOUR_BYTES, iters=iters, device=CPU)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 from autograder.api import CheckFailed, Dtype, StudentRaised, check
+from autograder.lessons.why17.checks import gpu, timed
 from autograder.lessons.why17.checks import predict_oracle as oracle
-from autograder.lessons.why17.checks import timed
 
 TASK = "task2"
 CPU = "cpu"
@@ -72,7 +72,16 @@ def honours_args(ctx):
     """Judges the work between the clock readings (timed.py), not the whole call: n x n products
     of the dtype asked for are timed, and the number returned follows the products timed, with
     iters=3 as with iters=7 (a batch of pairs per launch counts each pair; warm-ups outside the
-    timed region, a count a timer picks, a warm-up once per shape: none matters)."""
+    timed region, a count a timer picks, a warm-up once per shape: none matters).
+    What the simulated GPU shows of the same function, where its GPU checks point here (a count
+    or a size taken from the arguments on a GPU only), fails it too: one charge, wherever shown."""
+    _honours_args_on_cpu(ctx)
+    found = gpu.charged_here(ctx, "flops_honours_args", "matmul_tflops")
+    if found:
+        raise CheckFailed(found)
+
+
+def _honours_args_on_cpu(ctx) -> None:
     follows = timed.Follows("matmuls", "n x n matmuls")
     for iters in HONOUR_ITERS:
         value, record = ctx.call_watched("flops", "matmul_tflops", HONOUR_N, iters=iters,

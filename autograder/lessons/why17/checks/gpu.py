@@ -40,6 +40,19 @@ TITLES = {
 #: Every check instance by id, behind the probe: ``VERDICTS[id](runner, profile, seed)``.
 VERDICTS = RUBRIC.verdicts(probe.settings, probe.follows)
 
+
+
+def charged_here(ctx, check_id: str, function: str) -> str | None:
+    """What the simulated GPU shows of ``function`` and its GPU checks point at ``check_id`` (a CPU
+    check of the arguments) for, or None: a program that counts or sizes its work from the
+    arguments only on a GPU is charged by that check as one that does so on the CPU too."""
+    try:
+        found = gpu_checks.slip(ctx, RUBRIC, VERDICTS, probe.settings, function)
+    except Exception:  # the call's own failure is the GPU checks' to report
+        return None
+    return found.message if found is not None and found.owner == check_id else None
+
+
 for _name in sorted(TITLES):   # in the order of the check names (results keep it within a task)
     gpu_checks.register(RUBRIC, VERDICTS, _name, __name__, task=TASKS.__getitem__, title=TITLES[_name],
                         weight=lambda f: OTHER_FUNCTION_WEIGHT if f in RUBRIC.base else 1.0)

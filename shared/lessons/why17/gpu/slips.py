@@ -59,7 +59,42 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
     if found is not None and other is not None and other.kind == found.kind:
         return Diagnosis(found.kind, other.owner, r.say("same_slip", function=function, base=base, owner=other.owner),
                          found.rate, found.scale, found.work, base)
-    return found if found is not None else not_measured(s, function)
+    found = found if found is not None else not_measured(s, function)
+    if found is not None and found.kind in ("arguments", "not_measured"):
+        return found
+    try:
+        return _unlike(s, function, timed, found is None) or found
+    except Exception:  # a call's own failure is every check's verdict
+        return found
+
+
+def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | None:
+    """A diagnosis that fails every check of ``function`` when one of its calls measured nothing,
+    however honest the usual one (every call counts the same): its number at the second iters
+    asked is another rate than at the usual iters, which no count from the arguments explains (a
+    rate does not depend on how many items were timed); or it calls a function that measured
+    nothing so (at an iters or a size of the caller's own), has no slip of its own (``plain``),
+    and its number is not the rate of the work between the clock readings that bracket it, up to
+    a count or a unit, nor off it as the base's number is off the base's work."""
+    second, x = ("iters", r.second_iters(s.cfgs)), s.measure(function, "ideal")[1]
+    if second in s.rubric.variants(s, function, "ideal"):
+        again = s.measure(function, "ideal", second)[1]
+        if (x is not None and again is not None and not close(again, x) and _count(s, function) is None
+                and warmup_present(s, function).passed):        # a clock started before the warm-up: there
+            return Diagnosis("not_measured", _owner(s, function), r.say(
+                "iters_moved", function=function, ratio=again / x, iters=s.rubric.call(s, function, None)[1]["iters"],
+                second=second[1], unit=r.unit(function)), x)
+    base = r.BASE.get(function)
+    other = s.diagnosis(base) if base is not None else None
+    rate = _clean_rate(function, timed)
+    if not plain or other is None or other.kind != "not_measured" or x is None or rate <= 0:
+        return None
+    base_x, base_timed = s.measure(base, "ideal")[1], s.measure(base, "ideal")[2].get("timed") or {}
+    base_rate = _clean_rate(base, base_timed)
+    inherited = base_x is not None and base_rate > 0 and close(x / rate, base_x / base_rate)
+    if inherited or explain(x / rate, *r.factors(function)) is not None or _count(s, function) is not None:
+        return None
+    return Diagnosis("not_measured", _owner(s, function), "", rate)
 
 
 def _shared(s: Session, function: str, timed: dict, base: str, other: Diagnosis) -> Diagnosis | None:
@@ -179,7 +214,8 @@ def _arguments(s: Session, function: str, found: Diagnosis) -> Diagnosis | None:
         done, wanted = timed.get("matmul_max_flops", 0.0), 2.0 * size**3
     if done <= 0 or not close(wanted / done, found.scale):
         return None
-    return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]], "", found.rate, 1.0, found.work)
+    return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]],
+                     r.say("args_share", function=function, share=1 / found.scale), found.rate, 1.0, found.work)
 
 
 def _timed_rate(function: str, timed: dict) -> float:
@@ -190,6 +226,19 @@ def _timed_rate(function: str, timed: dict) -> float:
     if r.MODULE[function] == "bw":
         return 2 * timed.get("copy_bytes", 0) / seconds / 1e9
     return timed.get("matmul_flops", 0.0) / seconds / 1e12
+
+
+def _clean_rate(function: str, timed: dict) -> float:
+    """The rate of the timed work over the spans between consecutive clock readings that hold it
+    (shared/simgpu/window.py), when they hold all of it: the readings the number was computed
+    from, not a reading taken later to stretch the window; else over the whole window."""
+    bw = r.MODULE[function] == "bw"
+    work = 2 * timed.get("clean_copy_bytes", 0) if bw else timed.get("clean_matmul_flops", 0.0)
+    seconds = timed.get("clean_s" if bw else "clean_matmul_s") or 0.0
+    total = 2 * timed.get("copy_bytes", 0) if bw else timed.get("matmul_flops", 0.0)
+    if seconds > 0 and work > 0 and work >= total * (1 - 1e-9):
+        return work / seconds / (1e9 if bw else 1e12)
+    return _timed_rate(function, timed)
 
 
 def _copies_timed(timed: dict) -> bool:
@@ -208,7 +257,10 @@ def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
     """Whether ``function``'s number is the rate its timed work ran at, up to a byte or FLOP
     count and a unit: a diagnosed number must still be a measurement. A slip shared with the
     base function must come with the base's own count and unit (the same slip, the same number:
-    no correction factor of the caller's passes as a count)."""
+    no correction factor of the caller's passes as a count). A number that is no measurement
+    (``not_measured``) never agrees."""
+    if diagnosis.kind == "not_measured":
+        return False
     mine = _explained(s, function, diagnosis)
     if not mine or not diagnosis.base:
         return bool(mine)
@@ -250,27 +302,31 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
 
 
 def _count(s: Session, function: str) -> Diagnosis | None:
-    """The slip the CPU check of the arguments owns (``r.ARGS_OWNER``, which varies iters) when
-    the number is the rate of a count of the copies or matmuls it timed taken from the arguments,
-    not from the work timed: the iters asked where another count ran (a loop off by one), or the
-    iters asked and a fixed number more or fewer (warm-ups counted in), the same number at the
-    second iters asked (``rubric.second_iters``), where a correction factor moves with iters."""
+    """The CPU argument check's slip (``r.ARGS_OWNER``) when the number is the rate of a count of
+    the items timed taken from the arguments: the iters asked where another count ran (a loop off
+    by one), or a fixed number more or fewer (warm-ups counted in), the same at the second iters
+    asked (``rubric.second_iters``), where a correction factor moves with iters."""
+    second = ("iters", r.second_iters(s.cfgs))
     found = _counted(s, function, None)
-    if found is not None and found[0] != 0:
-        other_iters = ("iters", r.second_iters(s.cfgs))
-        again = _counted(s, function, other_iters) if other_iters in s.rubric.variants(s, function, "ideal") else None
-        found = found if again is not None and again[0] == found[0] else None
-    return None if found is None else Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]], "", *found[1:], 0.0)
+    if found is None or (found[0] != 0 and (second not in s.rubric.variants(s, function, "ideal")
+                                            or (_counted(s, function, second) or (None,))[0] != found[0])):
+        return None
+    excess, rate, whole, items, iters = found
+    what = "copies" if r.MODULE[function] == "bw" else "matmuls"
+    return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]],
+                     r.say("args_count", function=function, implied=whole, items=what, timed=items, iters=iters),
+                     rate, whole / items, 0.0)
 
 
-def _counted(s: Session, function: str, variant) -> tuple[int, float, float] | None:
-    """(the count the number implies less the iters asked, the timed work's rate, the implied
-    count over the count timed) when ``_implied`` finds one within WHOLE_ITEMS of the iters asked."""
+def _counted(s: Session, function: str, variant) -> tuple[int, float, int, int, int] | None:
+    """(the count the number implies less the iters asked, the timed work's rate, the count
+    implied, the count timed, the iters asked) when ``_implied`` finds one within WHOLE_ITEMS of
+    the iters asked."""
     found, iters = _implied(s, function, variant), s.rubric.call(s, function, variant)[1].get("iters")
     if found is None or iters is None or (found[1] != iters and abs(found[1] - iters) not in WHOLE_ITEMS):
         return None
     items, whole, rate = found
-    return whole - iters, rate, whole / items
+    return whole - iters, rate, whole, items, iters
 
 
 def _implied(s: Session, function: str, variant=None) -> tuple[int, int, float] | None:
@@ -278,8 +334,7 @@ def _implied(s: Session, function: str, variant=None) -> tuple[int, int, float] 
     number is the rate of a whole count of the items it timed other than that count, else None."""
     _raw, x, trace = s.measure(function, "ideal", variant)
     timed = trace.get("timed") or {}
-    items = timed.get("copies" if r.MODULE[function] == "bw" else "matmuls", 0)
-    rate = _timed_rate(function, timed)
+    items, rate = timed.get("copies" if r.MODULE[function] == "bw" else "matmuls", 0), _clean_rate(function, timed)
     if x is None or rate <= 0 or not items:
         return None
     implied = items * x / rate

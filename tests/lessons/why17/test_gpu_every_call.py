@@ -1,0 +1,98 @@
+"""Every call counts the same: a number honest only at the iters the checks usually ask, or a
+correction factor in a function that calls one so, measures nothing and fails every check of its
+function; a count taken from the arguments is told by the clock readings that bracket the work,
+not by a reading taken later to stretch the window (written against the eighth reviewer's
+forgeries in the adversarial set: honest_only_at_iters_ten, idle_pad_makes_factor_a_count)."""
+from __future__ import annotations
+
+from shared.lessons.why17.gpu import RUBRIC, rubric, slips
+from shared.simgpu.judging import Diagnosis, Session
+
+#: Seconds and bytes of one timed copy on the seeded device.
+COPY_S, COPY_BYTES = 1e-3, 2**30
+#: A correction factor: the measurement divided by an "efficiency" of 0.87.
+FACTOR = 1 / 0.87
+
+
+class _Session:
+    """The bw functions on the seeded device: copy_bandwidth times ``timed(iters)`` copies and
+    reports ``counted(iters)`` of them over their time, plus ``pad(iters)`` idle seconds between
+    its last copy and a last clock reading; measured_bandwidth calls it at ``CALLER_ITERS`` and
+    reports ``caller(x)`` of what it returned."""
+
+    rubric = RUBRIC
+    cfgs = {"ideal": {"l2_bytes": 50 * 2**20}}
+    vid = "sync_present"
+    CALLER_ITERS = 20
+    number = Session.number
+
+    def __init__(self, timed, counted, pad=lambda iters: 0.0, caller=lambda x: x, base=None):
+        self.timed, self.counted, self.pad, self.caller, self.base = timed, counted, pad, caller, base
+
+    def _copies(self, iters):
+        items = self.timed(iters)
+        work_s = items * COPY_S
+        window = {"copies": items, "copy_bytes": items * COPY_BYTES, "duration_s": work_s + self.pad(iters),
+                  "clean_copy_bytes": items * COPY_BYTES, "clean_s": work_s}
+        return 2 * self.counted(iters) * COPY_BYTES / work_s / 1e9, window
+
+    def measure(self, function, setting, variant=None):
+        if function == "measured_bandwidth":
+            x, window = self._copies(self.CALLER_ITERS)
+            return self.caller(x), self.caller(x), {"timed": window}
+        x, window = self._copies(RUBRIC.call(self, function, variant)[1]["iters"])
+        return x, x, {"timed": window}
+
+    def diagnosis(self, function):
+        """copy_bandwidth's diagnosis as far as these tests need it (``base``, else every call counts)."""
+        return (self.base or _unlike(self)) if function == "copy_bandwidth" else None
+
+
+def _unlike(session, function="copy_bandwidth"):
+    timed = session.measure(function, "ideal")[2]["timed"]
+    return slips._unlike(session, function, timed, plain=True)
+
+
+def test_a_number_honest_only_at_the_usual_iters_fails_every_check_of_its_function():
+    usual = rubric.ITERS
+    found = _unlike(_Session(lambda i: i, lambda i: i if i == usual else FACTOR * i))
+    assert found is not None and found.kind == "not_measured"
+    assert "at iters=" in found.message and "Reread" in found.message
+    assert not RUBRIC.agrees(_Session(lambda i: i, lambda i: i), "copy_bandwidth", found)
+
+
+def test_an_honest_number_and_a_count_from_the_arguments_are_the_same_at_every_iters():
+    assert _unlike(_Session(lambda i: i, lambda i: i)) is None
+    assert _unlike(_Session(lambda i: i, lambda i: i + 3)) is None           # warm-ups counted in
+    assert _unlike(_Session(lambda i: i - 1, lambda i: i)) is None           # a loop off by one
+
+
+def test_a_caller_that_scales_an_honest_measurement_at_its_own_iters_measures_nothing():
+    usual = rubric.ITERS
+    forged = _Session(lambda i: i, lambda i: i if i == usual else FACTOR * i)
+    assert forged.diagnosis("copy_bandwidth").kind == "not_measured"
+    found = _unlike(forged, "measured_bandwidth")
+    assert found is not None and found.kind == "not_measured"
+
+
+def test_a_caller_that_inherits_its_bases_number_is_judged_there():
+    # the base is no measurement at every iters (a factor the not_measured rule found); the
+    # caller returns what it got, off its work as the base's is off the base's
+    base = Diagnosis("not_measured", "sync_present", "", 1.0)
+    inherited = _Session(lambda i: i, lambda i: FACTOR * i, base=base)
+    assert _unlike(inherited, "measured_bandwidth") is None
+    scaled_again = _Session(lambda i: i, lambda i: FACTOR * i, base=base, caller=lambda x: 1.3 * x)
+    assert _unlike(scaled_again, "measured_bandwidth").kind == "not_measured"
+    honest = _Session(lambda i: i, lambda i: i)
+    assert _unlike(honest, "measured_bandwidth") is None
+
+
+def test_an_idle_pad_that_makes_a_factor_read_as_warm_ups_counted_in_is_no_count():
+    # the factor reported over the copies' own readings; a sleep and a last reading stretch the
+    # window until the count it implies over the whole window is iters + 5 at every iters
+    padded = _Session(lambda i: i, lambda i: FACTOR * i, pad=lambda i: COPY_S * ((i + 5) / FACTOR - i))
+    x, _x, trace = padded.measure("copy_bandwidth", "ideal")
+    window_rate = 2 * trace["timed"]["copy_bytes"] / trace["timed"]["duration_s"] / 1e9
+    assert abs(rubric.ITERS * x / window_rate - (rubric.ITERS + 5)) < 1e-6     # whole over the window
+    assert slips._count(padded, "copy_bandwidth") is None
+    assert slips._count(_Session(lambda i: i, lambda i: i + 3), "copy_bandwidth") is not None
