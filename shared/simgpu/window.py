@@ -97,24 +97,33 @@ class Timeline:
         """The spans between consecutive clock readings that hold copies (or matmuls) and no fill:
         their copy bytes and seconds, their matmul FLOPs and seconds (a number timed rep by rep,
         refilling the source between reps outside each rep's window, or read between its own two
-        clock readings after a log line's, is that work's rate over these spans)."""
+        clock readings after a log line's, is that work's rate over these spans), and the slowest
+        and fastest of them (copy bytes or FLOPs per second): a number made of such spans, as a
+        total, a mean, a median, a best or a worst, lies between the two."""
         marks = sorted(set(self.marks))
         kernels = sorted(self.kernels, key=lambda k: k[1])
         starts = [k[1] for k in kernels]
         copy_bytes, flops, seconds, matmul_s, eps = 0, 0.0, 0.0, 0.0, 1e-12
+        copy_rates, matmul_rates = [], []
         for low, high in zip(marks, marks[1:]):
             first, last = bisect.bisect_left(starts, low - eps), bisect.bisect_right(starts, high + eps)
             inside = [k for k in kernels[first:last] if k[2] <= high + eps]
             if any(k[0] in ("fill", "random") for k in inside):
                 continue
             if any(k[0] == "copy" for k in inside):
-                copy_bytes += sum(_written(k) for k in inside if k[0] == "copy")
+                copied = sum(_written(k) for k in inside if k[0] == "copy")
+                copy_bytes += copied
                 seconds += high - low
+                copy_rates.append(copied / (high - low) if high > low else 0.0)
             if any(k[0] == "matmul" for k in inside):
-                flops += sum(k[4] for k in inside if k[0] == "matmul")
+                done = sum(k[4] for k in inside if k[0] == "matmul")
+                flops += done
                 matmul_s += high - low
+                matmul_rates.append(done / (high - low) if high > low else 0.0)
         return {"clean_copy_bytes": copy_bytes, "clean_s": seconds,
-                "clean_matmul_flops": flops, "clean_matmul_s": matmul_s}
+                "clean_matmul_flops": flops, "clean_matmul_s": matmul_s,
+                "copy_span_rates": [min(copy_rates), max(copy_rates)] if copy_rates else None,
+                "matmul_span_rates": [min(matmul_rates), max(matmul_rates)] if matmul_rates else None}
 
 
 def _written(kernel) -> int:

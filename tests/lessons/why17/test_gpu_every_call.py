@@ -18,7 +18,8 @@ class _Session:
     """The bw functions on the seeded device: copy_bandwidth times ``timed(iters)`` copies and
     reports ``counted(iters)`` of them over their time, plus ``pad(iters)`` idle seconds between
     its last copy and a last clock reading; measured_bandwidth calls it at ``CALLER_ITERS`` and
-    reports ``caller(x)`` of what it returned."""
+    reports ``caller(x)`` of what it returned. The spans between clock readings that timed
+    copies ran at ``slowest`` to 1 times the copies' rate."""
 
     rubric = RUBRIC
     cfgs = {"ideal": {"l2_bytes": 50 * 2**20}}
@@ -26,14 +27,16 @@ class _Session:
     CALLER_ITERS = 20
     number = Session.number
 
-    def __init__(self, timed, counted, pad=lambda iters: 0.0, caller=lambda x: x, base=None):
+    def __init__(self, timed, counted, pad=lambda iters: 0.0, caller=lambda x: x, base=None, slowest=1.0):
         self.timed, self.counted, self.pad, self.caller, self.base = timed, counted, pad, caller, base
+        self.slowest = slowest      # the slowest span's rate over the fastest's
 
     def _copies(self, iters):
         items = self.timed(iters)
         work_s = items * COPY_S
         window = {"copies": items, "copy_bytes": items * COPY_BYTES, "duration_s": work_s + self.pad(iters),
-                  "clean_copy_bytes": items * COPY_BYTES, "clean_s": work_s}
+                  "clean_copy_bytes": items * COPY_BYTES, "clean_s": work_s,
+                  "copy_span_rates": [self.slowest * COPY_BYTES / COPY_S, COPY_BYTES / COPY_S]}
         return 2 * self.counted(iters) * COPY_BYTES / work_s / 1e9, window
 
     def measure(self, function, setting, variant=None):
@@ -75,16 +78,21 @@ def test_a_caller_that_scales_an_honest_measurement_at_its_own_iters_measures_no
     assert found is not None and found.kind == "not_measured"
 
 
-def test_a_caller_that_inherits_its_bases_number_is_judged_there():
-    # the base is no measurement at every iters (a factor the not_measured rule found); the
-    # caller returns what it got, off its work as the base's is off the base's
+def test_a_caller_that_scales_what_an_honest_base_measured_measures_nothing():
+    # honest at every call of copy_bandwidth the checks make; measured_bandwidth (its own sizes
+    # and iters) reports 1.1x what it got
+    found = _unlike(_Session(lambda i: i, lambda i: i, caller=lambda x: 1.1 * x), "measured_bandwidth")
+    assert found is not None and found.kind == "not_measured"
+
+
+def test_a_caller_that_reports_its_fastest_span_or_inherits_its_bases_number_is_a_measurement():
+    # the best of several sizes (one span twice as fast as another): within the spans' rates
+    assert _unlike(_Session(lambda i: i, lambda i: i, slowest=0.5), "measured_bandwidth") is None
+    # the base is off by a factor at every iters; the caller returns what it got: judged there
     base = Diagnosis("not_measured", "sync_present", "", 1.0)
-    inherited = _Session(lambda i: i, lambda i: FACTOR * i, base=base)
-    assert _unlike(inherited, "measured_bandwidth") is None
+    assert _unlike(_Session(lambda i: i, lambda i: FACTOR * i, base=base), "measured_bandwidth") is None
     scaled_again = _Session(lambda i: i, lambda i: FACTOR * i, base=base, caller=lambda x: 1.3 * x)
     assert _unlike(scaled_again, "measured_bandwidth").kind == "not_measured"
-    honest = _Session(lambda i: i, lambda i: i)
-    assert _unlike(honest, "measured_bandwidth") is None
 
 
 def test_an_idle_pad_that_makes_a_factor_read_as_warm_ups_counted_in_is_no_count():

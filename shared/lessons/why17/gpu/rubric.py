@@ -213,11 +213,13 @@ class Why17(Rubric):
 
     def variants(self, s: Session, function: str, setting: str) -> tuple:
         # the cache cliff compares a small copy with a large one; a size slip is judged at two
-        # sizes, a count slip at two iters
-        if setting != "ideal" or function not in ("copy_bandwidth", "matmul_tflops"):
+        # sizes; every function that takes iters is asked at a second one (every call counts)
+        if setting != "ideal" or function not in ("copy_bandwidth", "matmul_tflops", "bandwidth_sweep"):
             return (None,)
         small, large, n = asked(s.cfgs)
         iters = ("iters", second_iters(s.cfgs))
+        if function == "bandwidth_sweep":
+            return (None, iters)
         return (small, large, iters) if function == "copy_bandwidth" else (n, second(s.cfgs), iters)
 
     def prelude(self, s: Session, module: str, i: int) -> list:

@@ -72,10 +72,11 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
     """A diagnosis that fails every check of ``function`` when one of its calls measured nothing,
     however honest the usual one (every call counts the same): its number at the second iters
     asked is another rate than at the usual iters, which no count from the arguments explains (a
-    rate does not depend on how many items were timed); or it calls a function that measured
-    nothing so (at an iters or a size of the caller's own), has no slip of its own (``plain``),
-    and its number is not the rate of the work between the clock readings that bracket it, up to
-    a count or a unit, nor off it as the base's number is off the base's work."""
+    rate does not depend on how many items were timed); or, for a function that calls another
+    (at sizes and iters of its own) with no slip of its own (``plain``), its number lies outside
+    the rates of the spans between its clock readings that timed work (a total, a mean, a
+    median or a best of them lies within), up to a count or a unit, nor off its work as the
+    base's number is off the base's."""
     second, x = ("iters", r.second_iters(s.cfgs)), s.measure(function, "ideal")[1]
     if second in s.rubric.variants(s, function, "ideal"):
         again = s.measure(function, "ideal", second)[1]
@@ -84,16 +85,19 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
             return Diagnosis("not_measured", _owner(s, function), r.say(
                 "iters_moved", function=function, ratio=again / x, iters=s.rubric.call(s, function, None)[1]["iters"],
                 second=second[1], unit=r.unit(function)), x)
-    base = r.BASE.get(function)
-    other = s.diagnosis(base) if base is not None else None
-    rate = _clean_rate(function, timed)
-    if not plain or other is None or other.kind != "not_measured" or x is None or rate <= 0:
+    base, rate = r.BASE.get(function), _clean_rate(function, timed)
+    spans = timed.get("copy_span_rates" if r.MODULE[function] == "bw" else "matmul_span_rates")
+    if not plain or base is None or x is None or rate <= 0 or not spans:
+        return None
+    slow, fast = (v * (2 / 1e9 if r.MODULE[function] == "bw" else 1 / 1e12) for v in spans)
+    counts, units = r.factors(function)
+    factors = {c * u for c in counts for u in units} | {*WHOLE_ITEMS, *(1 / k for k in WHOLE_ITEMS)}
+    if any(slow / RATIO_TOLERANCE <= x / f <= fast * RATIO_TOLERANCE for f in factors):
         return None
     base_x, base_timed = s.measure(base, "ideal")[1], s.measure(base, "ideal")[2].get("timed") or {}
     base_rate = _clean_rate(base, base_timed)
-    inherited = base_x is not None and base_rate > 0 and close(x / rate, base_x / base_rate)
-    if inherited or explain(x / rate, *r.factors(function)) is not None or _count(s, function) is not None:
-        return None
+    if (base_x is not None and base_rate > 0 and close(x / rate, base_x / base_rate)) or _count(s, function):
+        return None                 # the base's number, inherited: judged there; or a count from the arguments
     return Diagnosis("not_measured", _owner(s, function), "", rate)
 
 

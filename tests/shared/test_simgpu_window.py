@@ -1,0 +1,35 @@
+"""The timed region's spans (shared/simgpu/window.py): the spans between consecutive clock readings
+that timed work, each with its rate, so that a number made of them (a total, a mean, a best) is
+held between the slowest and the fastest, and a reading taken later to stretch the window adds
+none."""
+from __future__ import annotations
+
+from shared.simgpu.window import Timeline
+
+GIB = 2**30
+
+
+def _copy(timeline: Timeline, start: float, seconds: float, alloc: int = 1) -> None:
+    timeline.kernel("copy", start, start + seconds, [(alloc, 0, GIB)], 0.0, 0.0)
+
+
+def test_each_span_that_timed_copies_has_its_rate_and_idle_spans_have_none():
+    t = Timeline()
+    for at in (0.0, 1.0, 3.0, 10.0):          # a 1 s copy, a 2 s copy, then 7 s of nothing
+        t.mark(at)
+    _copy(t, 0.0, 1.0)
+    _copy(t, 1.0, 2.0)
+    summary = t.summary()
+    assert summary["copy_span_rates"] == [GIB / 2.0, GIB / 1.0]
+    assert (summary["clean_copy_bytes"], summary["clean_s"]) == (2 * GIB, 3.0)
+    assert summary["duration_s"] == 10.0 and summary["matmul_span_rates"] is None
+
+
+def test_a_span_with_a_fill_is_no_clean_span():
+    t = Timeline()
+    for at in (0.0, 1.0, 2.0):
+        t.mark(at)
+    _copy(t, 0.0, 1.0)
+    t.kernel("fill", 1.0, 1.5, [(2, 0, GIB)], 0.0, 0.0)
+    _copy(t, 1.5, 0.5)
+    assert t.summary()["copy_span_rates"] == [GIB / 1.0, GIB / 1.0]
