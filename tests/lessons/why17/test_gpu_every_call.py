@@ -64,10 +64,13 @@ def test_a_number_honest_only_at_the_usual_iters_fails_every_check_of_its_functi
     assert not RUBRIC.agrees(_Session(lambda i: i, lambda i: i), "copy_bandwidth", found)
 
 
-def test_an_honest_number_and_a_count_from_the_arguments_are_the_same_at_every_iters():
+def test_an_honest_number_is_the_same_at_every_iters_and_a_count_is_the_argument_checks():
     assert _unlike(_Session(lambda i: i, lambda i: i)) is None
-    assert _unlike(_Session(lambda i: i, lambda i: i + 3)) is None           # warm-ups counted in
-    assert _unlike(_Session(lambda i: i - 1, lambda i: i)) is None           # a loop off by one
+    for counted in (_Session(lambda i: i, lambda i: i + 3),                  # warm-ups counted in
+                    _Session(lambda i: i, lambda i: i + max(3, i // 5)),     # as many as iters asks
+                    _Session(lambda i: i - 1, lambda i: i),                  # a loop off by one
+                    _Session(lambda i: min(i, 16), lambda i: i)):            # a loop capped at 16
+        assert _unlike(counted).owner == "bw_honours_args"
 
 
 def test_a_caller_that_scales_an_honest_measurement_at_its_own_iters_measures_nothing():

@@ -49,8 +49,8 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
     if other is not None and other.kind == "arguments":     # the same count or the same short work
         rate = _timed_rate(function, timed)
         over, base_over = _over(s, function, rate), _over(s, base, other.rate)
-        mine, theirs = _implied(s, function), _implied(s, base)
-        if mine and theirs and mine[1] - mine[0] == theirs[1] - theirs[0]:    # as many items more or fewer
+        mine = _implied(s, function)
+        if mine:                    # a whole count of its items from the arguments, as its base's
             found = Diagnosis(other.kind, other.owner, "", rate, mine[1] / mine[0], other.work)
         elif over is not None and base_over is not None and close(over, base_over):
             found = Diagnosis(other.kind, other.owner, "", rate, other.scale, other.work)
@@ -80,9 +80,10 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
     second, x = ("iters", r.second_iters(s.cfgs)), s.measure(function, "ideal")[1]
     if second in s.rubric.variants(s, function, "ideal"):
         again = s.measure(function, "ideal", second)[1]
-        if (x is not None and again is not None and not close(again, x) and _count(s, function) is None
-                and warmup_present(s, function).passed):        # a clock started before the warm-up: there
-            return Diagnosis("not_measured", _owner(s, function), r.say(
+        if x is not None and again is not None and not close(again, x):
+            if not warmup_present(s, function).passed:
+                return None             # the clock started before the warm-up: charged there alone
+            return _count(s, function) or Diagnosis("not_measured", _owner(s, function), r.say(
                 "iters_moved", function=function, ratio=again / x, iters=s.rubric.call(s, function, None)[1]["iters"],
                 second=second[1], unit=r.unit(function)), x)
     base, rate = r.BASE.get(function), _clean_rate(function, timed)
@@ -293,9 +294,11 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
     except Exception:  # the call's (or the reference's) own failure is the checks' to report
         return None
     whole = {**{float(k): "" for k in WHOLE_ITEMS}, **{1.0 / k: "" for k in WHOLE_ITEMS}}
-    if (ratio is None or not r.BAND[0] <= ratio <= r.BAND[1] or explain(ratio, *r.factors(function)) is not None
-            or explain(ratio, whole, {1.0: ""}) is not None):
+    if ratio is None or explain(ratio, *r.factors(function)) is not None:
         return None
+    if explain(ratio, whole, {1.0: ""}) or not r.BAND[0] <= ratio <= r.BAND[1]:
+        # k items counted as one, or a unit's matter; unless a count taken from the arguments
+        return _count(s, function) if base is None else None
     if base is not None:
         base_ratio = r.versus(s, base, own=True)[1]
         if base_ratio is None or not close(ratio, base_ratio):
@@ -308,26 +311,43 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
 def _count(s: Session, function: str) -> Diagnosis | None:
     """The CPU argument check's slip (``r.ARGS_OWNER``) when the number is the rate of a count of
     the items timed taken from the arguments: the iters asked where another count ran (a loop off
-    by one), or a fixed number more or fewer (warm-ups counted in), the same at the second iters
-    asked (``rubric.second_iters``), where a correction factor moves with iters."""
-    second = ("iters", r.second_iters(s.cfgs))
-    found = _counted(s, function, None)
-    if found is None or (found[0] != 0 and (second not in s.rubric.variants(s, function, "ideal")
-                                            or (_counted(s, function, second) or (None,))[0] != found[0])):
+    by one, a loop capped), or more or fewer (warm-ups counted in), at each iters asked
+    (``rubric.second_iters``) where it is no honest count. A correction factor implies no whole
+    count at some iters, or the same share more at both; a count shows one at one iters only
+    when it is the same excess at both or another share of the items at each."""
+    calls = [None, ("iters", r.second_iters(s.cfgs))]
+    calls = calls if calls[1] in s.rubric.variants(s, function, "ideal") else calls[:1]
+    readings = [_counted(s, function, call) for call in calls]
+    slips = [one for one in readings if one is not None and one != "honest"]
+    if None in readings or not slips or (len(calls) == 1 and slips[0][0] != 0):
         return None
-    excess, rate, whole, items, iters = found
+    if len(slips) == 2 and slips[0][0] != slips[1][0] and close(slips[0][2] / slips[0][3], slips[1][2] / slips[1][3],
+                                                                  1 + r.COUNT_SLACK / 5):
+        return None                 # the same share of the items more at both iters: a factor
+    _excess, rate, whole, items, iters = slips[0]
     what = "copies" if r.MODULE[function] == "bw" else "matmuls"
     return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]],
                      r.say("args_count", function=function, implied=whole, items=what, timed=items, iters=iters),
                      rate, whole / items, 0.0)
 
 
-def _counted(s: Session, function: str, variant) -> tuple[int, float, int, int, int] | None:
+def _counted(s: Session, function: str, variant) -> tuple[int, float, int, int, int] | str | None:
     """(the count the number implies less the iters asked, the timed work's rate, the count
     implied, the count timed, the iters asked) when ``_implied`` finds one within WHOLE_ITEMS of
-    the iters asked."""
-    found, iters = _implied(s, function, variant), s.rubric.call(s, function, variant)[1].get("iters")
-    if found is None or iters is None or (found[1] != iters and abs(found[1] - iters) not in WHOLE_ITEMS):
+    the iters asked; "honest" when the number implies the count timed; else None (and when the
+    call failed: its failure is the checks' to report)."""
+    try:
+        _raw, x, trace = s.measure(function, "ideal", variant)
+    except Exception:  # reported by the checks that ask for the call
+        return None
+    iters = s.rubric.call(s, function, variant)[1].get("iters")
+    found = _implied(s, function, variant)
+    if found is None:
+        timed = trace.get("timed") or {}
+        items, rate = timed.get("copies" if r.MODULE[function] == "bw" else "matmuls", 0), _clean_rate(function, timed)
+        honest = x is not None and rate > 0 and items and abs(items * x / rate - items) <= r.COUNT_SLACK
+        return "honest" if honest else None
+    if iters is None or (found[1] != iters and abs(found[1] - iters) not in WHOLE_ITEMS):
         return None
     items, whole, rate = found
     return whole - iters, rate, whole, items, iters
