@@ -18,7 +18,7 @@ declares the simulated GPU as its device, whatever the grading device.
 """
 from __future__ import annotations
 
-from autograder.api import gpu_checks, probe
+from autograder.api import CheckFailed, gpu_checks, probe
 from shared.lessons.why17.gpu import RUBRIC
 
 #: The task of each student module.
@@ -42,15 +42,16 @@ VERDICTS = RUBRIC.verdicts(probe.settings, probe.follows)
 
 
 
-def charged_here(ctx, check_id: str, function: str) -> str | None:
-    """What the simulated GPU shows of ``function`` and its GPU checks point at ``check_id`` (a CPU
-    check of the arguments) for, or None: a program that counts or sizes its work from the
-    arguments only on a GPU is charged by that check as one that does so on the CPU too."""
+def charge_shown(ctx, check_id: str, function: str) -> None:
+    """CheckFailed with what the simulated GPU shows of ``function`` when its GPU checks point at
+    ``check_id`` (a CPU check of the arguments) for it: a program that counts or sizes its work
+    from the arguments only on a GPU is charged by that check as one that does so on the CPU too."""
     try:
         found = gpu_checks.slip(ctx, RUBRIC, VERDICTS, probe.settings, function)
     except Exception:  # the call's own failure is the GPU checks' to report
-        return None
-    return found.message if found is not None and found.owner == check_id else None
+        return
+    if found is not None and found.owner == check_id:
+        raise CheckFailed(found.message)
 
 
 for _name in sorted(TITLES):   # in the order of the check names (results keep it within a task)
