@@ -99,6 +99,8 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
     base_rate = _clean_rate(base, base_timed)
     if (base_x is not None and base_rate > 0 and close(x / rate, base_x / base_rate)) or _count(s, function):
         return None                 # the base's number, inherited: judged there; or a count from the arguments
+    if x < slow and not all(warmup_present(s, f).passed for f in (function, base)):
+        return None                 # the clock started before the warm-up, which makes it low: charged there
     return Diagnosis("not_measured", _owner(s, function), "", rate)
 
 
