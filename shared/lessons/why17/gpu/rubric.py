@@ -56,6 +56,7 @@ MATMUL_N = _LIMITS["matmul_n"]
 SECOND_N_APART = _LIMITS["second_n_apart"]
 SECOND_ITERS = _LIMITS["second_iters"]
 COUNT_SLACK = _LIMITS["count_slack"]
+SHARE_SLACK = _LIMITS["share_slack"]
 CHECK_IDS, BW, FLOPS = tuple(_T["design_checks"]), tuple(_T["functions"]["bw"]), tuple(_T["functions"]["flops"])
 MODULE = {f: module for module, functions in _T["functions"].items() for f in functions}
 JUDGES = {check: tuple(functions) for check, functions in _T["judges"].items()}

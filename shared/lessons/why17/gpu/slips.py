@@ -320,13 +320,13 @@ def _count(s: Session, function: str) -> Diagnosis | None:
     calls = [None, ("iters", r.second_iters(s.cfgs))]
     calls = calls if calls[1] in s.rubric.variants(s, function, "ideal") else calls[:1]
     readings = [_counted(s, function, call) for call in calls]
-    slips = [one for one in readings if one is not None and one != "honest"]
-    if None in readings or not slips or (len(calls) == 1 and slips[0][0] != 0):
+    counts = [one for one in readings if one is not None and one != "honest"]
+    if None in readings or not counts or (len(calls) == 1 and counts[0][0] != 0):
         return None
-    if len(slips) == 2 and slips[0][0] != slips[1][0] and close(slips[0][2] / slips[0][3], slips[1][2] / slips[1][3],
-                                                                  1 + r.COUNT_SLACK / 5):
+    if len(counts) == 2 and counts[0][0] != counts[1][0] and close(counts[0][2] / counts[0][3],
+                                                                    counts[1][2] / counts[1][3], 1 + r.SHARE_SLACK):
         return None                 # the same share of the items more at both iters: a factor
-    _excess, rate, whole, items, iters = slips[0]
+    _excess, rate, whole, items, iters = counts[0]
     what = "copies" if r.MODULE[function] == "bw" else "matmuls"
     return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]],
                      r.say("args_count", function=function, implied=whole, items=what, timed=items, iters=iters),
