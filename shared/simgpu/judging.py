@@ -44,7 +44,8 @@ class Diagnosis:
     """One slip a timed region shows: ``owner`` (a check id) is charged with ``message``. ``kind``
     names the slip; ``rate`` is what the timed work ran at (in the function's unit), which the
     number must agree with; ``scale`` the work asked over the work timed; ``work`` the largest
-    timed kernel's bytes or FLOPs; ``base`` the called function whose slip this is, if any."""
+    timed kernel's bytes or FLOPs; ``base`` the called function whose slip this is, if any;
+    ``why`` what row 1 says when the number does not agree (else the rubric's ``not_the_work``)."""
 
     kind: str
     owner: str
@@ -53,6 +54,7 @@ class Diagnosis:
     scale: float = 1.0
     work: float = 0.0
     base: str = ""
+    why: str = ""
 
 
 class Rubric:
@@ -139,7 +141,7 @@ class Rubric:
         if slip is not None and not self.agrees(s, function, slip):                    # row 1
             x = s.measure(function, "ideal")[1]
             ratio = x / slip.rate if x is not None and slip.rate > 0 else math.nan
-            return Verdict(vid, False, slip.message or self.say("not_the_work", function=function, ratio=ratio))
+            return Verdict(vid, False, slip.why or self.say("not_the_work", function=function, ratio=ratio))
         try:
             stale = gate(s, vid, function, slipped=slip is not None) if gate is not None else None
             if stale is not None:                                                       # row 3

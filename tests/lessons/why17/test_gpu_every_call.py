@@ -63,7 +63,7 @@ def test_a_number_honest_only_at_the_usual_iters_fails_every_check_of_its_functi
     usual = rubric.ITERS
     found = _unlike(_Session(lambda i: i, lambda i: i if i == usual else FACTOR * i))
     assert found is not None and found.kind == "not_measured"
-    assert "at iters=" in found.message and "Reread" in found.message
+    assert "at iters=" in found.why and "Reread" in found.why
     assert not RUBRIC.agrees(_Session(lambda i: i, lambda i: i), "copy_bandwidth", found)
 
 

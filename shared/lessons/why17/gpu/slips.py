@@ -83,9 +83,9 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
         if x is not None and again is not None and not close(again, x):
             if not warmup_present(s, function).passed:
                 return None             # the clock started before the warm-up: charged there alone
-            return _count(s, function) or Diagnosis("not_measured", _owner(s, function), r.say(
+            return _count(s, function) or Diagnosis("not_measured", _owner(s, function), "", x, why=r.say(
                 "iters_moved", function=function, ratio=again / x, iters=s.rubric.call(s, function, None)[1]["iters"],
-                second=second[1], unit=r.unit(function)), x)
+                second=second[1], unit=r.unit(function)))
     base, rate = r.BASE.get(function), _clean_rate(function, timed)
     spans = timed.get("copy_span_rates" if r.MODULE[function] == "bw" else "matmul_span_rates")
     if not plain or base is None or x is None or rate <= 0 or not spans:
