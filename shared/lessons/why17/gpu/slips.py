@@ -78,6 +78,8 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
     median or a best of them lies within), up to a count or a unit, nor off its work as the
     base's number is off the base's."""
     second, x = ("iters", r.second_iters(s.cfgs)), s.measure(function, "ideal")[1]
+    if _timed_rate(function, timed) <= 0:
+        return None                 # it timed no work: the probe says so (row 3)
     if second in s.rubric.variants(s, function, "ideal"):
         again = s.measure(function, "ideal", second)[1]
         if x is not None and again is not None and not close(again, x):
