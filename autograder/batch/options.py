@@ -11,10 +11,7 @@ from autograder.classdata import moodle_dates
 from autograder.core import course, late
 from autograder.core.course import Assignment
 from autograder.core.errors import UsageError
-from autograder.grading import preflight
-
-#: Default wall-clock budget of one submission, in per-call time limits (course.yml time_limit_s).
-BUDGET_CALLS = 20
+from autograder.grading import budget, preflight
 
 
 @dataclass(frozen=True)
@@ -24,8 +21,9 @@ class BatchOptions:
     ``jobs``: worker processes (default: the machine's cores); ``force``: regrade unchanged
     submissions too; ``student``: regrade this one (a folder name, or a member's sid, email, name
     or LMS id); ``assignment``: one of course.yml's (default: its first); ``device``: sim, cpu or
-    cuda; ``budget_s``: seconds one submission may take (CPU seconds when starved: local.py;
-    default: BUDGET_CALLS x the time limit); ``time_limit_s``: seconds per call of a student
+    cuda; ``budget_s``: seconds the grading of one submission may take (autograder/grading/budget.py:
+    past it each check left fails with one line; grade-all's watchdog kills a worker only well past
+    it); ``time_limit_s``: seconds per call of a student
     function; ``only``: grade these check ids (merged into each stored full result: autograder/classdata/partial.py);
     ``extensions``: a CSV of per-student extensions (autograder/core/late.py); ``similarity``: also
     write OUT/similarity/ (autograder/similarity); ``moodle_worksheet``: Moodle's grading
@@ -53,7 +51,8 @@ class BatchOptions:
 @dataclass(frozen=True)
 class Settled:
     """``options`` with course.yml's values filled in: the course, the assignment, the device, the
-    worker processes, the budget of one submission (seconds of wall clock) and the submission
+    worker processes, the grading budget of one submission (seconds of wall clock: budget.py
+    ``grading_s``; the watchdog's is ``budget.watchdog_s`` of it) and the submission
     times of Moodle's worksheet (participant id -> when; None without --moodle-worksheet)."""
 
     options: BatchOptions
@@ -77,7 +76,7 @@ def settle(options: BatchOptions, the_course: course.Course) -> Settled:
     if jobs < 1:
         raise UsageError(f"--jobs {jobs}: must be at least 1")
     limit = float(options.time_limit_s or asg.time_limit_s)
-    budget_s = float(options.budget_s or BUDGET_CALLS * limit)
+    budget_s = budget.grading_s(limit, options.budget_s)
     preflight.check(the_course, asg)
     if options.extensions:
         late.load_extensions(options.extensions)   # a bad file is refused before OUT is touched

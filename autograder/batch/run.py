@@ -26,6 +26,7 @@ from autograder.batch.progress import Progress
 from autograder.batch.record import Context, Recorder
 from autograder.classdata import discover, kept, moodle_dates, overrides, partial, regrades, store, zero
 from autograder.core import course, terminal
+from autograder.grading import budget
 
 
 def grade_all(src, out, options: BatchOptions | None = None, *, the_course: course.Course | None = None,
@@ -92,7 +93,7 @@ def execute(run: Run, todo: list[tuple[discover.Submission, str]]) -> tuple[int,
     """Zeros for the entries of ``todo`` with nothing gradable, then the rest on the executor, each
     outcome recorded as it arrives: (exit status so far, whether Ctrl-C or SIGTERM interrupted)."""
     stream, settled = run.ctx.stream, run.settled
-    setup = Setup(run.ctx.store, settled.asg, settled.jobs, settled.budget_s, Path(run.out) / LOG,
+    setup = Setup(run.ctx.store, settled.asg, settled.jobs, budget.watchdog_s(settled.budget_s), Path(run.out) / LOG,
                   run.progress, stream, settled.course.path)
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
@@ -124,7 +125,7 @@ def _payload(sub: discover.Submission, settled: Settled) -> dict:
     """The worker's request for ``sub`` (autograder/batch/worker.py)."""
     o = settled.options
     return {"path": str(sub.path.resolve()), "assignment": settled.asg.name, "device": settled.device,
-            "time_limit_s": o.time_limit_s, "only": sorted(o.only) if o.only else None}
+            "time_limit_s": o.time_limit_s, "budget_s": settled.budget_s, "only": sorted(o.only) if o.only else None}
 
 
 def _raise_interrupt(signum, frame):

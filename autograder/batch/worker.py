@@ -8,8 +8,9 @@ imports only what those checks' children need (autograder/grading/schedule.py ``
 runs here: grade_submission runs it in sandboxed children, each a fresh process.
 
 Protocol (JSON lines): the parent writes ``{"id", "path", "assignment", "device", "time_limit_s",
-"only"}`` on stdin (``assignment``: the one the worker was started for; ``only``: check ids, or
-null for all); the worker answers on its original stdout with ``{"ready": true}`` once, then
+"budget_s", "only"}`` on stdin (``assignment``: the one the worker was started for; ``budget_s``: the
+grading's budget, autograder/grading/budget.py, null for the default; ``only``: check ids, or null
+for all); the worker answers on its original stdout with ``{"ready": true}`` once, then
 ``{"id", "results", "cpu_s"}`` per request, and at the end of its stdin
 ``{"bye": true, "cpu_s", "maxrss_kb", "children_maxrss_kb"}`` (CPU seconds of the worker and
 everything it started; peak resident memory in KiB of the worker itself and of the largest process
@@ -72,7 +73,7 @@ def grade_one(asg, job: dict) -> dict:
     try:
         only = set(job["only"]) if job.get("only") else None
         results = grade_submission(job["path"], asg, job.get("device"),
-                                   time_limit_s=job.get("time_limit_s"), only=only)
+                                   time_limit_s=job.get("time_limit_s"), only=only, budget_s=job.get("budget_s"))
     except UsageError as exc:                       # the grader refused the submission
         return zero_results(asg, str(exc))
     except GraderError as exc:                      # the grader's own failure: no score at all

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from autograder.batch import run as batch
 from autograder.batch.executors.slurm import cli as slurm_cli
-from autograder.batch.options import BUDGET_CALLS, BatchOptions
+from autograder.batch.options import BatchOptions
+from autograder.grading import budget
 
 NAME = "grade-all"
 HELP = ("grade every submission in SUBMISSIONS_DIR in parallel (resumable); write OUT/<student>/"
@@ -65,8 +66,10 @@ def add_arguments(p) -> None:
     p.add_argument("--device", choices=("sim", "cpu", "cuda"), default=None,
                    help="grading device (default: course.yml's)")
     p.add_argument("--budget-s", type=_positive_float, default=None, metavar="S",
-                   help=f"seconds one submission may take before it gets a zero (CPU seconds when starved) "
-                        f"(default: {BUDGET_CALLS} x course.yml's time_limit_s)")
+                   help=f"seconds the grading of one submission may take: past it each check left fails "
+                        f"with one line (default: {budget.CALLS} x course.yml's time_limit_s, at least "
+                        f"{budget.MIN_S:g}); a worker still grading at {budget.WATCHDOG_BUDGETS:g}x it is "
+                        f"killed and the submission gets a zero")
     p.add_argument("--checks", type=_check_ids, default=None, metavar="ID,ID",
                    help="grade only these check ids: merged into each student's stored full result, "
                         "else partial (partial.csv; never in gradebook.csv or canvas.csv)")

@@ -26,7 +26,7 @@ from autograder.core import course, handin, lesson, points, results, submission
 from autograder.core.errors import GraderError, StudentError, StudentRaised, UsageError
 from autograder.core.lesson import Lesson
 from autograder.core.registry import REGISTRY, Check, CheckFailed
-from autograder.grading import fallback, real_gpu, schedule
+from autograder.grading import budget, fallback, real_gpu, schedule
 from autograder.grading import reference as kept_reference
 from autograder.grading import simseed as seed
 from autograder.grading.context import GradingContext
@@ -36,13 +36,6 @@ from autograder.sandbox.perfile import PerFileSandbox
 
 #: Time limit of a reference call relative to the student's (the reference is trusted, not slow).
 REFERENCE_TIME_FACTOR = 2.0
-#: Wall-clock budget of one grading, in per-call limits (course.yml time_limit_s): below
-#: grade-all's 20 (autograder/batch/options.py BUDGET_CALLS), so that a grading over budget ends here,
-#: its remaining checks charged to the student, before grade-all's backstop kills the worker.
-BUDGET_CALLS = 18
-#: The budget's floor, in seconds: a short per-call limit (tests, quick trial runs) must not turn
-#: an ordinary grading on a busy machine into checks not run.
-MIN_BUDGET_S = 300.0
 
 #: Whether a check runs on the simulated GPU (as it declares): schedule.on_gpu.
 _on_gpu = schedule.on_gpu
@@ -197,8 +190,8 @@ def grade_submission(path, assignment: course.Assignment | str | None = None, de
             multiple of the reference's time for the same call, with a floor and time_limit_s
             as the ceiling: autograder/sandbox/calltime.py).
         only: grade just these check ids (tests and benchmarks); None grades all.
-        budget_s: wall-clock seconds the whole grading may take (None: BUDGET_CALLS per-call
-            limits, at least MIN_BUDGET_S). Past it, no student call outlives it and each check left fails with one
+        budget_s: wall-clock seconds the whole grading may take (None: autograder/grading/budget.py
+            ``grading_s``). Past it, no student call outlives it and each check left fails with one
             line saying so ("outcome": "error"); the grading still ends with results.
 
     Raises:
@@ -240,7 +233,7 @@ def plan(path, assignment: course.Assignment | str | None = None, device: str | 
     if device not in course.DEVICES:
         raise UsageError(f"unknown device {device!r}; expected one of: {', '.join(course.DEVICES)}")
     limit = float(time_limit_s or asg.time_limit_s)
-    budget = float(budget_s if budget_s is not None else max(BUDGET_CALLS * limit, MIN_BUDGET_S))
+    grading_budget = budget.grading_s(limit, budget_s)
     sub = submission.load(path, expected=handed_in(asg))
     try:
         if only is None:   # every check: torch imports there while the checks load here
@@ -260,7 +253,7 @@ def plan(path, assignment: course.Assignment | str | None = None, device: str | 
         limits=Limits(time_limit_s=limit, memory_limit_mb=asg.memory_limit_mb,
                       hide=policy.course_secrets(asg.root),
                       sim_profile=asg.sim_profile if device == "sim" else ""),   # its nvidia-smi
-        fixed_limit=bool(time_limit_s), budget_s=budget, started=started, submission=sub,
+        fixed_limit=bool(time_limit_s), budget_s=grading_budget, started=started, submission=sub,
         checks=checks, order=order, early=early, shares=shares, needs=needs, torch_files=torch_files,
         plot_files=frozenset(declared.plot_files), only=only)
 

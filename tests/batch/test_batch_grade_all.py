@@ -25,6 +25,7 @@ from autograder.lessons.why17.fixtures.classes import (
     NOT_GRADABLE,
     QUICK_CHECKS,
     make_class,
+    write_student,
 )
 from tests.batch.interrupt import sigint_as_at_a_terminal
 from tests.helpers.paths import ROOT
@@ -121,6 +122,22 @@ def test_pathological_code_costs_only_its_own_checks(graded):
             outputs = " ".join(t["output"] for t in results["tests"] if t["check"] == "sync_present")
             assert {"hang": "did not return within", "crash": "exited with code 3",
                     "memory_hog": "MemoryError"}[kind] in outputs
+
+
+def test_a_hang_past_the_grading_budget_is_charged_check_by_check_not_zeroed(tmp_path):
+    """The grading's budget (--budget-s) ends a hanging submission's grading with each check
+    charged on its own line; the watchdog that zeroes a worker waits well past it. With the
+    watchdog below the grading's own budget, a hang was zeroed whenever a busy machine stretched
+    its grading past the watchdog (CI, 2026-12-05: one of the class's two hangs)."""
+    write_student(tmp_path / "in", "s000", "hang")
+    grade_all(tmp_path / "in", tmp_path / "out", "--budget-s", "20", jobs=1)
+    results = json.loads((tmp_path / "out" / "s000" / "results.json").read_text())
+    assert "reason" not in results["grade_all"], results["output"]
+    outputs = {t["check"]: t["output"] for t in results["tests"] if t["check"] != "measure_file"}
+    assert all("did not return within" in out or "whole budget" in out for out in outputs.values()), outputs
+    # three calls that each run their 15 s grace cannot fit a budget of 20 s: the grading's own
+    # budget (the one --budget-s gives the worker) is what ended it
+    assert any("whole budget" in out for out in outputs.values()), outputs
 
 
 def test_unchanged_rerun_grades_nothing_and_student_and_force_regrade(graded, tmp_path):

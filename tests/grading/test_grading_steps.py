@@ -14,7 +14,7 @@ import pytest
 from autograder.core import course, lesson, submission
 from autograder.core.errors import StudentRaised, UsageError
 from autograder.core.registry import CPU, SIMULATED_GPU, CheckFailed
-from autograder.grading import fallback, grade, schedule
+from autograder.grading import budget, fallback, grade, schedule
 from autograder.grading import reference as kept_reference
 from autograder.grading.simseed import Secret
 from autograder.sandbox import calltime, forkserver, isolation, policy
@@ -50,7 +50,7 @@ def test_the_plan_of_the_tiny_course(no_server):
         assert p.device == "cpu" and p.assignment.root == TINY
         assert p.limits == Limits(time_limit_s=30.0, memory_limit_mb=2048,
                                   hide=policy.course_secrets(TINY)) and not p.fixed_limit
-        assert p.budget_s == max(grade.BUDGET_CALLS * 30.0, grade.MIN_BUDGET_S)
+        assert p.budget_s == max(budget.CALLS * 30.0, budget.MIN_S)
         assert [(task.id, [c.id for c in cs]) for task, cs in p.checks] == [("double", ["doubles_like_reference"])]
         assert p.order == p.checks and p.early == {"double"}        # no torch anywhere: it runs early
         assert p.shares == {"doubles_like_reference": 10.0} and p.needs == {}
@@ -64,12 +64,12 @@ def test_the_plan_of_the_tiny_course(no_server):
 
 
 def test_a_fixed_time_limit_and_the_budget(no_server):
-    for kwargs, fixed, limit, budget in [({"time_limit_s": 5}, True, 5.0, grade.MIN_BUDGET_S),
-                                         ({"time_limit_s": 20, "budget_s": 12}, True, 20.0, 12.0),
-                                         ({"budget_s": 0}, False, 30.0, 0.0)]:
+    for kwargs, fixed, limit, seconds in [({"time_limit_s": 5}, True, 5.0, budget.MIN_S),
+                                          ({"time_limit_s": 20, "budget_s": 12}, True, 20.0, 12.0),
+                                          ({"budget_s": 0}, False, 30.0, 0.0)]:
         p = grade.plan(GOOD_ADDS, "tiny", course_file=TINY_YML, **kwargs)
         p.submission.cleanup()
-        assert (p.fixed_limit, p.limits.time_limit_s, p.budget_s) == (fixed, limit, budget), kwargs
+        assert (p.fixed_limit, p.limits.time_limit_s, p.budget_s) == (fixed, limit, seconds), kwargs
 
 
 def test_a_wrong_device_is_refused_before_the_submission_is_copied(no_server, monkeypatch):
