@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from autograder.core.errors import StudentCrashed, StudentTimeout
 from autograder.core.registry import SIMULATED_GPU, CheckFailed, Context, check
 from shared.simgpu.judging import Diagnosis, Session
 
@@ -23,6 +24,12 @@ class ContextRunner:
 
     def reference(self, module, function, *args, sim, **kwargs):
         return self.ctx.reference(module, function, *args, sim=sim, **kwargs)
+
+    @staticmethod
+    def did_not_return(error: Exception) -> bool:
+        """Whether a student call's ``error`` is one of not returning (its time limit, its
+        process's death), not an exception the function raised."""
+        return isinstance(error, (StudentTimeout, StudentCrashed))
 
 
 def register(rubric, verdicts: dict, name: str, module: str, *, task: Callable[[str], str],

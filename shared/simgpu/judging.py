@@ -5,8 +5,8 @@ Each verdict (``Rubric.verdicts``) asks every call of the function's module, set
 is reached"), the first row that applies deciding (``Rubric.judge``). A runner (the grader's
 sandbox, or the student's process) has ``student_traced(module, function, *args, sim, **kwargs)
 -> (value, trace)`` and ``reference(...) -> float``; optionally ``memo`` (a dict shared by the
-checks of one submission) and ``together(module, jobs)``, which runs each setting's job
-``[(config, job), ...]`` in a process of its own.
+checks of one submission), ``together(module, jobs)``, which runs each setting's job
+``[(config, job), ...]`` in a process of its own, and ``did_not_return(error) -> bool`` (row 0).
 """
 from __future__ import annotations
 
@@ -137,6 +137,9 @@ class Rubric:
         vid = self.check_id(check, function)
         s = Session(self, run, profile, seed, settings, table, vid)
         s.prefetch(self.module[function])
+        stuck = s.stuck(function)
+        if stuck is not None:                                                           # row 0
+            raise stuck
         slip = s.diagnosis(function)
         if slip is not None and not self.agrees(s, function, slip):                    # row 1
             x = s.measure(function, "ideal")[1]
@@ -268,6 +271,18 @@ class Session:
         except Exception:  # an unjudged call's error is judged on the judged call
             return False
         return True
+
+    def stuck(self, function: str) -> Exception | None:
+        """The first call of ``function`` so far that did not return (the runner's
+        ``did_not_return``: past its time limit, or its process died), else None. It fails every
+        check of the function: which checks' calls a slow or crashing program happens to reach
+        depends on how busy the machine is, never its verdicts."""
+        did_not_return = getattr(self.run, "did_not_return", None)
+        if did_not_return is None:
+            return None
+        mine = ("student", self.profile, self.seed)
+        calls = [v for k, v in self.memo.items() if k[:3] == mine and k[4] == function]
+        return next((value for ok, value in calls if not ok and did_not_return(value)), None)
 
     def reference(self, function: str, setting: str, *args, **kwargs) -> float:
         """What a correct ``function(*args, **kwargs)`` reads under ``setting`` (cached)."""

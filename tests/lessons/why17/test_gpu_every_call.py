@@ -117,3 +117,39 @@ def test_an_idle_pad_that_makes_a_factor_read_as_warm_ups_counted_in_is_no_count
     assert abs(rubric.ITERS * x / window_rate - (rubric.ITERS + 5)) < 1e-6     # whole over the window
     assert slips._count(padded, "copy_bandwidth") is None
     assert slips._count(_Session(lambda i: i, lambda i: i + 3), "copy_bandwidth") is not None
+
+
+def test_one_call_that_did_not_return_fails_every_check_of_its_function():
+    """A copy_bandwidth whose first-use (``cold``) call runs past its limit: only warmup_present
+    reads that call, yet which checks' calls a slow program reaches before its limit depends on
+    how busy the machine is (forged/pool_keeps_working_after_return passed one check only under
+    load), so every check of the function fails with the call's line; the flops checks, whose
+    calls all returned, pass."""
+    from autograder.core.errors import StudentTimeout
+    from autograder.gpu import checks, probe
+    from autograder.lessons.why17.checks.gpu import VERDICTS
+    from shared.lessons.why17.gpu import model_reference
+    from shared.simgpu.local import LocalRunner
+    from tests.helpers import reference
+
+    cold = probe.settings("h100-sxm", 7)["cold"]
+
+    class _ColdHangs(LocalRunner):
+        did_not_return = staticmethod(checks.ContextRunner.did_not_return)
+
+        def student_traced(self, module, function, *args, sim, **kwargs):
+            if function == "copy_bandwidth" and sim == cold:
+                raise StudentTimeout("copy_bandwidth did not return within 60 s")
+            return super().student_traced(module, function, *args, sim=sim, **kwargs)
+
+    run = _ColdHangs({"bw": reference.load("bw"), "flops": reference.load("flops")}, model_reference)
+    judged = {vid: f for vid, (_c, f) in RUBRIC.ids().items() if f in ("copy_bandwidth", "matmul_tflops")}
+    found = {}
+    for vid in judged:
+        try:
+            found[vid] = VERDICTS[vid](run, "h100-sxm", 7).passed
+        except StudentTimeout as exc:
+            found[vid] = str(exc)
+    assert {v for v, f in found.items() if f is True} == {v for v, f in judged.items() if f == "matmul_tflops"}
+    assert {found[v] for v, f in judged.items() if f == "copy_bandwidth"} == {
+        "copy_bandwidth did not return within 60 s"}
