@@ -47,13 +47,7 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
     base = r.BASE.get(function)
     other = s.diagnosis(base) if base is not None else None
     if other is not None and other.kind == "arguments":     # the same count or the same short work
-        rate = _timed_rate(function, timed)
-        over, base_over = _over(s, function, rate), _over(s, base, other.rate)
-        mine = _implied(s, function)
-        if mine:                    # a whole count of its items from the arguments, as its base's
-            found = Diagnosis(other.kind, other.owner, "", rate, mine[1] / mine[0], other.work)
-        elif over is not None and base_over is not None and close(over, base_over):
-            found = Diagnosis(other.kind, other.owner, "", rate, other.scale, other.work)
+        found = _inherited(s, function, timed, other) or found
     if other is not None and (found is None or (found.kind, other.kind) == ("cache_sized", "short_copies")):
         found = _shared(s, function, timed, base, other) or found
     if found is not None and other is not None and other.kind == found.kind:
@@ -71,39 +65,65 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
 def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | None:
     """A diagnosis that fails every check of ``function`` when one of its calls measured nothing,
     however honest the usual one (every call counts the same): its number at the second iters
-    asked is another rate than at the usual iters, which no count from the arguments explains (a
-    rate does not depend on how many items were timed); or, for a function that calls another
-    (at sizes and iters of its own) with no slip of its own (``plain``), its number lies outside
-    the rates of the spans between its clock readings that timed work (a total, a mean, a
-    median or a best of them lies within), up to a count or a unit, nor off its work as the
-    base's number is off the base's."""
-    second, x = ("iters", r.second_iters(s.cfgs)), s.measure(function, "ideal")[1]
+    asked is another rate than at the usual iters (``_iters_moved``), which no count from the
+    arguments explains; or, for a caller with no slip of its own (``plain``), ``_off_its_spans``.
+    None when it timed no work (the probe says so: row 3)."""
     if _timed_rate(function, timed) <= 0:
-        return None                 # it timed no work: the probe says so (row 3)
-    if second in s.rubric.variants(s, function, "ideal"):
-        again = s.measure(function, "ideal", second)[1]
-        if x is not None and again is not None and not close(again, x):
-            if not warmup_present(s, function).passed:
-                return None             # the clock started before the warm-up: charged there alone
-            return _count(s, function) or Diagnosis("not_measured", _owner(s, function), "", x, why=r.say(
-                "iters_moved", function=function, ratio=again / x, iters=s.rubric.call(s, function, None)[1]["iters"],
-                second=second[1], unit=r.unit(function)))
-    base, rate = r.BASE.get(function), _clean_rate(function, timed)
+        return None
+    moved = _iters_moved(s, function)
+    if moved is None:
+        return _off_its_spans(s, function, timed) if plain else None
+    if not warmup_present(s, function).passed:
+        return None                 # the clock started before the warm-up: charged there alone
+    why = r.say("iters_moved", function=function, ratio=moved, unit=r.unit(function),
+                iters=s.rubric.call(s, function, None)[1]["iters"], second=r.second_iters(s.cfgs))
+    return _count(s, function) or Diagnosis("not_measured", _owner(s, function), "", s.measure(function, "ideal")[1],
+                                            why=why)
+
+
+def _iters_moved(s: Session, function: str) -> float | None:
+    """Its number at the second iters asked over its number at the usual iters, when they are
+    not the same rate (a rate does not depend on how many items were timed), else None."""
+    second = ("iters", r.second_iters(s.cfgs))
+    if second not in s.rubric.variants(s, function, "ideal"):
+        return None
+    x, again = s.measure(function, "ideal")[1], s.measure(function, "ideal", second)[1]
+    return again / x if x is not None and again is not None and not close(again, x) else None
+
+
+def _off_its_spans(s: Session, function: str, timed: dict) -> Diagnosis | None:
+    """A caller (at sizes and iters of its own) whose number lies outside the rates of the spans
+    between its clock readings that timed work (a total, a mean, a median or a best of them lies
+    within), up to a count, a unit or a whole number of items, and is not its base's number
+    inherited (off its work as the base's is off the base's) nor a count from the arguments."""
+    base, x, rate = r.BASE.get(function), s.measure(function, "ideal")[1], _clean_rate(function, timed)
     spans = timed.get("copy_span_rates" if r.MODULE[function] == "bw" else "matmul_span_rates")
-    if not plain or base is None or x is None or rate <= 0 or not spans:
+    if base is None or x is None or rate <= 0 or not spans:
         return None
     slow, fast = (v * (2 / 1e9 if r.MODULE[function] == "bw" else 1 / 1e12) for v in spans)
     counts, units = r.factors(function)
     factors = {c * u for c in counts for u in units} | {*WHOLE_ITEMS, *(1 / k for k in WHOLE_ITEMS)}
     if any(slow / RATIO_TOLERANCE <= x / f <= fast * RATIO_TOLERANCE for f in factors):
         return None
-    base_x, base_timed = s.measure(base, "ideal")[1], s.measure(base, "ideal")[2].get("timed") or {}
-    base_rate = _clean_rate(base, base_timed)
+    _raw, base_x, base_trace = s.measure(base, "ideal")
+    base_rate = _clean_rate(base, base_trace.get("timed") or {})
     if (base_x is not None and base_rate > 0 and close(x / rate, base_x / base_rate)) or _count(s, function):
         return None                 # the base's number, inherited: judged there; or a count from the arguments
     if x < slow and not all(warmup_present(s, f).passed for f in (function, base)):
         return None                 # the clock started before the warm-up, which makes it low: charged there
     return Diagnosis("not_measured", _owner(s, function), "", rate)
+
+
+def _inherited(s: Session, function: str, timed: dict, other: Diagnosis) -> Diagnosis | None:
+    """Its base's count or short work from the arguments (``other``), when its number implies a
+    whole count of its own items, or is off its work as the base's number is off the base's."""
+    rate, mine = _timed_rate(function, timed), _implied(s, function)
+    if mine:
+        return Diagnosis(other.kind, other.owner, "", rate, mine[1] / mine[0], other.work)
+    over, base_over = _over(s, function, rate), _over(s, r.BASE[function], other.rate)
+    if over is not None and base_over is not None and close(over, base_over):
+        return Diagnosis(other.kind, other.owner, "", rate, other.scale, other.work)
+    return None
 
 
 def _shared(s: Session, function: str, timed: dict, base: str, other: Diagnosis) -> Diagnosis | None:
