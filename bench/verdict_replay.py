@@ -113,6 +113,13 @@ class _Replayed:
     def reference(self, module, function, *args, sim, **kwargs):
         raise LookupError(f"MISS: the reference's {function}{args} was not captured")
 
+    @staticmethod
+    def did_not_return(error: Exception) -> bool:
+        """The grader's runner's test (autograder/gpu/checks.py), on a captured error: loaded as a
+        subclass of its class, or kept by its type's name (``Raised``)."""
+        names = {c.__name__ for c in type(error).__mro__} | {getattr(error, "exc_type", "")}
+        return bool(names & {"StudentTimeout", "StudentCrashed"})
+
 
 def replay(folder: Path) -> dict:
     """name -> {"replay": check -> [status, message, ratio], "graded": check -> [status, message]}."""

@@ -122,7 +122,7 @@ class SimDevice:
         self.call_limit_s: float | None = None       # seconds a call may run by this clock (begin_call)
         self.call_start_s = 0.0
         self.record = Recorder()
-        self.timeline = Timeline()
+        self.timeline = Timeline(self.cfg["l2_bytes"])
         self.seen_kinds: set[str] = set()
         self.events: dict[int, float] = {}            # event id -> device timestamp, seconds
         self.allocations: dict[int, int] = {}         # allocation id -> bytes
@@ -138,7 +138,7 @@ class SimDevice:
         self.call_limit_s = limit_s
         self.call_start_s = self.clock.host
         self.record = Recorder()
-        self.timeline = Timeline()
+        self.timeline = Timeline(self.cfg["l2_bytes"])
         self.largest = self.count = 0
         self.peak = self.allocated
         self.clock.reads = 0

@@ -27,7 +27,8 @@ MAX_MARKS = 20_000
 class Timeline:
     """Kernels and marks of one call, device seconds."""
 
-    def __init__(self):
+    def __init__(self, l2_bytes: int = 0):
+        self.l2_bytes = l2_bytes         # a copy of at most this many bytes may run in the cache
         self.kernels: list[tuple] = []   # (kind, start, end, write ranges, flops, launch_s)
         self.first_mark: float | None = None
         self.last_mark: float | None = None
@@ -97,9 +98,10 @@ class Timeline:
         """The spans between consecutive clock readings that hold copies (or matmuls) and no fill:
         their copy bytes and seconds, their matmul FLOPs and seconds (a number timed rep by rep,
         refilling the source between reps outside each rep's window, or read between its own two
-        clock readings after a log line's, is that work's rate over these spans), and the slowest
-        and fastest of them (copy bytes or FLOPs per second): a number made of such spans, as a
-        total, a mean, a median, a best or a worst, lies between the two."""
+        clock readings after a log line's, is that work's rate over these spans), and the slowest,
+        median and fastest of their rates (copy bytes or FLOPs per second). Copy spans whose copies
+        each fit in the L2 count toward those rates only when no span copied more: main memory's
+        rate is read off spans that ran from main memory."""
         marks = sorted(set(self.marks))
         kernels = sorted(self.kernels, key=lambda k: k[1])
         starts = [k[1] for k in kernels]
@@ -114,7 +116,8 @@ class Timeline:
                 copied = sum(_written(k) for k in inside if k[0] == "copy")
                 copy_bytes += copied
                 seconds += high - low
-                copy_rates.append(copied / (high - low) if high > low else 0.0)
+                in_cache = max(_written(k) for k in inside if k[0] == "copy") <= self.l2_bytes
+                copy_rates.append((in_cache, copied / (high - low) if high > low else 0.0))
             if any(k[0] == "matmul" for k in inside):
                 done = sum(k[4] for k in inside if k[0] == "matmul")
                 flops += done
@@ -122,8 +125,18 @@ class Timeline:
                 matmul_rates.append(done / (high - low) if high > low else 0.0)
         return {"clean_copy_bytes": copy_bytes, "clean_s": seconds,
                 "clean_matmul_flops": flops, "clean_matmul_s": matmul_s,
-                "copy_span_rates": [min(copy_rates), max(copy_rates)] if copy_rates else None,
-                "matmul_span_rates": [min(matmul_rates), max(matmul_rates)] if matmul_rates else None}
+                "copy_span_rates": _spread([r for c, r in copy_rates if not c] or [r for _c, r in copy_rates]),
+                "matmul_span_rates": _spread(matmul_rates)}
+
+
+def _spread(rates: list[float]) -> list[float] | None:
+    """[slowest, median, fastest] of ``rates`` (None when there are none)."""
+    if not rates:
+        return None
+    ordered = sorted(rates)
+    mid = len(ordered) // 2
+    median = ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    return [ordered[0], median, ordered[-1]]
 
 
 def _written(kernel) -> int:

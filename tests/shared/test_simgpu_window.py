@@ -1,7 +1,7 @@
 """The timed region's spans (shared/simgpu/window.py): the spans between consecutive clock readings
 that timed work, each with its rate, so that a number made of them (a total, a mean, a best) is
-held between the slowest and the fastest, and a reading taken later to stretch the window adds
-none."""
+held between the slowest (or median) and the fastest, a reading taken later to stretch the window
+adds none, and a span that ran in the cache says nothing of main memory's rate."""
 from __future__ import annotations
 
 from shared.simgpu.window import Timeline
@@ -20,7 +20,7 @@ def test_each_span_that_timed_copies_has_its_rate_and_idle_spans_have_none():
     _copy(t, 0.0, 1.0)
     _copy(t, 1.0, 2.0)
     summary = t.summary()
-    assert summary["copy_span_rates"] == [GIB / 2.0, GIB / 1.0]
+    assert summary["copy_span_rates"] == [GIB / 2.0, 0.75 * GIB, GIB / 1.0]     # slowest, median, fastest
     assert (summary["clean_copy_bytes"], summary["clean_s"]) == (2 * GIB, 3.0)
     assert summary["duration_s"] == 10.0 and summary["matmul_span_rates"] is None
 
@@ -32,4 +32,21 @@ def test_a_span_with_a_fill_is_no_clean_span():
     _copy(t, 0.0, 1.0)
     t.kernel("fill", 1.0, 1.5, [(2, 0, GIB)], 0.0, 0.0)
     _copy(t, 1.5, 0.5)
-    assert t.summary()["copy_span_rates"] == [GIB / 1.0, GIB / 1.0]
+    assert t.summary()["copy_span_rates"] == [GIB / 1.0, GIB / 1.0, GIB / 1.0]
+
+
+def test_copies_that_fit_in_the_l2_do_not_widen_the_spans_of_copies_from_memory():
+    """A decoy span of in-cache copies (t10_f_l2_decoy_span_inflates) runs several times faster than
+    main memory: with spans from memory beside it, it is left out of their rates."""
+    t = Timeline(l2_bytes=GIB // 2)
+    for at in (0.0, 1.0, 2.0, 2.25):
+        t.mark(at)
+    _copy(t, 0.0, 1.0)
+    _copy(t, 1.0, 1.0)
+    t.kernel("copy", 2.0, 2.25, [(1, 0, GIB // 4)], 0.0, 0.0)   # a quarter of the buffer, in the cache
+    assert t.summary()["copy_span_rates"] == [GIB / 1.0, GIB / 1.0, GIB / 1.0]
+    alone = Timeline(l2_bytes=GIB // 2)
+    for at in (0.0, 0.25):
+        alone.mark(at)
+    alone.kernel("copy", 0.0, 0.25, [(1, 0, GIB // 4)], 0.0, 0.0)
+    assert alone.summary()["copy_span_rates"] == [GIB, GIB, GIB]    # only cache spans: their own rates

@@ -37,7 +37,7 @@ class _Session:
         work_s = items * COPY_S
         window = {"copies": items, "copy_bytes": items * COPY_BYTES, "duration_s": work_s + self.pad(iters),
                   "clean_copy_bytes": items * COPY_BYTES, "clean_s": work_s,
-                  "copy_span_rates": [self.slowest * COPY_BYTES / COPY_S, COPY_BYTES / COPY_S]}
+                  "copy_span_rates": [self.slowest * COPY_BYTES / COPY_S, COPY_BYTES / COPY_S, COPY_BYTES / COPY_S]}
         return 2 * self.counted(iters) * COPY_BYTES / work_s / 1e9, window
 
     def measure(self, function, setting, variant=None):
@@ -99,6 +99,20 @@ def test_a_caller_that_reports_its_fastest_span_or_inherits_its_bases_number_is_
     assert _unlike(_Session(lambda i: i, lambda i: FACTOR * i, base=base), "measured_bandwidth") is None
     scaled_again = _Session(lambda i: i, lambda i: FACTOR * i, base=base, caller=lambda x: 1.3 * x)
     assert _unlike(scaled_again, "measured_bandwidth").kind == "not_measured"
+
+
+def test_one_span_slowed_on_purpose_does_not_widen_what_a_caller_may_report():
+    # t10_f_slow_span_widens_caller: a sleep in one span makes the slowest span 0.25x the copies'
+    # rate; the caller reports 0.85x, between that span and the others
+    widened = _Session(lambda i: i, lambda i: i, slowest=0.25, caller=lambda x: 0.85 * x)
+    assert _unlike(widened, "measured_bandwidth").kind == "not_measured"
+    # the worst of spans that ran alike, or their total, is a measurement
+    alike = _Session(lambda i: i, lambda i: i, slowest=0.99, caller=lambda x: 0.99 * x)
+    assert _unlike(alike, "measured_bandwidth") is None
+    # a factor of the caller's own (GiB/s where its base reports GB/s) is charged on no check of
+    # the caller, so it explains nothing (t10_f_slow_span_widens_caller's 0.9x read as one)
+    own_unit = _Session(lambda i: i, lambda i: i, caller=lambda x: x * 1e9 / 2**30)
+    assert _unlike(own_unit, "measured_bandwidth").kind == "not_measured"
 
 
 def test_a_caller_timing_its_warm_up_is_charged_on_warmup_present_alone():

@@ -26,6 +26,8 @@ from shared.simgpu.ratios import RATIO_TOLERANCE, close, explain
 
 #: Work items a count may miss as a whole (a batch of k products or copies counted as one).
 WHOLE_ITEMS = range(1, 17)
+#: The checks that charge a number's count of bytes or FLOPs, or its unit.
+COUNT_CHECKS = ("bytes_counted_twice", "units_gb_per_s", "flops_counted_2n3")
 
 
 def _owner(s: Session, function: str, *checks: str) -> str:
@@ -70,6 +72,10 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
     None when it timed no work (the probe says so: row 3)."""
     if _timed_rate(function, timed) <= 0:
         return None
+    blind = _timed_nothing(s, function)
+    if blind is not None:
+        return Diagnosis("not_measured", _owner(s, function), "", s.measure(function, "ideal")[1],
+                         why=r.say("timed_nothing", function=function, call=blind))
     moved = _iters_moved(s, function)
     if moved is None:
         return _off_its_spans(s, function, timed) if plain else None
@@ -79,6 +85,21 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
                 iters=s.rubric.call(s, function, None)[1]["iters"], second=r.second_iters(s.cfgs))
     return _count(s, function) or Diagnosis("not_measured", _owner(s, function), "", s.measure(function, "ideal")[1],
                                             why=why)
+
+
+def _timed_nothing(s: Session, function: str) -> str | None:
+    """The first call the checks make of ``function`` on the seeded device (any size or iters
+    asked) that returned a number having timed no work, as it was made ("copy_bandwidth(..., iters=23)"),
+    else None. A call that failed is the checks' to report."""
+    for variant in s.rubric.variants(s, function, "ideal"):
+        try:
+            _raw, x, trace = s.measure(function, "ideal", variant)
+        except Exception:  # reported by the checks that ask for the call
+            continue
+        if x is not None and _timed_rate(function, trace.get("timed") or {}) <= 0:
+            args, kwargs = s.rubric.call(s, function, variant)
+            return f"{function}({', '.join([*map(str, args), *(f'{k}={v}' for k, v in kwargs.items())])})"
+    return None
 
 
 def _iters_moved(s: Session, function: str) -> float | None:
@@ -92,24 +113,30 @@ def _iters_moved(s: Session, function: str) -> float | None:
 
 
 def _off_its_spans(s: Session, function: str, timed: dict) -> Diagnosis | None:
-    """A caller (at sizes and iters of its own) whose number lies outside the rates of the spans
-    between its clock readings that timed work (a total, a mean, a median or a best of them lies
-    within), up to a count, a unit or a whole number of items, and is not its base's number
-    inherited (off its work as the base's is off the base's) nor a count from the arguments."""
+    """A caller (at sizes and iters of its own) whose number is not made of the spans between its
+    clock readings that timed work: a total (their work over their time), a mean, a median or a
+    best of their rates lies between the lower of the total and the median span and the fastest
+    span (shared/simgpu/window.py); unless it is its base's number inherited (off its work as the
+    base's is off the base's: a count or a unit of the base's is charged there) or a count from
+    the arguments. A count or a unit of the caller's own is allowed only where a check of the
+    caller charges it (COUNT_CHECKS); and one span slowed on purpose (a sleep in it) widens the
+    spans' range, not that one."""
     base, x, rate = r.BASE.get(function), s.measure(function, "ideal")[1], _clean_rate(function, timed)
     spans = timed.get("copy_span_rates" if r.MODULE[function] == "bw" else "matmul_span_rates")
     if base is None or x is None or rate <= 0 or not spans:
         return None
-    slow, fast = (v * (2 / 1e9 if r.MODULE[function] == "bw" else 1 / 1e12) for v in spans)
-    counts, units = r.factors(function)
-    factors = {c * u for c in counts for u in units} | {*WHOLE_ITEMS, *(1 / k for k in WHOLE_ITEMS)}
-    if any(slow / RATIO_TOLERANCE <= x / f <= fast * RATIO_TOLERANCE for f in factors):
+    slow, median, fast = (v * (2 / 1e9 if r.MODULE[function] == "bw" else 1 / 1e12) for v in spans)
+    low, factors = min(rate, median), {1.0}
+    if any(function in r.JUDGES[c] for c in COUNT_CHECKS):      # its own count or unit is charged there
+        counts, units = r.factors(function)
+        factors |= {c * u for c in counts for u in units} | {*WHOLE_ITEMS, *(1 / k for k in WHOLE_ITEMS)}
+    if any(low / RATIO_TOLERANCE <= x / f <= fast * RATIO_TOLERANCE for f in factors):
         return None
     _raw, base_x, base_trace = s.measure(base, "ideal")
     base_rate = _clean_rate(base, base_trace.get("timed") or {})
     if (base_x is not None and base_rate > 0 and close(x / rate, base_x / base_rate)) or _count(s, function):
         return None                 # the base's number, inherited: judged there; or a count from the arguments
-    if x < slow and not all(warmup_present(s, f).passed for f in (function, base)):
+    if x < low and not all(warmup_present(s, f).passed for f in (function, base)):
         return None                 # the clock started before the warm-up, which makes it low: charged there
     return Diagnosis("not_measured", _owner(s, function), "", rate)
 
@@ -379,11 +406,14 @@ def _counted(s: Session, function: str, variant) -> tuple[int, float, int, int, 
 
 def _implied(s: Session, function: str, variant=None) -> tuple[int, int, float] | None:
     """(copies or matmuls timed, the whole count of them the number implies, their rate) when the
-    number is the rate of a whole count of the items it timed other than that count, else None."""
+    number is the rate of a whole count of the items it timed other than that count, else None.
+    Items of one size run at one rate: where the spans between the clock readings that timed them
+    ran at different rates (one slowed by a sleep), no rate counts them, and the number implies none."""
     _raw, x, trace = s.measure(function, "ideal", variant)
     timed = trace.get("timed") or {}
     items, rate = timed.get("copies" if r.MODULE[function] == "bw" else "matmuls", 0), _clean_rate(function, timed)
-    if x is None or rate <= 0 or not items:
+    spans = timed.get("copy_span_rates" if r.MODULE[function] == "bw" else "matmul_span_rates")
+    if x is None or rate <= 0 or not items or (spans and spans[0] * RATIO_TOLERANCE < spans[-1]):
         return None
     implied = items * x / rate
     whole = round(implied)
