@@ -101,7 +101,8 @@ class Timeline:
         clock readings after a log line's, is that work's rate over these spans), and the slowest,
         median and fastest of their rates (copy bytes or FLOPs per second). Copy spans whose copies
         each fit in the L2 count toward those rates only when no span copied more: main memory's
-        rate is read off spans that ran from main memory."""
+        rate is read off spans that ran from main memory; the fastest copy span of all is kept
+        beside them (``copy_span_fastest``)."""
         marks = sorted(set(self.marks))
         kernels = sorted(self.kernels, key=lambda k: k[1])
         starts = [k[1] for k in kernels]
@@ -126,6 +127,7 @@ class Timeline:
         return {"clean_copy_bytes": copy_bytes, "clean_s": seconds,
                 "clean_matmul_flops": flops, "clean_matmul_s": matmul_s,
                 "copy_span_rates": _spread([r for c, r in copy_rates if not c] or [r for _c, r in copy_rates]),
+                "copy_span_fastest": max((r for _c, r in copy_rates), default=None),
                 "matmul_span_rates": _spread(matmul_rates)}
 
 

@@ -22,7 +22,7 @@ class _Session:
     copies ran at ``slowest`` to 1 times the copies' rate."""
 
     rubric = RUBRIC
-    cfgs = {"ideal": {"l2_bytes": 50 * 2**20}}
+    cfgs = {"ideal": {"l2_bytes": 50 * 2**20, "bw_gbs": 3350.0}}
     vid = "sync_present"
     CALLER_ITERS = 20
     number = Session.number

@@ -116,7 +116,9 @@ def _off_its_spans(s: Session, function: str, timed: dict) -> Diagnosis | None:
     """A caller (at sizes and iters of its own) whose number is not made of the spans between its
     clock readings that timed work: a total (their work over their time), a mean, a median or a
     best of their rates lies between the lower of the total and the median span and the fastest
-    span (shared/simgpu/window.py); unless it is its base's number inherited (off its work as the
+    span from main memory (shared/simgpu/window.py), or of any span for a number above what main
+    memory can give (a cache's rate, which buffer_exceeds_cache charges); unless it is its base's
+    number inherited (off its work as the
     base's is off the base's: a count or a unit of the base's is charged there) or a count from
     the arguments. A count or a unit of the caller's own is allowed only where a check of the
     caller charges it (COUNT_CHECKS); and one span slowed on purpose (a sleep in it) widens the
@@ -126,6 +128,8 @@ def _off_its_spans(s: Session, function: str, timed: dict) -> Diagnosis | None:
     if base is None or x is None or rate <= 0 or not spans:
         return None
     slow, median, fast = (v * (2 / 1e9 if r.MODULE[function] == "bw" else 1 / 1e12) for v in spans)
+    if r.MODULE[function] == "bw" and x > s.cfgs["ideal"]["bw_gbs"] * r.SPEED_OF_LIGHT:
+        fast = max(fast, (timed.get("copy_span_fastest") or 0) * 2 / 1e9)   # a cache's rate: buffer_exceeds_cache's
     low, factors = min(rate, median), {1.0}
     if any(function in r.JUDGES[c] for c in COUNT_CHECKS):      # its own count or unit is charged there
         counts, units = r.factors(function)
