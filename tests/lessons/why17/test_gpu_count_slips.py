@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.lessons.why17.gpu import RUBRIC, rubric, slips
+from shared.lessons.why17.gpu import RUBRIC, counts, rubric
 
 #: Seconds and bytes of one timed copy on the seeded device.
 COPY_S, COPY_BYTES = 1e-3, 2**30
@@ -31,7 +31,7 @@ class _Session:
 
 
 def _owner(timed, counted):
-    found = slips._count(_Session(timed, counted), "copy_bandwidth")
+    found = counts.count(_Session(timed, counted), "copy_bandwidth")
     return None if found is None else found.owner
 
 

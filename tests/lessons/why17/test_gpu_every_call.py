@@ -5,7 +5,7 @@ not by a reading taken later to stretch the window (written against the eighth r
 forgeries in the adversarial set: honest_only_at_iters_ten, idle_pad_makes_factor_a_count)."""
 from __future__ import annotations
 
-from shared.lessons.why17.gpu import RUBRIC, rubric, slips
+from shared.lessons.why17.gpu import RUBRIC, counts, rubric, slips
 from shared.simgpu.judging import Diagnosis, Session
 
 #: Seconds and bytes of one timed copy on the seeded device.
@@ -129,11 +129,11 @@ def test_an_idle_pad_that_makes_a_factor_read_as_warm_ups_counted_in_is_no_count
     x, _x, trace = padded.measure("copy_bandwidth", "ideal")
     window_rate = 2 * trace["timed"]["copy_bytes"] / trace["timed"]["duration_s"] / 1e9
     assert abs(rubric.ITERS * x / window_rate - (rubric.ITERS + 5)) < 1e-6     # whole over the window
-    assert slips._count(padded, "copy_bandwidth") is None
-    assert slips._count(_Session(lambda i: i, lambda i: i + 3), "copy_bandwidth") is not None
+    assert counts.count(padded, "copy_bandwidth") is None
+    assert counts.count(_Session(lambda i: i, lambda i: i + 3), "copy_bandwidth") is not None
     # t10_f_sleep_in_copy_span_makes_count: the sleep inside one span instead; the spans then ran
     # at different rates, and no one rate counts the copies
-    assert slips._count(_Session(lambda i: i, lambda i: i + 3, slowest=0.5), "copy_bandwidth") is None
+    assert counts.count(_Session(lambda i: i, lambda i: i + 3, slowest=0.5), "copy_bandwidth") is None
 
 
 def test_one_call_that_did_not_return_fails_every_check_of_its_function():

@@ -13,7 +13,7 @@ from shared.simgpu import judging
 
 GPU = Path(rubric.__file__).parent
 #: The modules that say them: the lesson's checks, its slips and table, the engine and the probe.
-SAYERS = [GPU / name for name in ("checks.py", "slips.py", "rubric.py")] + [
+SAYERS = [GPU / name for name in ("checks.py", "slips.py", "counts.py", "rubric.py")] + [
     Path(judging.__file__), Path(probe.__file__)]
 #: Entries that are no failure of their own: a pass, a pointer to the check that judges, or a
 #: part another message holds (a cause, a note).

@@ -9,9 +9,9 @@ is charged there (the same matmuls, or the same short copies), so long as its nu
 the rate of the work it timed.
 
 A number off the reference by a count (bytes once, n**3), a unit, or a whole number of work
-items (a batch of k matmuls counted as one) is one mistake, charged on its check. Off by any
-other factor (a measurement divided by an "efficiency", a clock patched to run slow, a
-spec-sheet figure) it is no measurement and fails every check of its function
+items (a batch of k matmuls counted as one: counts.py) is one mistake, charged on its check.
+Off by any other factor (a measurement divided by an "efficiency", a clock patched to run slow,
+a spec-sheet figure) it is no measurement and fails every check of its function
 (``not_measured``), unless the clock started before the warm-up, which is charged there alone:
 that times more than the work, so it makes a number low, never high.
 """
@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import math
 
+from shared.lessons.why17.gpu import counts
 from shared.lessons.why17.gpu import rubric as r
 from shared.lessons.why17.gpu.checks import warmup_present
 from shared.simgpu.judging import Diagnosis, Session
 from shared.simgpu.ratios import RATIO_TOLERANCE, close, explain
 
-#: Work items a count may miss as a whole (a batch of k products or copies counted as one).
-WHOLE_ITEMS = range(1, 17)
 #: The checks that charge a number's count of bytes or FLOPs, or its unit.
 COUNT_CHECKS = ("bytes_counted_twice", "units_gb_per_s", "flops_counted_2n3")
 
@@ -70,7 +69,7 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
     asked is another rate than at the usual iters (``_iters_moved``), which no count from the
     arguments explains; or, for a caller with no slip of its own (``plain``), ``_off_its_spans``.
     None when it timed no work (the probe says so: row 3)."""
-    if _timed_rate(function, timed) <= 0:
+    if counts.timed_rate(function, timed) <= 0:
         return None
     blind = _timed_nothing(s, function)
     if blind is not None:
@@ -83,8 +82,8 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
         return None                 # the clock started before the warm-up: charged there alone
     why = r.say("iters_moved", function=function, ratio=moved, unit=r.unit(function),
                 iters=s.rubric.call(s, function, None)[1]["iters"], second=r.second_iters(s.cfgs))
-    return _count(s, function) or Diagnosis("not_measured", _owner(s, function), "", s.measure(function, "ideal")[1],
-                                            why=why)
+    return counts.count(s, function) or Diagnosis("not_measured", _owner(s, function), "",
+                                                  s.measure(function, "ideal")[1], why=why)
 
 
 def _timed_nothing(s: Session, function: str) -> str | None:
@@ -96,7 +95,7 @@ def _timed_nothing(s: Session, function: str) -> str | None:
             _raw, x, trace = s.measure(function, "ideal", variant)
         except Exception:  # reported by the checks that ask for the call
             continue
-        if x is not None and _timed_rate(function, trace.get("timed") or {}) <= 0:
+        if x is not None and counts.timed_rate(function, trace.get("timed") or {}) <= 0:
             args, kwargs = s.rubric.call(s, function, variant)
             return f"{function}({', '.join([*map(str, args), *(f'{k}={v}' for k, v in kwargs.items())])})"
     return None
@@ -118,27 +117,26 @@ def _off_its_spans(s: Session, function: str, timed: dict) -> Diagnosis | None:
     best of their rates lies between the lower of the total and the median span and the fastest
     span from main memory (shared/simgpu/window.py), or of any span for a number above what main
     memory can give (a cache's rate, which buffer_exceeds_cache charges); unless it is its base's
-    number inherited (off its work as the
-    base's is off the base's: a count or a unit of the base's is charged there) or a count from
-    the arguments. A count or a unit of the caller's own is allowed only where a check of the
-    caller charges it (COUNT_CHECKS); and one span slowed on purpose (a sleep in it) widens the
-    spans' range, not that one."""
-    base, x, rate = r.BASE.get(function), s.measure(function, "ideal")[1], _clean_rate(function, timed)
-    spans = timed.get("copy_span_rates" if r.MODULE[function] == "bw" else "matmul_span_rates")
+    number inherited (off its work as the base's is off the base's: a count or a unit of the
+    base's is charged there) or a count from the arguments. A count or a unit of the caller's own
+    is allowed only where a check of the caller charges it (COUNT_CHECKS); and one span slowed on
+    purpose (a sleep in it) widens the spans' range, not that one."""
+    base, x, rate = r.BASE.get(function), s.measure(function, "ideal")[1], counts.clean_rate(function, timed)
+    spans = counts.span_rates(function, timed)
     if base is None or x is None or rate <= 0 or not spans:
         return None
-    slow, median, fast = (v * (2 / 1e9 if r.MODULE[function] == "bw" else 1 / 1e12) for v in spans)
+    _slow, median, fast = spans
     if r.MODULE[function] == "bw" and x > s.cfgs["ideal"]["bw_gbs"] * r.SPEED_OF_LIGHT:
         fast = max(fast, (timed.get("copy_span_fastest") or 0) * 2 / 1e9)   # a cache's rate: buffer_exceeds_cache's
     low, factors = min(rate, median), {1.0}
     if any(function in r.JUDGES[c] for c in COUNT_CHECKS):      # its own count or unit is charged there
-        counts, units = r.factors(function)
-        factors |= {c * u for c in counts for u in units} | {*WHOLE_ITEMS, *(1 / k for k in WHOLE_ITEMS)}
+        own, units = r.factors(function)
+        factors |= {c * u for c in own for u in units} | {*counts.WHOLE_ITEMS, *(1 / k for k in counts.WHOLE_ITEMS)}
     if any(low / RATIO_TOLERANCE <= x / f <= fast * RATIO_TOLERANCE for f in factors):
         return None
     _raw, base_x, base_trace = s.measure(base, "ideal")
-    base_rate = _clean_rate(base, base_trace.get("timed") or {})
-    if (base_x is not None and base_rate > 0 and close(x / rate, base_x / base_rate)) or _count(s, function):
+    base_rate = counts.clean_rate(base, base_trace.get("timed") or {})
+    if (base_x is not None and base_rate > 0 and close(x / rate, base_x / base_rate)) or counts.count(s, function):
         return None                 # the base's number, inherited: judged there; or a count from the arguments
     if x < low and not all(warmup_present(s, f).passed for f in (function, base)):
         return None                 # the clock started before the warm-up, which makes it low: charged there
@@ -148,7 +146,7 @@ def _off_its_spans(s: Session, function: str, timed: dict) -> Diagnosis | None:
 def _inherited(s: Session, function: str, timed: dict, other: Diagnosis) -> Diagnosis | None:
     """Its base's count or short work from the arguments (``other``), when its number implies a
     whole count of its own items, or is off its work as the base's number is off the base's."""
-    rate, mine = _timed_rate(function, timed), _implied(s, function)
+    rate, mine = counts.timed_rate(function, timed), counts.implied(s, function)
     if mine:
         return Diagnosis(other.kind, other.owner, "", rate, mine[1] / mine[0], other.work)
     over, base_over = _over(s, function, rate), _over(s, r.BASE[function], other.rate)
@@ -172,7 +170,7 @@ def _shared(s: Session, function: str, timed: dict, base: str, other: Diagnosis)
             return Diagnosis(other.kind, other.owner, "", rate, scale, other.work)
     if other.kind != "short_copies" or not _copies_timed(timed):
         return None
-    rate, extent = _timed_rate(function, timed), timed.get("copy_extent_bytes", 0)
+    rate, extent = counts.timed_rate(function, timed), timed.get("copy_extent_bytes", 0)
     over = _over(s, function, rate)
     if not ((extent > 0 and other.work > 0 and close(extent, other.work))
             or (other.scale > RATIO_TOLERANCE and over is not None and close(over, other.scale))):
@@ -190,7 +188,7 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
     seconds = timed.get("duration_s") or 0.0
     if seconds <= 0:
         return None
-    rate = _timed_rate(function, timed)
+    rate = counts.timed_rate(function, timed)
     if r.MODULE[function] == "bw":
         return _copy_slip(s, function, timed, rate)
     flops = timed.get("matmul_flops", 0.0)
@@ -265,7 +263,7 @@ def _arguments(s: Session, function: str, found: Diagnosis) -> Diagnosis | None:
     size = others[0]
     _raw, x, trace = s.measure(function, "ideal", size)
     timed = trace.get("timed") or {}
-    rate = _timed_rate(function, timed)
+    rate = counts.timed_rate(function, timed)
     if x is None or rate <= 0 or not close(x / rate, 1.0):
         return None
     if r.MODULE[function] == "bw":
@@ -276,29 +274,6 @@ def _arguments(s: Session, function: str, found: Diagnosis) -> Diagnosis | None:
         return None
     return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]],
                      r.say("args_share", function=function, share=1 / found.scale), found.rate, 1.0, found.work)
-
-
-def _timed_rate(function: str, timed: dict) -> float:
-    """The rate the timed region's work ran at, in ``function``'s unit; 0 when it timed none."""
-    seconds = timed.get("duration_s") or 0.0
-    if seconds <= 0:
-        return 0.0
-    if r.MODULE[function] == "bw":
-        return 2 * timed.get("copy_bytes", 0) / seconds / 1e9
-    return timed.get("matmul_flops", 0.0) / seconds / 1e12
-
-
-def _clean_rate(function: str, timed: dict) -> float:
-    """The rate of the timed work over the spans between consecutive clock readings that hold it
-    (shared/simgpu/window.py), when they hold all of it: the readings the number was computed
-    from, not a reading taken later to stretch the window; else over the whole window."""
-    bw = r.MODULE[function] == "bw"
-    work = 2 * timed.get("clean_copy_bytes", 0) if bw else timed.get("clean_matmul_flops", 0.0)
-    seconds = timed.get("clean_s" if bw else "clean_matmul_s") or 0.0
-    total = 2 * timed.get("copy_bytes", 0) if bw else timed.get("matmul_flops", 0.0)
-    if seconds > 0 and work > 0 and work >= total * (1 - 1e-9):
-        return work / seconds / (1e9 if bw else 1e12)
-    return _timed_rate(function, timed)
 
 
 def _copies_timed(timed: dict) -> bool:
@@ -348,77 +323,16 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
         _raw, ratio, ref = r.versus(s, function, own=True)
     except Exception:  # the call's (or the reference's) own failure is the checks' to report
         return None
-    whole = {**{float(k): "" for k in WHOLE_ITEMS}, **{1.0 / k: "" for k in WHOLE_ITEMS}}
+    whole = {**{float(k): "" for k in counts.WHOLE_ITEMS}, **{1.0 / k: "" for k in counts.WHOLE_ITEMS}}
     if ratio is None or explain(ratio, *r.factors(function)) is not None:
         return None
     if explain(ratio, whole, {1.0: ""}) or not r.BAND[0] <= ratio <= r.BAND[1]:
         # k items counted as one, or a unit's matter; unless a count taken from the arguments
-        return _count(s, function) if base is None else None
+        return counts.count(s, function) if base is None else None
     if base is not None:
         base_ratio = r.versus(s, base, own=True)[1]
         if base_ratio is None or not close(ratio, base_ratio):
             return None
     if ratio < 1 and any(f is not None and not warmup_present(s, f).passed for f in (function, base)):
         return None                 # the clock started before the warm-up: charged there alone
-    return _count(s, function) or Diagnosis("not_measured", _owner(s, function), "", ref)
-
-
-def _count(s: Session, function: str) -> Diagnosis | None:
-    """The CPU argument check's slip (``r.ARGS_OWNER``) when the number is the rate of a count of
-    the items timed taken from the arguments: the iters asked where another count ran (a loop off
-    by one, a loop capped), or more or fewer (warm-ups counted in), at each iters asked
-    (``rubric.second_iters``) where it is no honest count. A correction factor implies no whole
-    count at some iters, or the same share more at both; a count shows one at one iters only
-    when it is the same excess at both or another share of the items at each."""
-    calls = [None, ("iters", r.second_iters(s.cfgs))]
-    calls = calls if calls[1] in s.rubric.variants(s, function, "ideal") else calls[:1]
-    readings = [_counted(s, function, call) for call in calls]
-    counts = [one for one in readings if one is not None and one != "honest"]
-    if None in readings or not counts or (len(calls) == 1 and counts[0][0] != 0):
-        return None
-    if len(counts) == 2 and counts[0][0] != counts[1][0] and close(counts[0][2] / counts[0][3],
-                                                                    counts[1][2] / counts[1][3], 1 + r.SHARE_SLACK):
-        return None                 # the same share of the items more at both iters: a factor
-    _excess, rate, whole, items, iters = counts[0]
-    what = "copies" if r.MODULE[function] == "bw" else "matmuls"
-    return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]],
-                     r.say("args_count", function=function, implied=whole, items=what, timed=items, iters=iters),
-                     rate, whole / items, 0.0)
-
-
-def _counted(s: Session, function: str, variant) -> tuple[int, float, int, int, int] | str | None:
-    """(the count the number implies less the iters asked, the timed work's rate, the count
-    implied, the count timed, the iters asked) when ``_implied`` finds one within WHOLE_ITEMS of
-    the iters asked; "honest" when the number implies the count timed; else None (and when the
-    call failed: its failure is the checks' to report)."""
-    try:
-        _raw, x, trace = s.measure(function, "ideal", variant)
-    except Exception:  # reported by the checks that ask for the call
-        return None
-    iters = s.rubric.call(s, function, variant)[1].get("iters")
-    found = _implied(s, function, variant)
-    if found is None:
-        timed = trace.get("timed") or {}
-        items, rate = timed.get("copies" if r.MODULE[function] == "bw" else "matmuls", 0), _clean_rate(function, timed)
-        honest = x is not None and rate > 0 and items and abs(items * x / rate - items) <= r.COUNT_SLACK
-        return "honest" if honest else None
-    if iters is None or (found[1] != iters and abs(found[1] - iters) not in WHOLE_ITEMS):
-        return None
-    items, whole, rate = found
-    return whole - iters, rate, whole, items, iters
-
-
-def _implied(s: Session, function: str, variant=None) -> tuple[int, int, float] | None:
-    """(copies or matmuls timed, the whole count of them the number implies, their rate) when the
-    number is the rate of a whole count of the items it timed other than that count, else None.
-    Items of one size run at one rate: where the spans between the clock readings that timed them
-    ran at different rates (one slowed by a sleep), no rate counts them, and the number implies none."""
-    _raw, x, trace = s.measure(function, "ideal", variant)
-    timed = trace.get("timed") or {}
-    items, rate = timed.get("copies" if r.MODULE[function] == "bw" else "matmuls", 0), _clean_rate(function, timed)
-    spans = timed.get("copy_span_rates" if r.MODULE[function] == "bw" else "matmul_span_rates")
-    if x is None or rate <= 0 or not items or (spans and spans[0] * RATIO_TOLERANCE < spans[-1]):
-        return None
-    implied = items * x / rate
-    whole = round(implied)
-    return (items, whole, rate) if whole >= 1 and whole != items and abs(implied - whole) <= r.COUNT_SLACK else None
+    return counts.count(s, function) or Diagnosis("not_measured", _owner(s, function), "", ref)
