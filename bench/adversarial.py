@@ -59,12 +59,15 @@ def main(argv=None) -> int:
     loads = []
     with tempfile.TemporaryDirectory() as tmp, Load(args.busy, args.beside, Path(tmp) / "beside") as load:
         try:
-            for entry, secret, _results, ok, what in gradings(entries, secrets, args.set, Path(tmp)):
+            for entry, secret, results, ok, what in gradings(entries, secrets, args.set, Path(tmp)):
                 right += ok
                 loads.append(os.getloadavg()[0])
                 under = "" if secret is None else f" [{secret}]"
                 known = f" [open: {entry.open}]" if entry.open and not ok else ""
                 print(f"{'ok ' if ok else 'BAD'} {entry.kind}/{entry.name:34} {what}{under}{known}", flush=True)
+                if not ok:      # each check's line, so that a verdict that moved under load says why
+                    for test in results["tests"]:
+                        print(f"      {test['status']:6} {test['check']}: {(test['output'] or '').split(chr(10))[0][:160]}")
         finally:
             forkserver.stop()
         load.report()

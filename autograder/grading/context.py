@@ -15,6 +15,7 @@ from typing import Any
 from autograder.core.errors import GraderError, StudentMissing, StudentTimeout
 from autograder.grading.simseed import Secret
 from autograder.grading.simseed import sim_seed as seed_of_sim
+from autograder.sandbox import cputime
 from autograder.sandbox.parent import Sandbox
 
 
@@ -30,8 +31,9 @@ class GradingContext:
         sim_seed: the seed of the simulated GPU's profile: ``seed`` with the grader's secret
             (autograder/grading/simseed.py), so that a student cannot rebuild the profile.
         gpu_memo: the GPU checks' shared calls and verdicts (shared.simgpu.judging).
-        deadline: time.monotonic() when the grading's budget ends (inf: none); a student call
-            never runs past it.
+        deadline: time.monotonic() when the grading's budget ends (inf: none), moved on by the
+            time its sandboxed children were starved of the CPU in calls (``budget_left``); a
+            student call never runs past it.
     """
 
     def __init__(self, student: Sandbox, reference: Sandbox, *, seed: int, device: str,
@@ -48,11 +50,18 @@ class GradingContext:
         self.sim_seed = seed_of_sim(seed, secret)
         self.gpu_memo: dict = {}
         self.deadline = deadline
+        self._starved_from = cputime.STARVED.seconds
+
+    def budget_left(self) -> float:
+        """Seconds left of the grading's budget: to ``deadline``, plus the seconds its sandboxed
+        children waited for a core during calls (autograder/sandbox/cputime.py ``Starved``), so
+        that a busy machine leaves the same checks run as a quiet one."""
+        return self.deadline - time.monotonic() + (cputime.STARVED.seconds - self._starved_from)
 
     def _within_budget(self, timeout_s: float | None) -> float | None:
         """The call's time limit, cut to what is left of the grading's budget; StudentTimeout
         when nothing is left."""
-        left = self.deadline - time.monotonic()
+        left = self.budget_left()
         if left <= 0:
             raise StudentTimeout("not run: grading this submission took its whole budget")
         return timeout_s if left >= (timeout_s or self.time_limit_s) else left

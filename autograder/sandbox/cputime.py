@@ -75,6 +75,9 @@ class Tree:
         self.pid = pid
         self._files: dict[tuple[str, int], int] = {}   # (kind, pid) -> open file
         self._threaded: list[int] = []                   # processes of the last walk with 2+ threads
+        #: Seconds each process of the last walk (its first thread) has waited, runnable, for a
+        #: core over its life (/proc/PID/schedstat; absent where the kernel keeps no such count).
+        self.waited: dict[int, float] = {}
 
     def _read(self, kind: str, pid: int) -> bytes:
         """The contents of /proc/``pid``'s ``stat`` or single thread's ``children``; b'' if gone.
@@ -83,7 +86,8 @@ class Tree:
         for _ in range(2):           # a kept file of a process gone: open the pid's afresh once
             fd = self._files.get((kind, pid))
             if fd is None:
-                path = f"/proc/{pid}/stat" if kind == "stat" else f"/proc/{pid}/task/{pid}/children"
+                path = {"stat": f"/proc/{pid}/stat", "sched": f"/proc/{pid}/schedstat"}.get(
+                    kind, f"/proc/{pid}/task/{pid}/children")
                 try:
                     fd = self._files[kind, pid] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
                 except OSError:
@@ -94,8 +98,8 @@ class Tree:
                 data = None
             if data or (data is not None and kind == "children"):
                 return data
-            self._drop((kind, pid))
-            self._drop(("children", pid))
+            for other in ("stat", "sched", "children"):
+                self._drop((other, pid))
         return b""
 
     def _drop(self, key: tuple[str, int]) -> None:
@@ -106,7 +110,7 @@ class Tree:
     def seconds(self) -> float:
         """CPU seconds used by the process and every process below it, as ``tree_seconds``."""
         total, todo, seen = 0.0, [self.pid], set()
-        self._threaded = []
+        self._threaded, self.waited = [], {}
         while todo and len(seen) < 256:
             p = todo.pop()
             if p in seen:
@@ -118,6 +122,10 @@ class Tree:
                 threads = int(f[17])
             except (IndexError, ValueError):
                 continue
+            try:
+                self.waited[p] = int(self._read("sched", p).split()[1]) / 1e9
+            except (IndexError, ValueError):
+                pass
             if threads == 1:
                 try:
                     todo += [int(x) for x in self._read("children", p).split()]
@@ -129,6 +137,13 @@ class Tree:
         for key in [k for k in self._files if k[1] not in seen]:   # processes gone from the tree
             self._drop(key)
         return total
+
+    def starved_since(self, waited: dict[int, float]) -> float:
+        """Seconds the tree was kept from running since the walk that gave ``waited`` (a copy of
+        ``waited`` then), as of the last walk: the longest a process of both walks waited,
+        runnable, for a core in between. Its first thread's count: where a call's work runs on
+        other threads, it reads low, and the call's time counts as on a quiet machine."""
+        return max((self.waited[p] - before for p, before in waited.items() if p in self.waited), default=0.0)
 
     def working_threads(self) -> int:
         """How many threads besides a process's first are running or waiting for a core (state R),
@@ -155,6 +170,55 @@ class Tree:
     def close(self) -> None:
         for key in list(self._files):
             self._drop(key)
+
+
+class Held:
+    """How long one call's child has been kept from running by the machine since the call began:
+    what its processes' first threads waited, runnable, for a core (``Tree.starved_since``), at
+    most the call's wall time less the CPU seconds the child used (time a child spends keeping
+    its own threads waiting is its own). A call's wall-clock deadlines move on by it (``more``)
+    and a grading's budget leaves it out (``STARVED``), so how busy the machine is decides neither.
+
+    Args:
+        tree: the child's Tree, walked just before the call was sent.
+        cpu_at_start: its ``seconds()`` then.
+        started: when the call was sent (time.monotonic()).
+    """
+
+    def __init__(self, tree: Tree, cpu_at_start: float, started: float):
+        self.tree, self.cpu_at_start, self.started = tree, cpu_at_start, started
+        self.waited = dict(tree.waited)
+        self.given = 0.0
+
+    def total(self, cpu_now: float | None = None) -> float:
+        """Seconds the call was held back so far; ``cpu_now``: the tree's ``seconds()`` just
+        walked (else it walks now)."""
+        used = (self.tree.seconds() if cpu_now is None else cpu_now) - self.cpu_at_start
+        return max(0.0, min(self.tree.starved_since(self.waited), time.monotonic() - self.started - used))
+
+    def more(self) -> float:
+        """Seconds held back since the last ``more`` (0 below MIN_WAIT_S, kept for later)."""
+        extra = self.total() - self.given
+        if extra < MIN_WAIT_S:
+            return 0.0
+        self.given += extra
+        return extra
+
+
+class Starved:
+    """Seconds the sandboxed children of this process were held back during calls (``Held``),
+    added up over the process's life: a grading's budget does not count them (GradingContext)."""
+
+    def __init__(self):
+        self.seconds = 0.0
+
+    def add(self, held: Held, cpu_now: float | None = None) -> None:
+        """Add what the call of ``held`` was held back, now that it ended (``Held.total``)."""
+        self.seconds += held.total(cpu_now)
+
+
+#: This process's Starved: its sandboxes add to it, its gradings read it.
+STARVED = Starved()
 
 
 def used_seconds(pid: int, cpu_at_start: float) -> float:

@@ -211,28 +211,32 @@ class Sandbox:
             deadline = deadline.at_least(grace)
         try:
             since = (between.charge(self, child, module), time.monotonic())   # charges CPU since its last reply
+            held = cputime.Held(child.cpu, *since)   # a busy machine moves its deadlines on
             send(child, message)
             # A call on the simulated GPU that keeps asking the device for work is running, not
             # hung: each request served moves its deadline to ``deadline`` after it, up to the
             # sandbox's ceiling (a time-based benchmark loop of tiny kernels sends thousands), which
             # counts CPU seconds once it has passed in wall seconds (a starved child is not hung).
             busy = (deadline.seconds, since, self.limits.time_limit_s) if device is not None else None
-            reply = self._reply_to(child, message["id"], since[1] + deadline.seconds, busy)
+            reply = self._reply_to(child, message["id"], since[1] + deadline.seconds, busy, held)
             if reply is None and timer is not None and timer.floor_s < timer.ceiling_s:   # past the floor
                 asked = time.monotonic()
                 deadline = timer.deadline(timed)
                 deadline = deadline.at_least(grace) if grace is not None else deadline
                 paused = time.monotonic() - asked   # timing the reference (a simulated GPU waits meanwhile)
-                reply = self._reply_to(child, message["id"], since[1] + deadline.seconds + paused, busy)
+                reply = self._reply_to(child, message["id"], since[1] + deadline.seconds + paused + held.given,
+                                       busy, held)
             if reply is None:        # past the limit in wall time: charged only once it is CPU time too
-                reply = self._while_starved(child, message["id"], since, deadline.seconds, busy)
+                reply = self._while_starved(child, message["id"], since, deadline.seconds, busy, held)
             if reply is None:
+                cputime.STARVED.add(held)
                 self._discard()
                 error = StudentTimeout(deadline.message(what))
                 error.limit_s = deadline.seconds
                 self.poisoned[poison_key] = error
                 raise error
             between.mark(child)
+            cputime.STARVED.add(held, child.idle_from)   # the CPU seconds ``mark`` just read
             return reply
         except ChildGone as exc:
             self._discard()
@@ -250,7 +254,7 @@ class Sandbox:
         return Deadline(self.limits.time_limit_s, "the time limit of a call")
 
     def _while_starved(self, child: ChildHandle, request_id: int, since: tuple[float, float], limit: float,
-                       busy) -> dict | None:
+                       busy, held: cputime.Held | None = None) -> dict | None:
         """The reply, waited for while the child keeps running short of ``limit`` CPU seconds
         since ``since`` = (its CPU seconds, monotonic time) at the call's start (cputime.py)."""
         cpu_at_start, started = since
@@ -258,14 +262,15 @@ class Sandbox:
             more = cputime.starved_for(child.proc.pid, cpu_at_start, started, limit)
             if more <= 0:
                 return None
-            reply = self._reply_to(child, request_id, time.monotonic() + more, busy)
+            reply = self._reply_to(child, request_id, time.monotonic() + more, busy, held)
             if reply is not None:
                 return reply
 
     @staticmethod
     def _reply_to(child: ChildHandle, request_id: int, deadline: float,
-                  busy: tuple[float, float] | None = None) -> dict | None:
-        """The reply carrying ``request_id``, or None once ``deadline`` (monotonic) passed.
+                  busy: tuple[float, float] | None = None, held: cputime.Held | None = None) -> dict | None:
+        """The reply carrying ``request_id``, or None once ``deadline`` (monotonic) passed, moved on
+        by the seconds ``held`` says the machine kept the child from running.
 
         ``busy`` = (seconds, since, ceiling_s): each batch of simulated-GPU requests served moves
         the deadline to ``seconds`` after it, until the child has spent ``ceiling_s`` both in wall
@@ -273,6 +278,11 @@ class Sandbox:
         a child starved of the CPU on a busy machine still gets the ceiling's work done."""
         while True:
             reply = receive(child, deadline)
+            if reply is None and held is not None:
+                more = held.more()
+                if more > 0:
+                    deadline += more
+                    continue
             if reply is not None and "dev" in reply and "id" not in reply:   # the simulated GPU's requests
                 try:
                     gpuhost.serve(child, reply, send)
