@@ -67,7 +67,8 @@ def main(argv=None) -> int:
                 print(f"{'ok ' if ok else 'BAD'} {entry.kind}/{entry.name:34} {what}{under}{known}", flush=True)
                 if not ok:      # each check's line, so that a verdict that moved under load says why
                     for test in results["tests"]:
-                        print(f"      {test['status']:6} {test['check']}: {(test['output'] or '').split(chr(10))[0][:160]}")
+                        line = (test["output"] or "").split("\n")[0][:160]
+                        print(f"      {test['status']:6} {test['check']}: {line}")
         finally:
             forkserver.stop()
         load.report()
