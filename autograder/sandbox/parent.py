@@ -17,7 +17,7 @@ from pathlib import Path
 
 from autograder.core.errors import StudentCrashed, StudentError, StudentMissing, StudentRaised, StudentTimeout
 from autograder.runtime import runner
-from autograder.sandbox import between, cgroup, cputime, gpuhost, isolation, policy, replies
+from autograder.sandbox import between, cgroup, cputime, gpuhost, isolation, policy, replies, waiting
 from autograder.sandbox.calltime import Deadline
 from autograder.sandbox.channel import ChildGone, receive, send
 from autograder.sandbox.launch import ChildHandle, Limits, kill, launch_child, stop
@@ -213,21 +213,17 @@ class Sandbox:
             since = (between.charge(self, child, module), time.monotonic())   # charges CPU since its last reply
             held = cputime.Held(child.cpu, *since)   # a busy machine moves its deadlines on
             send(child, message)
-            # A call on the simulated GPU that keeps asking the device for work is running, not
-            # hung: each request served moves its deadline to ``deadline`` after it, up to the
-            # sandbox's ceiling (a time-based benchmark loop of tiny kernels sends thousands), which
-            # counts CPU seconds once it has passed in wall seconds (a starved child is not hung).
-            busy = (deadline.seconds, since, self.limits.time_limit_s) if device is not None else None
-            reply = self._reply_to(child, message["id"], since[1] + deadline.seconds, busy, held)
+            busy = (deadline.seconds, self.limits.time_limit_s) if device is not None else None
+            wait = waiting.Wait(child, message["id"], since, busy, held)
+            reply = wait.until(since[1] + deadline.seconds)
             if reply is None and timer is not None and timer.floor_s < timer.ceiling_s:   # past the floor
                 asked = time.monotonic()
                 deadline = timer.deadline(timed)
                 deadline = deadline.at_least(grace) if grace is not None else deadline
                 paused = time.monotonic() - asked   # timing the reference (a simulated GPU waits meanwhile)
-                reply = self._reply_to(child, message["id"], since[1] + deadline.seconds + paused + held.given,
-                                       busy, held)
+                reply = wait.until(since[1] + deadline.seconds + paused + held.given)
             if reply is None:        # past the limit in wall time: charged only once it is CPU time too
-                reply = self._while_starved(child, message["id"], since, deadline.seconds, busy, held)
+                reply = wait.while_starved(deadline.seconds)
             if reply is None:
                 cputime.STARVED.add(held)
                 self._discard()
@@ -252,58 +248,6 @@ class Sandbox:
         if self.timer is not None:
             return self.timer.floor()
         return Deadline(self.limits.time_limit_s, "the time limit of a call")
-
-    def _while_starved(self, child: ChildHandle, request_id: int, since: tuple[float, float], limit: float,
-                       busy, held: cputime.Held | None = None) -> dict | None:
-        """The reply, waited for while the child keeps running short of ``limit`` CPU seconds
-        since ``since`` = (its CPU seconds, monotonic time) at the call's start (cputime.py)."""
-        cpu_at_start, started = since
-        while True:
-            more = cputime.starved_for(child.proc.pid, cpu_at_start, started, limit)
-            if more <= 0:
-                return None
-            reply = self._reply_to(child, request_id, time.monotonic() + more, busy, held)
-            if reply is not None:
-                return reply
-
-    @staticmethod
-    def _reply_to(child: ChildHandle, request_id: int, deadline: float,
-                  busy: tuple[float, float] | None = None, held: cputime.Held | None = None) -> dict | None:
-        """The reply carrying ``request_id``, or None once ``deadline`` (monotonic) passed, moved on
-        by the seconds ``held`` says the machine kept the child from running.
-
-        ``busy`` = (seconds, since, ceiling_s): each batch of simulated-GPU requests served moves
-        the deadline to ``seconds`` after it, until the child has spent ``ceiling_s`` both in wall
-        and in CPU seconds since ``since`` = (its CPU seconds, monotonic time) at the call's start:
-        a child starved of the CPU on a busy machine still gets the ceiling's work done."""
-        while True:
-            reply = receive(child, deadline)
-            if reply is None and held is not None:
-                more = held.more()
-                if more > 0:
-                    deadline += more
-                    continue
-            if reply is not None and "dev" in reply and "id" not in reply:   # the simulated GPU's requests
-                try:
-                    gpuhost.serve(child, reply, send)
-                except gpuhost.Refused as exc:
-                    raise ChildGone(exc.reason) from None
-                if busy is not None:
-                    deadline = Sandbox._busy_deadline(child, deadline, busy)
-                continue
-            if reply is None or reply.get("id") == request_id:
-                return reply
-
-    @staticmethod
-    def _busy_deadline(child: ChildHandle, deadline: float, busy: tuple) -> float:
-        """``deadline`` moved on by a batch of device requests served (``_reply_to``'s ``busy``)."""
-        seconds, (cpu_at_start, started), ceiling_s = busy
-        now = time.monotonic()
-        if now + seconds <= started + ceiling_s:
-            return max(deadline, now + seconds)
-        if cputime.used_seconds(child.proc.pid, cpu_at_start) < ceiling_s:
-            return max(deadline, now + seconds)
-        return max(deadline, started + ceiling_s)
 
     def _session(self, sim: dict, fresh: bool) -> tuple:
         """(device, public description, token) of the session for config ``sim``: the child's

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -190,6 +191,9 @@ class FakeContext:
 
     def require(self, module):
         pass
+
+    def budget_left(self) -> float:
+        return self.deadline - time.monotonic()
 
 
 class FakeReference:
