@@ -72,8 +72,9 @@ def grade_one(asg, job: dict) -> dict:
         return grader_failure(asg, f"this worker grades {asg.name!r}, not {job['assignment']!r}")
     try:
         only = set(job["only"]) if job.get("only") else None
-        results = grade_submission(job["path"], asg, job.get("device"),
-                                   time_limit_s=job.get("time_limit_s"), only=only, budget_s=job.get("budget_s"))
+        # one lane: grade-all's workers already keep every core busy (autograder/grading/lanes.py)
+        results = grade_submission(job["path"], asg, job.get("device"), time_limit_s=job.get("time_limit_s"),
+                                   only=only, budget_s=job.get("budget_s"), lanes=1)
     except UsageError as exc:                       # the grader refused the submission
         return zero_results(asg, str(exc))
     except GraderError as exc:                      # the grader's own failure: no score at all

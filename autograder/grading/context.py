@@ -6,6 +6,7 @@ cached by call key. Checks see plain data only.
 """
 from __future__ import annotations
 
+import copy
 import json
 import math
 import time
@@ -51,6 +52,14 @@ class GradingContext:
         self.gpu_memo: dict = {}
         self.deadline = deadline
         self._starved_from = cputime.STARVED.seconds
+
+    def beside(self, student) -> GradingContext:
+        """A context for checks run side by side with this one's (autograder/grading/lanes.py):
+        the same submission, seeds, reference and budget, with ``student`` (a sandbox of its own)
+        and calls and verdicts of its own."""
+        other = copy.copy(self)
+        other._student, other._reference_cache, other.gpu_memo = student, {}, {}
+        return other
 
     def budget_left(self) -> float:
         """Seconds left of the grading's budget: to ``deadline``, plus the seconds its sandboxed

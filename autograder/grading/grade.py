@@ -4,7 +4,8 @@
 batch grader calls it; ``python -m autograder grade`` is a thin wrapper). It runs four steps, each
 usable alone: ``plan`` (the course, the limits, the submission's private copy, its checks in run
 order: grading/schedule.py), ``open_sandboxes`` (the student's children and the reference's),
-``run_checks`` (each check's results entry) and ``finish`` (course.yml order, the real-GPU tier,
+``run_checks`` (each check's results entry; files that share no student file side by side:
+grading/lanes.py) and ``finish`` (course.yml order, the real-GPU tier,
 the overview). Each task's points from course.yml go to its checks as the task's ``checks``
 mapping says (autograder/core/points.py; by weight when it has none); a check passes (all its
 points) or fails (zero). A file whose checks need another student file runs with a stand-in for
@@ -14,21 +15,21 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import sys
 import time
-import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.core import course, handin, lesson, points, results, submission
-from autograder.core.errors import GraderError, StudentError, StudentRaised, UsageError
+from autograder.core.errors import UsageError
 from autograder.core.lesson import Lesson
-from autograder.core.registry import REGISTRY, Check, CheckFailed
-from autograder.grading import budget, fallback, real_gpu, schedule
+from autograder.core.registry import REGISTRY, Check
+from autograder.grading import budget, real_gpu, schedule
+from autograder.grading import lanes as side
 from autograder.grading import reference as kept_reference
 from autograder.grading import simseed as seed
+from autograder.grading.checkrun import NotRun, Ran, describe, over_budget, run_check, run_tasks  # noqa: F401
 from autograder.grading.context import GradingContext
 from autograder.sandbox import calltime, forkserver, isolation, policy
 from autograder.sandbox.parent import Limits, Sandbox
@@ -73,55 +74,6 @@ def checks_for(assignment: course.Assignment, only: set[str] | None = None) -> l
     return out
 
 
-class NotRun(str):
-    """A failure message from a check that never saw a value: the student's code raised, hung,
-    crashed or was missing. grade-all's class summary counts these as
-    'code did not run', not as the lesson mistake the check looks for; results carry it as
-    "outcome": "error" (a plain failed check is "outcome": "failed")."""
-
-
-def run_check(ctx: GradingContext, check: Check) -> tuple[bool, str]:
-    """(passed, message) of one check. A student's failure is a message; any other exception is
-    the grader's own (a check that trips on a value it should have judged), never a grade.
-
-    Raises:
-        GraderError: the check raised something other than CheckFailed or a StudentError.
-    """
-    try:
-        for name in check.files:
-            if "." in name:
-                if not ctx.has(name):
-                    return False, NotRun(f"the submission has no {name}")
-            else:
-                ctx.require(name)
-        message = check.fn(ctx)
-        return True, message or "passed"
-    except CheckFailed as exc:
-        return False, str(exc) or "failed"
-    except StudentError as exc:
-        return False, NotRun(describe(exc))
-    except GraderError:
-        raise
-    except Exception as exc:
-        print(f"grader: check {check.id} raised {type(exc).__name__}: {exc}", file=sys.stderr)
-        traceback.print_exc(limit=3, file=sys.stderr)
-        raise GraderError(f"check {check.id} raised {type(exc).__name__}: {exc}") from exc
-
-
-def over_budget(budget_s: float) -> str:
-    """The line of a check the grading's budget left no time for."""
-    return (f"not run: grading this submission took its whole budget of {budget_s:g} s "
-            "(slow or hanging calls of your code used it up)")
-
-
-def describe(exc: StudentError) -> str:
-    """A student error in one line: 'predict_decode raised NotImplementedError: task3.1: ...'."""
-    if isinstance(exc, StudentRaised):
-        who = getattr(exc, "function", None) or "your code"
-        return f"{who} raised {exc.exc_type}: {exc.message}"
-    return str(exc)
-
-
 @dataclass(frozen=True)
 class GradingPlan:
     """What one grading does, settled before any child starts (``plan``).
@@ -143,6 +95,7 @@ class GradingPlan:
         torch_files: student modules that import torch (the Lesson's ``torch_files``).
         plot_files: student modules that draw with matplotlib (the Lesson's ``plot_files``).
         only: the check ids asked for; None: all.
+        lanes: how many groups of files grade side by side once torch is in (grading/lanes.py).
     """
 
     assignment: course.Assignment
@@ -160,6 +113,7 @@ class GradingPlan:
     torch_files: frozenset[str]
     plot_files: frozenset[str]
     only: set[str] | None
+    lanes: int = 1
 
     @property
     def gpu(self) -> bool:
@@ -176,7 +130,8 @@ class GradingPlan:
 
 def grade_submission(path, assignment: course.Assignment | str | None = None, device: str | None = None, *,
                      course_file: Path | str | None = None, time_limit_s: float | None = None,
-                     only: set[str] | None = None, budget_s: float | None = None) -> dict:
+                     only: set[str] | None = None, budget_s: float | None = None,
+                     lanes: int | None = None) -> dict:
     """Grade the folder or .zip at ``path``; the Gradescope results dict.
 
     Args:
@@ -193,6 +148,8 @@ def grade_submission(path, assignment: course.Assignment | str | None = None, de
         budget_s: wall-clock seconds the whole grading may take (None: autograder/grading/budget.py
             ``grading_s``). Past it, no student call outlives it and each check left fails with one
             line saying so ("outcome": "error"); the grading still ends with results.
+        lanes: groups of student files graded side by side (grading/lanes.py); None: one per
+            CPU this process may use, at most lanes.MAX_LANES.
 
     Raises:
         UsageError: unknown assignment or device; SubmissionError (a UsageError) for a path
@@ -200,7 +157,7 @@ def grade_submission(path, assignment: course.Assignment | str | None = None, de
         GraderError: the grader itself failed (a check raised, the reference failed): no grade.
     """
     p = plan(path, assignment, device, course_file=course_file, time_limit_s=time_limit_s,
-             only=only, budget_s=budget_s)
+             only=only, budget_s=budget_s, lanes=lanes)
     with p.submission, open_sandboxes(p) as (student, reference):
         # The checks of files that need no torch run first, in children that start as fresh
         # interpreters while the fork server still imports torch; the other children fork from
@@ -209,7 +166,7 @@ def grade_submission(path, assignment: course.Assignment | str | None = None, de
         ctx = GradingContext(student, reference, seed=p.submission.seed, device=p.device,
                              submission_dir=p.submission.folder, sim_profile=p.assignment.sim_profile,
                              secret=secret, deadline=p.started + p.budget_s)
-        tests, notes = run_checks(p, ctx, student, reference)
+        tests, notes = run_checks(p, ctx, student, reference, more=student.beside)
         tests, output = finish(p, tests, notes, student, secret)
     return results.build(tests, output=output, execution_time=time.monotonic() - p.started,
                          visibility=p.assignment.visibility)
@@ -217,7 +174,7 @@ def grade_submission(path, assignment: course.Assignment | str | None = None, de
 
 def plan(path, assignment: course.Assignment | str | None = None, device: str | None = None, *,
          course_file: Path | str | None = None, time_limit_s: float | None = None,
-         only: set[str] | None = None, budget_s: float | None = None) -> GradingPlan:
+         only: set[str] | None = None, budget_s: float | None = None, lanes: int | None = None) -> GradingPlan:
     """The plan of grading ``path`` (the arguments are ``grade_submission``'s): the submission
     copied, its checks loaded and put in run order. It also starts this process's fork server, so
     that torch imports there while the checks load here. The caller removes ``submission``.
@@ -255,7 +212,7 @@ def plan(path, assignment: course.Assignment | str | None = None, device: str | 
                       sim_profile=asg.sim_profile if device == "sim" else ""),   # its nvidia-smi
         fixed_limit=bool(time_limit_s), budget_s=grading_budget, started=started, submission=sub,
         checks=checks, order=order, early=early, shares=shares, needs=needs, torch_files=torch_files,
-        plot_files=frozenset(declared.plot_files), only=only)
+        plot_files=frozenset(declared.plot_files), only=only, lanes=side.count(lanes))
 
 
 def fork_server(asg: course.Assignment, checks: schedule.TaskChecks | None) -> None:
@@ -277,10 +234,11 @@ def open_sandboxes(p: GradingPlan) -> Iterator[tuple[PerFileSandbox, Sandbox]]:
     block ends the student's children stop and the reference is kept for the next grading."""
     limit = p.limits.time_limit_s
     # The reference serves the GPU checks (bw.py, flops.py): torch, no matplotlib to import.
-    reference = kept_reference.sandbox(p.assignment.solutions_dir,
-                                       Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
-                                              memory_limit_mb=p.limits.memory_limit_mb,
-                                              hide=p.limits.hide, sim_profile=p.limits.sim_profile))
+    # One request at a time: the lanes (grading/lanes.py) share it.
+    reference = side.Serial(kept_reference.sandbox(p.assignment.solutions_dir,
+                                                   Limits(time_limit_s=limit * REFERENCE_TIME_FACTOR,
+                                                          memory_limit_mb=p.limits.memory_limit_mb,
+                                                          hide=p.limits.hide, sim_profile=p.limits.sim_profile)))
     # Each student call may take a multiple of the reference's time for the same call (asked
     # only when a call runs past the floor), capped by the per-call limit (calltime.py); an
     # explicit time_limit_s is one fixed limit for every call instead.
@@ -296,51 +254,38 @@ def open_sandboxes(p: GradingPlan) -> Iterator[tuple[PerFileSandbox, Sandbox]]:
         yield student, reference
     finally:
         student.close()
-        kept_reference.release(reference)
+        kept_reference.release(reference.box)
 
 
-def run_checks(p: GradingPlan, ctx: GradingContext, student: PerFileSandbox,
-               reference: Sandbox) -> tuple[list[dict], list[str]]:
+def run_checks(p: GradingPlan, ctx: GradingContext, student: PerFileSandbox, reference: Sandbox,
+               more: Callable[[], PerFileSandbox] | None = None) -> tuple[list[dict], list[str]]:
     """Run the checks of ``p`` in its run order: (their results entries in the order they ran, the
     lines of the stand-ins used). A module that needs a broken one gets its stand-in before its
-    first check (fallback.py), and each of its checks' messages ends with the lines saying so."""
-    tests: list[dict] = []   # in the order the checks ran (fallback.why_broken reads the results so far)
-    notes: list[str] = []
-    files_of: dict[str, tuple[str, ...]] = {}
-    stood_in: dict[str, list[str]] = {}
-    for task, task_checks in p.order:
-        if p.gpu and task.id not in p.early and reference.starts == 0:
-            reference.start()   # the GPU checks compare with it: it imports while the student's child does
-        for check in task_checks:
-            for module in set(check.files) & set(p.needs) - set(stood_in):
-                folder, stood_in[module] = fallback.with_stand_ins(
-                    ctx, p.submission, p.assignment.grader, module, p.needs[module], tests, files_of)
-                if stood_in[module]:
-                    student.sources[module] = folder
-                notes.extend(stood_in[module])
-            files_of[check.id] = check.files
-            lines = [line for m in check.files for line in stood_in.get(m, ())]
-            tests.append(_test_entry(p, ctx, task, check, lines))
-    return tests, notes
+    first check (fallback.py), and each of its checks' messages ends with the lines saying so.
+    The tasks moved first run one after another; the others in up to ``p.lanes`` lanes side by
+    side (grading/lanes.py), each lane after the first with a sandbox from ``more()`` (None: one lane)."""
+    first = [tc for tc in p.order if tc[0].id in p.early]
+    rest = [tc for tc in p.order if tc[0].id not in p.early]
+    done = Ran()
+    run_tasks(p, ctx, student, first, done)
+    if p.gpu and rest and reference.starts == 0:
+        reference.start()   # the GPU checks compare with it: it imports while the student's child does
+    groups = side.split(rest, p.needs, p.lanes if more is not None else 1)
+    boxes = [student] + [more() for _ in groups[1:]]
 
+    def lane(i: int, tasks: schedule.TaskChecks) -> Ran:
+        mine = done.copy()
+        run_tasks(p, ctx if i == 0 else ctx.beside(boxes[i]), boxes[i], tasks, mine)
+        return mine
 
-def _test_entry(p: GradingPlan, ctx: GradingContext, task: course.Task, check: Check,
-                stand_in_lines: list[str]) -> dict:
-    """The results entry of ``check``, run now unless the grading's budget is spent; its message
-    ends with ``stand_in_lines``. "outcome" tells a mistake seen ("failed") from code that never
-    gave a value ("error"), for grade-all's summary."""
-    share = p.shares[check.id]
-    if ctx.budget_left() > 0:
-        passed, message = run_check(ctx, check)
-    else:
-        passed, message = False, NotRun(over_budget(p.budget_s))
-    if stand_in_lines:
-        message = type(message)("\n".join([message, *stand_in_lines]))
-    entry = results.test_entry(task_id=task.id, check_id=check.id, title=check.name,
-                               score=share if passed else 0.0, max_score=share, passed=passed,
-                               output=message, visibility=check.visibility or p.assignment.visibility)
-    entry["outcome"] = "passed" if passed else "error" if isinstance(message, NotRun) else "failed"
-    return entry
+    def stop() -> None:
+        for box in boxes:
+            box.close()
+
+    ran = side.run(groups, lane, stop) if groups else []
+    for lane_ran in ran:
+        done.add(lane_ran)
+    return done.tests, done.notes
 
 
 def finish(p: GradingPlan, tests: list[dict], notes: list[str], student: Sandbox,

@@ -14,6 +14,7 @@ same way by the reference's import time of the same module.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass
@@ -102,6 +103,11 @@ class ReferenceTimer:
         return self.timed[key]
 
     def _time(self, request: dict) -> float | None:
+        # A reference shared by lanes (grading/lanes.py Serial) serves this timing alone.
+        with getattr(self.reference, "lock", contextlib.nullcontext()):
+            return self._timed(request)
+
+    def _timed(self, request: dict) -> float | None:
         module = request["module"]
         try:
             if request["op"] == "has":

@@ -12,6 +12,7 @@ wall time agree, and nothing changes. Read from /proc (Linux): the child and eve
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 #: Below this share of one core over the call so far, a child is not running (blocked: a hang).
@@ -211,10 +212,13 @@ class Starved:
 
     def __init__(self):
         self.seconds = 0.0
+        self._lock = threading.Lock()     # calls end in several threads at once (grading/lanes.py)
 
     def add(self, held: Held, cpu_now: float | None = None) -> None:
         """Add what the call of ``held`` was held back, now that it ended (``Held.total``)."""
-        self.seconds += held.total(cpu_now)
+        seconds = held.total(cpu_now)
+        with self._lock:
+            self.seconds += seconds
 
 
 #: This process's Starved: its sandboxes add to it, its gradings read it.

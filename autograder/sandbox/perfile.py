@@ -6,7 +6,8 @@ predict.py, imported later into the same process, then fails or answers through 
 runner. ``PerFileSandbox`` has the interface grade.py and context.py use of ``Sandbox``
 (limits, has, call, output, close, starts) and gives each module a fresh child: when the
 checks move on to another module, the previous module's child is stopped (its processes die
-with its namespaces), so at most one child is alive at a time. Checks run task by task, so a
+with its namespaces), so at most one child is alive at a time (files graded side by side each
+have a sandbox of their own: ``beside``, autograder/grading/lanes.py). Checks run task by task, so a
 submission costs one child start per file it has (with a fork server, a fork each). After every
 call, whatever processes the call left running in the child's sandbox are killed
 (``isolation.sweep``).
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.core.errors import StudentError
+from autograder.core.errors import GraderError, StudentError
 from autograder.sandbox import between, imports, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 
@@ -63,6 +64,9 @@ class PerFileSandbox:
         self.closed_output: list[str] = []
         #: launcher pid -> the stray watch of that child (one per child launched)
         self.watches: dict[int, isolation.StrayWatch] = {}
+        #: The sandboxes ``beside`` made, closed with this one.
+        self.siblings: list[PerFileSandbox] = []
+        self.closed = False
 
     def _box(self, module: str, setting: dict | None = None, any_setting: bool = False) -> Sandbox:
         """The child for ``module`` on simulated-GPU ``setting`` (None: no device): the live child
@@ -73,6 +77,8 @@ class PerFileSandbox:
                 and (any_setting or self.current[1] == setting)):
             return self.current[2]
         self._retire()
+        if self.closed:     # the grading stopped (another lane failed, or it was interrupted)
+            raise GraderError("the grading was stopped; no child of the submission starts any more")
         box = self._new(module, setting)
         self.current = (module, setting, box)
         return box
@@ -116,9 +122,19 @@ class PerFileSandbox:
 
     @property
     def starts(self) -> int:
-        """1 + the restarts after a crash or a time limit (a file's first child is not a restart)."""
+        """1 + the restarts after a crash or a time limit (a file's first child is not a restart),
+        those of the sandboxes ``beside`` made included."""
         current = self.current[2].starts - 1 if self.current is not None else 0
-        return 1 + self.restarts + max(0, current)
+        return 1 + self.restarts + max(0, current) + sum(s.starts - 1 for s in self.siblings)
+
+    def beside(self) -> PerFileSandbox:
+        """Another sandbox for the same submission, with the same options, for files graded side
+        by side with this one's (autograder/grading/lanes.py); it has children of its own and is
+        closed with this one."""
+        other = PerFileSandbox(self.source, self.limits, heavy=self.heavy, plots=self.plots, **self.options)
+        other.sources = self.sources
+        self.siblings.append(other)
+        return other
 
     def has(self, module: str) -> list[str]:
         """As ``Sandbox.has``. For a file whose child is already retired, the answer its import
@@ -163,4 +179,8 @@ class PerFileSandbox:
         return "\n".join(t for t in texts if t)
 
     def close(self) -> None:
+        """Stop the child, and those of the sandboxes ``beside`` made; no child starts after."""
+        self.closed = True
         self._retire()
+        for other in self.siblings:
+            other.close()

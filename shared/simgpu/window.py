@@ -15,6 +15,7 @@ wrote, the largest matmul, whether any device copy ran at all.
 from __future__ import annotations
 
 import bisect
+import statistics
 
 from shared.simgpu.cache import union_bytes
 
@@ -133,12 +134,7 @@ class Timeline:
 
 def _spread(rates: list[float]) -> list[float] | None:
     """[slowest, median, fastest] of ``rates`` (None when there are none)."""
-    if not rates:
-        return None
-    ordered = sorted(rates)
-    mid = len(ordered) // 2
-    median = ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-    return [ordered[0], median, ordered[-1]]
+    return [min(rates), statistics.median(rates), max(rates)] if rates else None
 
 
 def _written(kernel) -> int:

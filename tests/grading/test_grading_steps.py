@@ -15,7 +15,7 @@ import pytest
 from autograder.core import course, lesson, submission
 from autograder.core.errors import StudentRaised, UsageError
 from autograder.core.registry import CPU, SIMULATED_GPU, CheckFailed
-from autograder.grading import budget, fallback, grade, schedule
+from autograder.grading import budget, fallback, grade, lanes, schedule
 from autograder.grading import reference as kept_reference
 from autograder.grading.simseed import Secret
 from autograder.sandbox import calltime, forkserver, isolation, policy
@@ -264,7 +264,8 @@ def test_the_sandboxes_of_a_plan_start_no_child(no_server, nothing_kept):
             timer = student.options["timer"]
             assert isinstance(timer, calltime.ReferenceTimer) and timer.ceiling_s == 30.0
             assert student.options["preload"] == ("torch",) and student.options["simgpu"]
-        assert kept_reference.sandbox(p.assignment.solutions_dir, reference.limits) is reference   # kept
+        assert isinstance(reference, lanes.Serial)       # the lanes share it, one request at a time
+        assert kept_reference.sandbox(p.assignment.solutions_dir, reference.limits) is reference.box   # kept
         with grade.open_sandboxes(fixed) as (student, _reference):
             assert student.options["timer"] is None
     finally:

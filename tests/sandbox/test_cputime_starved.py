@@ -83,7 +83,12 @@ def test_a_child_that_keeps_itself_waiting_is_given_nothing():
     cpu = min(os.sched_getaffinity(0))
     with _processes(SELF_STARVING, cpu=cpu) as (spinner,):
         tree = cputime.Tree(spinner.pid)
-        _wait_for(lambda: tree.seconds() * 0 + len(tree.waited), 3)
+
+        def processes_seen() -> int:
+            tree.seconds()                      # reads the tree afresh, and each process's wait
+            return len(tree.waited)
+
+        _wait_for(processes_seen, 3)
         held = _held(spinner.pid)
         cpu_then = cputime.tree_seconds(spinner.pid)
 
