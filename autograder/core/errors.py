@@ -12,6 +12,11 @@ class GraderError(Exception):
     say): never a score; grade-all leaves the student's export cells empty and exits non-zero."""
 
 
+class GradingStopped(GraderError):
+    """A sandbox of a grading that was stopped (another lane failed, or it was interrupted) was
+    asked for a child: the consequence of the failure that stopped it, never its cause."""
+
+
 class StudentError(Exception):
     """Student code did not return a value."""
 

@@ -19,6 +19,8 @@ import os
 import threading
 from typing import Callable
 
+from autograder.core.errors import GradingStopped
+
 #: At most this many children of one submission run at once: each may use the whole
 #: memory_limit_mb of course.yml, so a many-core machine does not multiply a hog's memory by its cores.
 MAX_LANES = 4
@@ -76,8 +78,8 @@ class Serial:
 def run(lanes: list, one: Callable[[int, list], tuple[list, list]], stop: Callable[[], None]) -> list[tuple]:
     """``one(i, lanes[i])`` for every lane, the first in this thread and the others each in a
     thread of its own; their results in lane order. When one raises, ``stop()`` is called (it
-    ends the other lanes' children, so they end soon) and the first exception, in lane order,
-    is raised once every lane has ended."""
+    ends the other lanes' children, so they end soon) and, once every lane has ended, the first
+    exception in lane order that is not GradingStopped (what stopping did to the others) is raised."""
     results: list = [None] * len(lanes)
     errors: list = [None] * len(lanes)
 
@@ -99,7 +101,8 @@ def run(lanes: list, one: Callable[[int, list], tuple[list, list]], stop: Callab
             stop()
         for t in threads:
             t.join()
-    first = next((e for e in errors if e is not None), None)
+    first = next((e for e in errors if e is not None and not isinstance(e, GradingStopped)),
+                 next((e for e in errors if e is not None), None))
     if first is not None:
         raise first
     return results

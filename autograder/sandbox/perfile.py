@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.core.errors import GraderError, StudentError
+from autograder.core.errors import GradingStopped, StudentError
 from autograder.sandbox import between, imports, isolation
 from autograder.sandbox.parent import Limits, Sandbox
 
@@ -78,7 +78,7 @@ class PerFileSandbox:
             return self.current[2]
         self._retire()
         if self.closed:     # the grading stopped (another lane failed, or it was interrupted)
-            raise GraderError("the grading was stopped; no child of the submission starts any more")
+            raise GradingStopped("the grading was stopped; no child of the submission starts any more")
         box = self._new(module, setting)
         self.current = (module, setting, box)
         return box

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from autograder.core import course, submission
-from autograder.core.errors import GraderError
+from autograder.core.errors import GraderError, GradingStopped
 from autograder.grading import grade, lanes
 from autograder.grading.checkrun import Ran
 from autograder.lessons.why17.fixtures import classes
@@ -134,6 +134,19 @@ def test_a_lane_that_fails_stops_the_others_and_its_error_is_raised():
     assert stopped.is_set()
 
 
+def test_the_cause_is_raised_not_what_stopping_did_to_the_first_lane():
+    stopped = threading.Event()
+
+    def one(i, lane):
+        if i == 1:
+            raise GraderError("check x raised KeyError")
+        assert stopped.wait(WAIT_S)
+        raise GradingStopped("the grading was stopped")     # its sandbox, closed, starts no child
+
+    with pytest.raises(GraderError, match="check x raised"):
+        lanes.run(["a", "b"], one, stop=stopped.set)
+
+
 def test_a_failure_in_the_first_lane_stops_the_others_before_it_is_raised():
     stopped, ended = threading.Event(), []
 
@@ -154,7 +167,7 @@ def test_a_closed_sandbox_starts_no_child(tmp_path):
     other = box.beside()
     box.close()
     for sandbox in (box, other):
-        with pytest.raises(GraderError, match="stopped"):
+        with pytest.raises(GradingStopped, match="stopped"):
             sandbox.has("bw")
     assert other.sources is box.sources and box.starts == 1
 
