@@ -29,7 +29,7 @@ from autograder.grading import budget, real_gpu, schedule
 from autograder.grading import lanes as side
 from autograder.grading import reference as kept_reference
 from autograder.grading import simseed as seed
-from autograder.grading.checkrun import NotRun, Ran, describe, over_budget, run_check, run_tasks  # noqa: F401
+from autograder.grading.checkrun import Ran, run_tasks
 from autograder.grading.context import GradingContext
 from autograder.sandbox import calltime, forkserver, isolation, policy
 from autograder.sandbox.parent import Limits, Sandbox

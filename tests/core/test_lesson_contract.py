@@ -20,7 +20,7 @@ from autograder.batch import fingerprint
 from autograder.core import lesson, registry
 from autograder.core.errors import GraderError, UsageError
 from autograder.gpu import probe
-from autograder.grading import context, grade, schedule
+from autograder.grading import checkrun, context, grade, schedule
 from autograder.lessons.why17 import LESSON
 from shared.simgpu import judging
 from tests.helpers.paths import ROOT
@@ -138,7 +138,7 @@ def test_a_check_that_raises_is_a_grader_failure_not_a_grade():
 
     check = registry.Check(id="slips", task="t", name="slips", files=(), fn=slips)
     with pytest.raises(GraderError, match="check slips raised KeyError"):
-        grade.run_check(SimpleNamespace(), check)
+        checkrun.run_check(SimpleNamespace(), check)
 
 
 def test_the_grading_key_changes_with_the_reference_and_the_declared_files(tmp_path):

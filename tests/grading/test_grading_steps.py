@@ -5,9 +5,6 @@ planned for real, the rest is made-up plans, checks and contexts."""
 from __future__ import annotations
 
 import dataclasses
-import math
-import time
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -15,12 +12,13 @@ import pytest
 from autograder.core import course, lesson, submission
 from autograder.core.errors import StudentRaised, UsageError
 from autograder.core.registry import CPU, SIMULATED_GPU, CheckFailed
-from autograder.grading import budget, fallback, grade, lanes, schedule
+from autograder.grading import budget, checkrun, fallback, grade, lanes, schedule
 from autograder.grading import reference as kept_reference
 from autograder.grading.simseed import Secret
 from autograder.sandbox import calltime, forkserver, isolation, policy
 from autograder.sandbox.parent import Limits
 from autograder.sandbox.perfile import PerFileSandbox
+from tests.helpers.grading_fakes import FakeContext
 from tests.helpers.paths import ROOT
 from tests.helpers.tiny_course import TINY
 
@@ -180,22 +178,6 @@ def test_what_a_made_up_plan_says_of_itself(tmp_path):
     assert not _plan(tmp_path, [(t1, [_check("bw_cpu", ["bw"])])], only={"bw_cpu"}).light   # needs torch
 
 
-class FakeContext:
-    """What run_check and the stand-in step ask of a context, without a child."""
-
-    def __init__(self, folder: Path, deadline: float = math.inf):
-        self.submission_dir, self.deadline = folder, deadline
-
-    def has(self, name):
-        return (self.submission_dir / name).exists()
-
-    def require(self, module):
-        pass
-
-    def budget_left(self) -> float:
-        return self.deadline - time.monotonic()
-
-
 class FakeReference:
     def __init__(self):
         self.starts = 0
@@ -234,7 +216,7 @@ def test_a_spent_budget_fails_every_check_left_as_not_run(tmp_path):
     p = _plan(tmp_path, [(t1, [_check("ok", ["calc"], fn=lambda ctx: pytest.fail("ran"))])], budget_s=12)
     tests, _ = grade.run_checks(p, FakeContext(p.submission.folder, deadline=0.0), SimpleNamespace(sources={}),
                                 FakeReference())
-    assert [(t["outcome"], t["output"]) for t in tests] == [("error", grade.over_budget(12))]
+    assert [(t["outcome"], t["output"]) for t in tests] == [("error", checkrun.over_budget(12))]
     assert "whole budget of 12 s" in tests[0]["output"]
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -18,6 +17,7 @@ from autograder.grading.checkrun import Ran
 from autograder.lessons.why17.fixtures import classes
 from autograder.sandbox.parent import Limits
 from autograder.sandbox.perfile import PerFileSandbox
+from tests.helpers.grading_fakes import FakeContext
 
 WAIT_S = 10.0     # how long a test waits for a thread to reach a point it must reach (never a verdict)
 
@@ -173,23 +173,6 @@ def test_a_closed_sandbox_starts_no_child(tmp_path):
 
 
 # ---------------------------------------------------------------- run_checks with lanes
-class _Context:
-    def __init__(self, folder: Path, student=None):
-        self.submission_dir, self.student = folder, student
-
-    def has(self, name):
-        return (self.submission_dir / name).exists()
-
-    def require(self, module):
-        pass
-
-    def budget_left(self) -> float:
-        return 1.0
-
-    def beside(self, student):
-        return _Context(self.submission_dir, student)
-
-
 def _plan(tmp_path, checks, *, early=(), needs=None, lanes=2):
     folder = tmp_path / "submission"
     folder.mkdir(exist_ok=True)
@@ -226,12 +209,12 @@ def test_every_lane_keeps_its_entries_and_its_stand_in_lines(tmp_path):
         return made[-1]
 
     main = SimpleNamespace(sources={}, starts=0, start=lambda: None, close=lambda: None)
-    tests, notes = grade.run_checks(p, _Context(p.submission.folder), main, main, more=more)
+    tests, notes = grade.run_checks(p, FakeContext(p.submission.folder), main, main, more=more)
     assert sorted(t["check"] for t in tests) == ["b1", "b2", "f", "p", "r"]
     assert len(made) == 1 and {where["b1"], where["b2"]} == {None} and where["f"] is where["r"] is made[0]
     assert len(notes) == 1 and "stand-in predict.py" in notes[0]
     assert [t["check"] for t in tests if notes[0] in t["output"]] == ["r"]
-    one_lane, _notes = grade.run_checks(dataclasses.replace(p, lanes=1), _Context(p.submission.folder), main, main,
+    one_lane, _notes = grade.run_checks(dataclasses.replace(p, lanes=1), FakeContext(p.submission.folder), main, main,
                                         more=more)
     assert len(made) == 1 and [t["check"] for t in one_lane] == ["p", "b1", "b2", "f", "r"]   # run order
 
