@@ -121,7 +121,10 @@ SHOWN_NAME = 60
 
 
 def _short(name: str) -> str:
-    """``name`` as a message shows it: its last ``SHOWN_NAME`` characters, '...' before them when cut."""
+    """``name`` as a one-line message shows it: a name with a character that does not print (a
+    newline, a tab) escaped as Python writes it, then its last ``SHOWN_NAME`` characters, '...'
+    before them when cut."""
+    name = name if name.isprintable() else ascii(name)[1:-1]
     return name if len(name) <= SHOWN_NAME else "..." + name[-SHOWN_NAME:]
 
 

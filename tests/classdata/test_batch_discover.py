@@ -59,6 +59,14 @@ def test_nothing_gradable_is_a_student_with_a_reason_not_a_stop(tmp_path, asg):
     assert problems["ok"] is None
 
 
+def test_a_name_that_does_not_print_is_escaped_in_the_one_line(tmp_path, asg):
+    """Found by tests/core/test_intake_fuzz.py run with a fresh seed: a zip whose one entry is
+    named "\\n" made a two-line reason."""
+    _zip(tmp_path / "odd.zip", {"\n": "", "tab\there.txt": ""})
+    problem = next(s.problem for s in discover.discover(tmp_path, asg).submissions)
+    assert problem.endswith("(it holds \\n, tab\\there.txt)") and "\n" not in problem, problem
+
+
 def test_nbgrader_exchange_layout_from_the_course_folder_or_submitted(tmp_path, asg):
     sub = tmp_path / "submitted"
     _student(sub / "alice" / "why17", "bw.py", "timestamp.txt")

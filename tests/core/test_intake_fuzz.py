@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from autograder.classdata import discover
 from autograder.core import course, submission
+from autograder.grading.checkrun import run_check
 from autograder.grading.context import GradingContext
-from autograder.grading.grade import handed_in, load_checks, run_check
+from autograder.grading.grade import handed_in, load_checks
 from autograder.lessons.why17 import measurements, plotdata
 from autograder.lessons.why17.fixtures import classes, intake
 from autograder.similarity import compare
