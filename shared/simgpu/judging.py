@@ -1,12 +1,12 @@
 """The engine that runs a lesson's GPU rubric on the simulated device; it knows no lesson.
 
-Each verdict (``Rubric.verdicts``) asks every call of the function's module, setting by setting
+A verdict (``Rubric.verdicts``) asks every call of the function's module, setting by setting
 (``Session.prefetch``), then follows the ordered table of docs/simulated-gpu.md ("How a verdict
 is reached"), the first row that applies deciding (``Rubric.judge``). A runner (the grader's
 sandbox, or the student's process) has ``student_traced(module, function, *args, sim, **kwargs)
 -> (value, trace)`` and ``reference(...) -> float``; optionally ``memo`` (a dict shared by the
-checks of one submission), ``together(module, jobs)``, which runs each setting's job
-``[(config, job), ...]`` in a process of its own, and ``did_not_return(error) -> bool`` (row 0).
+checks of one submission), ``together(module, [(config, job), ...])``, which runs each setting's
+job in a process of its own, and ``did_not_return(error) -> bool`` (row 0).
 """
 from __future__ import annotations
 
@@ -31,8 +31,7 @@ class Verdict:
 
 
 class NotANumber(Exception):
-    """A call returned ``value``, no positive finite number: the check asking fails with the
-    rubric's ``not_a_number`` message (``Session.number`` raises it, ``Rubric.judge`` answers)."""
+    """A call returned ``value``, no positive finite number: the check fails (``not_a_number``)."""
 
     def __init__(self, function: str, value: Any):
         super().__init__(function)
@@ -41,11 +40,10 @@ class NotANumber(Exception):
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """One slip a timed region shows: ``owner`` (a check id) is charged with ``message``. ``kind``
-    names the slip; ``rate`` is what the timed work ran at (in the function's unit), which the
-    number must agree with; ``scale`` the work asked over the work timed; ``work`` the largest
-    timed kernel's bytes or FLOPs; ``base`` the called function whose slip this is, if any;
-    ``why`` what row 1 says when the number does not agree (else the rubric's ``not_the_work``)."""
+    """A slip a timed region shows, charged on check ``owner`` with ``message``: ``rate`` is what
+    the timed work ran at (the function's unit), ``scale`` the work asked over the work timed,
+    ``work`` the largest timed kernel's bytes or FLOPs, ``base`` the called function whose slip it
+    is, ``why`` what row 1 says when the number does not agree (else ``not_the_work``)."""
 
     kind: str
     owner: str
@@ -58,14 +56,19 @@ class Diagnosis:
 
 
 class Rubric:
-    """A lesson's GPU checks: the tables below, ``checks`` (check -> ``fn(session, function) ->
-    Verdict``) and the hooks below; those that raise NotImplementedError a subclass supplies.
-
-    judges:  check -> the functions it judges, the lesson's own first (id: the bare check name;
-             the others' ``<check>.<function>``)
-    module:  function -> the student module holding it
-    base:    function -> the function it usually calls (a mistake there is charged once, on it)
-    """
+    """A lesson's GPU checks. Its tables: ``judges`` (check -> the functions it judges, the
+    lesson's own first), ``module`` (function -> student module), ``base`` (function -> the
+    function it usually calls: a mistake there is charged once, on it) and ``checks`` (check ->
+    ``fn(session, function) -> Verdict``). Its hooks: ``call(s, function, variant) -> (args,
+    kwargs)``; ``variants(s, function, setting)``, the calls made under a setting (None: the usual
+    one); ``prelude(s, module, i)``, [(function, variant)] called unjudged in round ``i`` ahead of
+    the judged calls; ``pick(function, value, args)``, the number out of a return value;
+    ``diagnose(s, function) -> Diagnosis | None`` and ``agrees(s, function, diagnosis)`` (rows
+    1-2); ``say(key, function=..., **fields)``, its messages (the engine's: ``not_a_number``,
+    ``not_the_work``, ``judged_in_slip``, ``judged_in_base``; the probe's: ``not_following``,
+    ``not_following_nothing_timed``); ``work(function, timed)``, the bytes or FLOPs timed, and
+    ``speed(function)``, 'bw' or 'peak', which the probe asks. The defaults: one usual call, no
+    prelude, the value itself, no slips."""
 
     judges: dict[str, tuple[str, ...]] = {}
     module: dict[str, str] = {}
@@ -73,45 +76,30 @@ class Rubric:
     checks: dict[str, Callable[["Session", str], Verdict]] = {}
 
     def call(self, s: "Session", function: str, variant: Any) -> tuple[tuple, dict]:
-        """(args, kwargs) the checks call ``function`` with; ``variant`` is one of ``variants``."""
         raise NotImplementedError
 
     def variants(self, s: "Session", function: str, setting: str) -> tuple:
-        """The variants of ``function``'s call the checks make under ``setting`` (None: the usual one)."""
         return (None,)
 
     def prelude(self, s: "Session", module: str, i: int) -> list:
-        """[(function, variant), ...] of ``module`` called, unjudged, in round ``i`` of the calls
-        ahead of the judged ones (``Session.prefetch``): sizes no check asks for; none by default."""
         return []
 
     def pick(self, function: str, value: Any, args: tuple) -> Any:
-        """The number to judge out of the call's return value (e.g. one entry of a dict)."""
         return value
 
     def diagnose(self, s: "Session", function: str) -> Diagnosis | None:
-        """The slip ``function``'s timed region shows, if the lesson names any (rows 1-2)."""
         return None
 
     def agrees(self, s: "Session", function: str, slip: Diagnosis) -> bool:
-        """Whether the returned number is a measurement of the slipped work (row 1)."""
         return True
 
     def say(self, key: str, **fields) -> str:
-        """The lesson's message ``key`` with ``fields`` (each with ``function``): the engine says
-        ``not_a_number`` (``value``), ``not_the_work`` (``ratio``: the number over its slipped
-        work's rate), ``judged_in_slip`` and ``judged_in_base`` (``base``, ``check``: where the
-        mistake is charged), and the probe ``not_following`` (``moved``, ``scale``, ``work_moved``)
-        or ``not_following_nothing_timed`` (``moved``, ``scale``)."""
         raise NotImplementedError
 
     def work(self, function: str, timed: dict) -> float:
-        """The work ``function``'s timed region did (its trace's ``timed``), in the unit its
-        number is a rate of: bytes for a bandwidth, FLOPs for a throughput (the probe asks)."""
         raise NotImplementedError
 
     def speed(self, function: str) -> str:
-        """Which of the device's speeds ``function``'s number follows: 'bw' or 'peak' (the probe asks)."""
         raise NotImplementedError
 
     def check_id(self, check: str, function: str) -> str:
@@ -132,8 +120,8 @@ class Rubric:
 
     def judge(self, check: str, function: str, settings: Settings, gate: Callable | None, table: dict,
               run, profile: str, seed: int | None) -> Verdict:
-        """``check`` judged on ``function`` (an entry of ``verdicts``, ``table`` holding them all, for
-        charging a mistake once): the rows of the module docstring's table, in order."""
+        """``check`` judged on ``function`` (``table`` holds every instance, for charging a mistake
+        once): the rows of docs/simulated-gpu.md's table, in order."""
         vid = self.check_id(check, function)
         s = Session(self, run, profile, seed, settings, table, vid)
         s.prefetch(self.module[function])
@@ -142,7 +130,7 @@ class Rubric:
             raise stuck
         slip = s.diagnosis(function)
         if slip is not None and not self.agrees(s, function, slip):                    # row 1
-            x = s.measure(function, "ideal")[1]
+            x = s.x(function)
             ratio = x / slip.rate if x is not None and slip.rate > 0 else math.nan
             return Verdict(vid, False, slip.why or self.say("not_the_work", function=function, ratio=ratio))
         try:
@@ -161,21 +149,17 @@ class Rubric:
             return verdict
         base_id = self.check_id(check, base)
         try:
-            other = s.verdict(base_id)
+            if not s.verdict(base_id).passed:                                           # row 5
+                return Verdict(vid, True, self.say("judged_in_base", function=function, base=base, check=base_id),
+                               verdict.ratio)
         except Exception:  # the base raised: this function's own failure stands
-            return verdict
-        if other.passed:
-            return verdict
-        return Verdict(verdict.check, True, self.say("judged_in_base", function=function, base=base, check=base_id),
-                       verdict.ratio)                                                   # row 5
+            pass
+        return verdict
 
 
 class Session:
-    """One verdict's view of the runner: every call, reference and verdict cached in the memo;
-    ``vid`` is the id of the check instance it judges (the one each Verdict it returns names).
-
-    The simulator is deterministic, so a call repeated with the same setting gives the same value.
-    """
+    """One verdict's view of the runner: every call, reference and verdict cached in the memo
+    (the simulator is deterministic); ``vid`` is the check instance it judges."""
 
     def __init__(self, rubric: Rubric, run, profile: str, seed: int | None, settings: Settings, verdicts: dict,
                  vid: str = ""):
@@ -212,6 +196,14 @@ class Session:
         raw = self.rubric.pick(function, value, args)
         return raw, ratios.number(raw), trace or {}
 
+    def x(self, function: str, variant: Any = None) -> float | None:
+        """``function``'s number on the seeded device (``"ideal"``), or None when it is none."""
+        return self.measure(function, "ideal", variant)[1]
+
+    def window(self, function: str, variant: Any = None) -> dict:
+        """What ran between ``function``'s first and last clock reading on the seeded device."""
+        return self.measure(function, "ideal", variant)[2].get("timed") or {}
+
     def number(self, function: str, setting: str, variant: Any = None) -> tuple[float, dict]:
         """(``function``'s number, trace) under ``setting``; NotANumber when it returned none."""
         raw, x, trace = self.measure(function, setting, variant)
@@ -222,27 +214,24 @@ class Session:
     def prefetch(self, module: str) -> None:
         """Every call the checks make of ``module``'s functions, one job per setting in the
         settings' order (side by side where the runner has ``together``); errors are kept for the
-        check that asks. On the seeded device the functions that call another run first: a number
-        measured once and returned again later (a cache) then times nothing there.
-
-        Before them, in a setting with rounds of unjudged calls (the settings' ``prelude``, which
-        the grader draws; none by default), each round makes ``Rubric.prelude(i)``'s calls and every
-        judged call once, so that a program honest only for its first few calls (of the process, a
-        function, a size, or at its first sizes) is judged on one it did not measure."""
+        check that asks. On the seeded device callers run first: a number measured once and
+        returned again later (a cache) then times nothing there. Before them, in a setting with
+        rounds of unjudged calls (``cfgs["prelude"]``, which the grader draws), each round makes
+        ``Rubric.prelude``'s calls and every judged call once, so that a program honest only for
+        its first few calls (of the process, a function or a size) is judged on one it forged."""
         key = ("prefetched", self.profile, self.seed, module)
         if key in self.memo:
             return
         self.memo[key] = True
         functions = [f for f in self.rubric.module if self.rubric.module[f] == module]
-        callers_first = ([f for f in reversed(functions) if f in self.rubric.base]
-                         + [f for f in reversed(functions) if f not in self.rubric.base])
+        callers_first = sorted(reversed(functions), key=lambda f: f not in self.rubric.base)
         raised: set[str] = set()      # a function that raised is not asked again ahead of a check
 
         def job(setting: str) -> None:
             calls = [(function, variant) for function in (callers_first if setting == "ideal" else functions)
                      for variant in self.rubric.variants(self, function, setting)]
-            failed: set[str] = set()
             rounds = range(self.cfgs.get("prelude", {}).get(setting, 0))
+            failed: set[str] = set()
             for function, variant in [c for i in rounds for c in self.rubric.prelude(self, module, i)] + \
                     calls * len(rounds):
                 if function not in failed and not self._unjudged(function, setting, variant):
@@ -257,14 +246,13 @@ class Session:
         jobs = [(self.cfgs[setting], lambda setting=setting: job(setting)) for setting in self.cfgs["order"]]
         together = getattr(self.run, "together", None)
         if together is not None:
-            together(module, jobs)
-        else:
-            for _cfg, one in jobs:
-                one()
+            return together(module, jobs)
+        for _cfg, one in jobs:
+            one()
 
     def _unjudged(self, function: str, setting: str, variant: Any) -> bool:
-        """Make the call ``measure`` would, past the memo, and judge nothing of it; False when it
-        raised (its error counts nowhere: the judged call meets it again)."""
+        """Make the call ``measure`` would, past the memo, judging nothing; False when it raised
+        (its error counts nowhere: the judged call meets it again)."""
         args, kwargs = self.rubric.call(self, function, variant)
         try:
             self.run.student_traced(self.rubric.module[function], function, *args, sim=self.cfgs[setting], **kwargs)
@@ -275,8 +263,8 @@ class Session:
     def stuck(self, function: str) -> Exception | None:
         """The first call of ``function`` so far that did not return (the runner's
         ``did_not_return``: past its time limit, or its process died), else None. It fails every
-        check of the function: which checks' calls a slow or crashing program happens to reach
-        depends on how busy the machine is, never its verdicts."""
+        check of the function: which calls a slow program reaches depends on the machine's load,
+        never its verdicts."""
         did_not_return = getattr(self.run, "did_not_return", None)
         if did_not_return is None:
             return None

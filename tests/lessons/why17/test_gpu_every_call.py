@@ -25,7 +25,7 @@ class _Session:
     cfgs = {"ideal": {"l2_bytes": 50 * 2**20, "bw_gbs": 3350.0}}
     vid = "sync_present"
     CALLER_ITERS = 20
-    number = Session.number
+    number, x, window = Session.number, Session.x, Session.window
 
     def __init__(self, timed, counted, pad=lambda iters: 0.0, caller=lambda x: x, base=None, slowest=1.0, cold=1.0):
         self.timed, self.counted, self.pad, self.caller, self.base = timed, counted, pad, caller, base

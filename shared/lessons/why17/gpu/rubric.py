@@ -1,11 +1,8 @@
-"""The why17 GPU checks' table: which check judges which timing function, how each is called,
-the sizes asked (drawn from the grader's secret), and the messages shared by checks.py (each
-check) and slips.py (the slips a timed region shows); shared/simgpu/judging.py runs them.
-
-Each check compares the student's number, as a ratio, with the same code under another simulator
-setting (shared/simgpu/settings.py) or with the reference on the same device, so that each
-mistake fails only its own check. Messages name the mistake, the ratio seen and the lesson
-section to reread; never an expected value beyond the ratio.
+"""The why17 GPU checks' table (table.yml: which check judges which timing function, owners,
+thresholds with their reasons), the sizes asked (drawn from the grader's secret), the messages
+(messages.yml) and the ``Why17`` rubric that shared/simgpu/judging.py runs. Each check compares
+the student's number, as a ratio, with the same code under another setting or with the reference
+on the same device, so that each mistake fails only its own check (docs/simulated-gpu.md).
 """
 from __future__ import annotations
 
@@ -25,19 +22,26 @@ MIB = 2**20
 TABLE, MESSAGES = Path(__file__).with_name("table.yml"), Path(__file__).with_name("messages.yml")
 
 
+@functools.cache
+def messages() -> dict[str, str]:
+    """messages.yml: outcome -> its str.format template."""
+    with open(MESSAGES, encoding="utf-8") as fh:
+        return yamlfile.safe_load(fh)
+
+
 def _table() -> tuple[dict, dict]:
-    """(table.yml, its thresholds without their reasons, pairs as tuples), checked: every function
-    a check judges or a base names is a timing function, every threshold a number or a pair of
-    numbers; ValueError naming the file otherwise."""
+    """(table.yml, its thresholds without their reasons, pairs as tuples); ValueError naming the
+    file when a function named is no timing function or a threshold no number."""
     with open(TABLE, encoding="utf-8") as fh:
         t = yamlfile.safe_load(fh)
     known = {f for group in t["functions"].values() for f in group}
     named = {f for fs in t["judges"].values() for f in fs} | set(t["base"]) | set(t["base"].values())
     limits = {k: v for k, v in t["thresholds"].items() if not k.endswith("_reason")}
-    bad = sorted(named - known) + [k for k, v in limits.items()
-                                   if not all(isinstance(x, (int, float)) for x in (v if isinstance(v, list) else [v]))]
+    owners = set(t["owners"]) - set(messages()) | {c for cs in t["owners"].values() for c in cs} - set(t["judges"])
+    bad = sorted(named - known) + sorted(owners) + [k for k, v in limits.items() if not all(
+        isinstance(x, (int, float)) for x in (v if isinstance(v, list) else [v]))]
     if bad or set(t["args_owner"]) != set(t["functions"]):
-        raise ValueError(f"{TABLE}: not a timing function or not a number: {', '.join(bad) or 'args_owner'}")
+        raise ValueError(f"{TABLE}: not a timing function, message or number: {', '.join(bad) or 'args_owner'}")
     return t, {k: tuple(v) if isinstance(v, list) else v for k, v in limits.items()}
 
 
@@ -60,14 +64,7 @@ SHARE_SLACK = _LIMITS["share_slack"]
 CHECK_IDS, BW, FLOPS = tuple(_T["design_checks"]), tuple(_T["functions"]["bw"]), tuple(_T["functions"]["flops"])
 MODULE = {f: module for module, functions in _T["functions"].items() for f in functions}
 JUDGES = {check: tuple(functions) for check, functions in _T["judges"].items()}
-BASE, ARGS_OWNER = dict(_T["base"]), dict(_T["args_owner"])
-
-
-@functools.cache
-def messages() -> dict[str, str]:
-    """messages.yml: outcome -> its str.format template."""
-    with open(MESSAGES, encoding="utf-8") as fh:
-        return yamlfile.safe_load(fh)
+BASE, ARGS_OWNER, OWNERS = dict(_T["base"]), dict(_T["args_owner"]), dict(_T["owners"])
 
 
 def say(key: str, **fields) -> str:
@@ -91,12 +88,9 @@ def _rng(what: str, cfgs: dict, *more) -> random.Random:
 
 
 def asked(cfgs: dict) -> tuple[int, int, int]:
-    """(small copy bytes, large copy bytes, matmul n) the checks ask for: on a student's machine
-    ``sizes`` of the ideal device and MATMUL_N; under the grader's secret (``cfgs["draw"]``, see
-    autograder/gpu/probe.py) drawn: the small copy in [L2/10, L2/8] (4x it still fits in the L2,
-    and the copy is not all launch), the large in [6, 12] x L2, n in [3072, 6144], never a simple
-    fraction of the L2 nor a power of two, so that no program can know them from the public L2
-    size or a round number, and one honest only at such sizes is judged where it is not."""
+    """(small copy bytes, large copy bytes, matmul n) the checks ask for: ``sizes`` and MATMUL_N on
+    a student's machine; under the grader's secret drawn (docs/simulated-gpu.md, "What the grader
+    adds"), so that no program knows them from the public L2 size or a round number."""
     if "draw" not in cfgs:
         return (*sizes(cfgs["ideal"]), MATMUL_N)
     rng, l2 = _rng("asked", cfgs), cfgs["ideal"]["l2_bytes"]
@@ -104,8 +98,7 @@ def asked(cfgs: dict) -> tuple[int, int, int]:
 
 
 def _copy_size(rng: random.Random, l2: int, low: float, high: float) -> int:
-    """Bytes in [low, high] x ``l2`` (at least 1 MiB), no fraction of the L2 with a denominator up
-    to 16 (at most 100 tries)."""
+    """Bytes in [low, high] x ``l2`` (at least 1 MiB), no fraction of the L2 with a denominator up to 16."""
     lo = max(MIB, int(l2 * low))
     hi = max(lo, int(l2 * high))
     size = rng.randint(lo, hi)
@@ -125,9 +118,8 @@ def _matmul_n(rng: random.Random) -> int:
 
 
 def second(cfgs: dict) -> int:
-    """The second n matmul_tflops is asked on the seeded device (as copy_bandwidth is asked two
-    sizes), SECOND_N_APART from the first: one shortfall at both is the arguments' (the CPU
-    check's), a different one a cap (this table's)."""
+    """The second n matmul_tflops is asked on the seeded device, SECOND_N_APART from the first: one
+    shortfall at both is the arguments' (the CPU check's), a different one a cap (this table's)."""
     n, rng = asked(cfgs)[2], _rng("second", cfgs)
     other = n
     while max(other, n) < SECOND_N_APART * min(other, n):
@@ -136,13 +128,12 @@ def second(cfgs: dict) -> int:
 
 
 def second_iters(cfgs: dict) -> int:
-    """The second iters copy_bandwidth and matmul_tflops are asked on the seeded device, drawn in SECOND_ITERS."""
+    """The second iters copy_bandwidth and matmul_tflops are asked on the seeded device (SECOND_ITERS)."""
     return _rng("iters", cfgs).randint(*SECOND_ITERS)
 
 
 def extra(cfgs: dict, function: str, i: int) -> int:
-    """The size of the ``i``-th unjudged call of ``function`` (copy bytes in [L2/16, 12 x L2], or a
-    matmul n), drawn; never a judged size, so each round of the prelude adds one the process has not seen."""
+    """The size of the ``i``-th unjudged call of ``function``, drawn, never a judged one."""
     rng, judged = _rng("extra", cfgs, function, i), (*asked(cfgs), second(cfgs))
     size = judged[0]
     while size in judged:
@@ -182,16 +173,6 @@ def versus(s: Session, function: str, own: bool = False) -> tuple[Any, float | N
     return raw, (x / ref if ref > 0 else None), ref
 
 
-def _sweep_entry(sweep, mib: int):
-    """bandwidth_sweep's value at ``mib`` (an int key, or the only entry), else the dict itself."""
-    if isinstance(sweep, dict):
-        if mib in sweep:
-            return sweep[mib]
-        if len(sweep) == 1:
-            return next(iter(sweep.values()))
-    return sweep
-
-
 class Why17(Rubric):
     """The lesson's GPU checks, for shared/simgpu/judging.py."""
 
@@ -224,19 +205,18 @@ class Why17(Rubric):
         return (small, large, iters) if function == "copy_bandwidth" else (n, second(s.cfgs), iters)
 
     def prelude(self, s: Session, module: str, i: int) -> list:
-        """One call of the module's base function (copy_bandwidth, matmul_tflops) at a drawn
-        size in round ``i`` of the unjudged calls."""
-        return [("copy_bandwidth" if module == "bw" else "matmul_tflops", ("extra", i))]
+        return [("copy_bandwidth" if module == "bw" else "matmul_tflops", ("extra", i))]   # at a drawn size
 
     def pick(self, function: str, value: Any, args: tuple) -> Any:
-        return _sweep_entry(value, args[0][0]) if function == "bandwidth_sweep" else value
+        """bandwidth_sweep's entry at the size asked (an int key, or the only one), else the value."""
+        if function != "bandwidth_sweep" or not isinstance(value, dict):
+            return value
+        return value[args[0][0]] if args[0][0] in value else next(iter(value.values())) if len(value) == 1 else value
 
-    # ---------------------------------------------------------- for the hidden grader's probe
     def work(self, function: str, timed: dict) -> float:
-        """The timed region's work: bytes its copies and transfers wrote (bw), or matmul FLOPs."""
-        if MODULE[function] == "bw":
-            return timed.get("copy_bytes", 0) + timed.get("transfer_bytes", 0)
-        return timed.get("matmul_flops", 0.0)
+        """Bytes the timed copies and transfers wrote (bw), or matmul FLOPs: the probe's measure."""
+        bw = MODULE[function] == "bw"
+        return timed.get("copy_bytes", 0) + timed.get("transfer_bytes", 0) if bw else timed.get("matmul_flops", 0.0)
 
     def speed(self, function: str) -> str:
         return "bw" if MODULE[function] == "bw" else "peak"
