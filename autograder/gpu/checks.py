@@ -1,7 +1,6 @@
-"""A lesson's GPU rubric as grader checks: a lesson's check module calls ``register`` with its
-verdict table, ``rubric.verdicts(probe.settings, probe.follows)``; each check instance declares
-the simulated GPU as its device (autograder/core/registry.py) and is judged on the device seeded
-for the submission, the reference beside it."""
+"""A lesson's GPU rubric as grader checks: a lesson's check module ``register``s its verdict
+table (``rubric.verdicts(probe.settings, probe.follows)``); each instance runs on the simulated
+GPU seeded for the submission (autograder/core/registry.py), the reference beside it."""
 from __future__ import annotations
 
 from typing import Callable
@@ -12,8 +11,7 @@ from shared.simgpu.judging import Diagnosis, Session
 
 
 class ContextRunner:
-    """The judging runner: student calls through ctx.call_traced, the reference's through
-    ctx.reference; ``memo`` lives on the context, so the checks of one submission share their calls."""
+    """The judging runner on a check's context; its ``memo`` is shared by a submission's checks."""
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
@@ -27,18 +25,15 @@ class ContextRunner:
 
     @staticmethod
     def did_not_return(error: Exception) -> bool:
-        """Whether a student call's ``error`` is one of not returning (its time limit, its
-        process's death), not an exception the function raised."""
+        """Whether a student call's ``error`` is its time limit or its process's death."""
         return isinstance(error, (StudentTimeout, StudentCrashed))
 
 
 def register(rubric, verdicts: dict, name: str, module: str, *, task: Callable[[str], str],
              title: str, weight: Callable[[str], float] = lambda function: 1.0) -> None:
-    """Register check ``name`` of ``rubric`` once per function it judges, on the simulated GPU,
-    filed under the lesson's check module ``module``. ``task(student_module)`` gives each instance's task,
-    ``title`` its name (``{f}``: the function), ``weight(function)`` its weight in the task. Each
-    runs its verdict on the simulated GPU seeded for the submission: its message, or CheckFailed
-    with it."""
+    """Register check ``name`` once per function it judges, filed under the lesson's ``module``:
+    ``task(student_module)`` its task, ``title`` its name (``{f}``: the function), ``weight``
+    its weight. Each returns its verdict's message, or raises CheckFailed with it."""
     for function in rubric.judges[name]:
         vid = rubric.check_id(name, function)
         student_module = rubric.module[function]
@@ -55,9 +50,8 @@ def register(rubric, verdicts: dict, name: str, module: str, *, task: Callable[[
 
 
 def slip(ctx: Context, rubric, verdicts: dict, settings, function: str) -> Diagnosis | None:
-    """The rubric's diagnosis of ``function`` on the simulated GPU seeded for the submission, from
-    the calls its GPU checks make (``ctx.gpu_memo``): for a CPU check that owns a slip the GPU
-    checks point at, which must charge it wherever the program shows it (one mistake, one charge)."""
+    """The rubric's diagnosis of ``function`` from the GPU checks' calls, for a CPU check that owns
+    a slip the GPU checks point at (one mistake, one charge)."""
     s = Session(rubric, ContextRunner(ctx), ctx.sim_profile, ctx.sim_seed, settings, verdicts)
     s.prefetch(rubric.module[function])
     return s.diagnosis(function)

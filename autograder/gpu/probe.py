@@ -1,11 +1,8 @@
-"""The hidden grader's probe: devices no submission can predict, and the gate that uses them.
+"""The hidden grader's probe (row 3 of docs/simulated-gpu.md's table); nothing here ships to students.
 
-``settings`` adds to the student-visible settings (shared/simgpu/settings.py) a ``probe`` device,
-the seeded one with bandwidth and peak scaled by factors drawn from the secret seed, and draws
-from it the order of the settings' processes, the rounds of unjudged calls before the judged
-ones and the sizes asked. ``follows``, the gate every GPU check asks, wants the number to move from the seeded
-device to the probe's as the work between its own clock readings moved: a hard-coded, cached or
-counted answer does not. Nothing here ships to students.
+``settings`` adds a ``probe`` device (the seeded one, bandwidth and peak scaled by factors drawn from
+the secret) and draws the settings' order, the rounds of unjudged calls and the sizes asked;
+``follows`` wants the number to move from the seeded device to the probe's as its timed work did.
 """
 from __future__ import annotations
 
@@ -15,26 +12,20 @@ from shared.simgpu import settings as simsettings
 from shared.simgpu.judging import Session, Verdict
 from shared.simgpu.ratios import close, fmt_ratio
 
-#: The probe's device is the seeded one with bandwidth and peak each scaled by a factor drawn
-#: with the seed from one of these ranges (a faster device or a slower one): both factors on the
-#: same side of 1, so that a matmul compute-bound on the seeded device stays compute-bound.
+#: Ranges the probe's factors are drawn from (a faster device or a slower one): both on one side of
+#: 1, so that a matmul compute-bound on the seeded device stays compute-bound.
 SCALES = ((1.5, 2.5), (0.4, 0.7))
-#: Rounds of unjudged calls before the judged ones in each setting's process without the one-time
-#: first-use cost, each round every judged call (function, sizes) once: how many is drawn within
-#: this range, so that a program honest only for its first calls (fewer than the least here, per
-#: process, function, size or module) is judged, on the seeded and the probe's device, on a call
-#: it forged. ``cold`` keeps none: its verdict is whether the process's first use was timed, and a
-#: check that reads it reads the seeded device too, where such a program's number is forged.
+#: How many rounds of unjudged calls (each judged call once) precede the judged ones in each
+#: setting without the first-use cost, drawn: a program honest only for its first few calls is
+#: judged on one it forged. ``cold`` keeps none (its verdict is whether the first use was timed).
 PRELUDE_ROUNDS = (4, 9)
 #: A number follows the device when it moved as its timed work's rate did, within this factor.
 FOLLOW_TOLERANCE = 1.1
 
 
 def settings(profile: str, seed: int | None) -> dict:
-    """The student-visible settings plus ``probe``, with its factors, in an order drawn from
-    ``seed``; ``prelude`` (setting -> how many rounds of unjudged calls precede the judged ones
-    in its process: ``Session.prefetch``) and ``draw`` (the number the rubric draws the sizes it
-    asks for from) drawn too."""
+    """The student-visible settings plus ``probe`` and its ``factors``, with ``order``, ``prelude``
+    (setting -> rounds of unjudged calls) and ``draw`` (the sizes' seed) drawn from ``seed``."""
     out = simsettings.base(profile, seed)
     ideal = out["ideal"]
     rng = random.Random(f"simgpu-settings\0{seed}")
@@ -53,19 +44,16 @@ def settings(profile: str, seed: int | None) -> dict:
 
 
 def _work_rate(s: Session, function: str, trace: dict) -> float:
-    """The timed region's work per second (the rubric's measure of work, ``Rubric.work``) over
-    the seconds between its first and last clock reading; 0 when it timed none."""
+    """The timed work (``Rubric.work``) per second of the timed window; 0 when it timed none."""
     timed = trace.get("timed") or {}
-    seconds = timed.get("duration_s") or 0.0
-    return s.rubric.work(function, timed) / seconds if seconds > 0 else 0.0
+    return s.rubric.work(function, timed) / timed["duration_s"] if (timed.get("duration_s") or 0) > 0 else 0.0
 
 
 def follows(s: Session, check: str, function: str, slipped: bool = False) -> Verdict | None:
     """A failing Verdict when ``function``'s number does not move from the seeded device to the
-    probe's as its timed work's rate did, or its timed work ran as fast on both (it measures
-    nothing that depends on the device), else None. ``slipped``: the timed region shows a slip
-    (work that may not depend on the device's speed: copies inside the cache), so the number need
-    only move as that work did, whether or not it moved. Messages: ``Rubric.say``."""
+    probe's as its timed work's rate did, or that work ran as fast on both, else None; with
+    ``slipped`` (a slip whose work may not depend on the device: copies in the cache) the work
+    need not have moved."""
     rubric = s.rubric
     a, trace_a = s.number(function, "ideal")
     b, trace_b = s.number(function, "probe")

@@ -158,8 +158,8 @@ class Rubric:
 
 
 class Session:
-    """One verdict's view of the runner: every call, reference and verdict cached in the memo
-    (the simulator is deterministic); ``vid`` is the check instance it judges."""
+    """One verdict's view of the runner (``vid``: the check instance it judges); every call,
+    reference and verdict cached in the memo: the simulator is deterministic."""
 
     def __init__(self, rubric: Rubric, run, profile: str, seed: int | None, settings: Settings, verdicts: dict,
                  vid: str = ""):
@@ -212,13 +212,11 @@ class Session:
         return x, trace
 
     def prefetch(self, module: str) -> None:
-        """Every call the checks make of ``module``'s functions, one job per setting in the
-        settings' order (side by side where the runner has ``together``); errors are kept for the
-        check that asks. On the seeded device callers run first: a number measured once and
-        returned again later (a cache) then times nothing there. Before them, in a setting with
-        rounds of unjudged calls (``cfgs["prelude"]``, which the grader draws), each round makes
-        ``Rubric.prelude``'s calls and every judged call once, so that a program honest only for
-        its first few calls (of the process, a function or a size) is judged on one it forged."""
+        """Every call the checks make of ``module``'s functions, one job per setting (side by side
+        where the runner has ``together``), errors kept for the check that asks; callers first on
+        the seeded device (a cached number then times nothing there). Before them, ``cfgs["prelude"]``
+        rounds of ``Rubric.prelude``'s calls and every judged call, unjudged and past the memo: a
+        program honest only for its first few calls is judged on one it forged."""
         key = ("prefetched", self.profile, self.seed, module)
         if key in self.memo:
             return
@@ -231,10 +229,14 @@ class Session:
             calls = [(function, variant) for function in (callers_first if setting == "ideal" else functions)
                      for variant in self.rubric.variants(self, function, setting)]
             rounds = range(self.cfgs.get("prelude", {}).get(setting, 0))
-            failed: set[str] = set()
+            failed: set[str] = set()      # an unjudged call's error is the judged call's to meet
             for function, variant in [c for i in rounds for c in self.rubric.prelude(self, module, i)] + \
                     calls * len(rounds):
-                if function not in failed and not self._unjudged(function, setting, variant):
+                args, kwargs = self.rubric.call(self, function, variant)
+                try:
+                    if function not in failed:
+                        self.run.student_traced(module, function, *args, sim=self.cfgs[setting], **kwargs)
+                except Exception:  # met again by the judged call
                     failed.add(function)
             for function, variant in calls:
                 if function not in raised:
@@ -250,21 +252,9 @@ class Session:
         for _cfg, one in jobs:
             one()
 
-    def _unjudged(self, function: str, setting: str, variant: Any) -> bool:
-        """Make the call ``measure`` would, past the memo, judging nothing; False when it raised
-        (its error counts nowhere: the judged call meets it again)."""
-        args, kwargs = self.rubric.call(self, function, variant)
-        try:
-            self.run.student_traced(self.rubric.module[function], function, *args, sim=self.cfgs[setting], **kwargs)
-        except Exception:  # an unjudged call's error is judged on the judged call
-            return False
-        return True
-
     def stuck(self, function: str) -> Exception | None:
-        """The first call of ``function`` so far that did not return (the runner's
-        ``did_not_return``: past its time limit, or its process died), else None. It fails every
-        check of the function: which calls a slow program reaches depends on the machine's load,
-        never its verdicts."""
+        """The first call of ``function`` so far that did not return (the runner's ``did_not_return``),
+        else None: it fails every check of the function (row 0), whichever calls load let it reach."""
         did_not_return = getattr(self.run, "did_not_return", None)
         if did_not_return is None:
             return None

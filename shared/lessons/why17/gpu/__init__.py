@@ -1,13 +1,8 @@
-"""The why17 GPU sanity checks, as students run them on the simulated GPU.
-
-``RUBRIC`` is the lesson's rubric (rubric.py: the table of checks and functions, and the
-messages; checks.py: each check; slips.py: the slips a timed region shows; counts.py: the rate
-of the work timed and the count a number implies). ``VERDICTS`` judges under the Break It
-settings on a fixed device (shared/simgpu/settings.py), for ``python -m shared.simgpu`` and
-the public tests. The hidden grader judges the same rubric with probes of its own in front, so
-it stays the authority. ``show`` prints what the student command shows before the verdicts;
-``model_reference`` answers for a correct function from the device model, where no reference
-solution is at hand.
+"""The why17 GPU sanity checks on the simulated GPU: ``RUBRIC`` (rubric.py, checks.py, slips.py,
+counts.py) and ``VERDICTS``, judged under the Break It settings on a fixed device for ``python -m
+shared.simgpu`` and the public tests; the hidden grader puts its probe in front of the same rubric.
+``show`` prints what the student command shows first; ``model_reference`` answers for a correct
+function from the device model.
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The rate a timed region's work ran at, and the count of its items a number implies.
-
-A number is the rate of the work between its clock readings (``timed_rate``, ``clean_rate``:
-shared/simgpu/window.py's trace) times a count and a unit. ``implied`` reads which whole count of
-the copies or matmuls timed the number implies; ``count`` charges a count taken from the
-arguments (the iters asked where another count ran, warm-ups counted in) on the CPU argument
-check, at each iters asked, where a correction factor implies no whole count.
+"""The rate a timed region's work ran at (window.py's trace) and the count of its items a number
+implies: a count taken from the arguments (the iters asked where another count ran, warm-ups
+counted in) is the CPU argument check's to charge, where a correction factor implies no whole count.
 """
 from __future__ import annotations
 
@@ -16,50 +12,44 @@ from shared.simgpu.ratios import RATIO_TOLERANCE, close
 WHOLE_ITEMS = range(1, 17)
 
 
-def _bw(function: str) -> bool:
-    return r.MODULE[function] == "bw"
+#: Each module's work in window.py's trace: (items, work, work in the clean spans, their seconds,
+#: the spans' rates, work per second in one of the function's units: GB/s count bytes read and written).
+KEYS = {"bw": ("copies", "copy_bytes", "clean_copy_bytes", "clean_s", "copy_span_rates", 1e9 / 2),
+        "flops": ("matmuls", "matmul_flops", "clean_matmul_flops", "clean_matmul_s", "matmul_span_rates", 1e12)}
 
 
 def timed_rate(function: str, timed: dict) -> float:
     """The rate the timed region's work ran at, in ``function``'s unit; 0 when it timed none."""
-    seconds = timed.get("duration_s") or 0.0
-    if seconds <= 0:
-        return 0.0
-    if _bw(function):
-        return 2 * timed.get("copy_bytes", 0) / seconds / 1e9
-    return timed.get("matmul_flops", 0.0) / seconds / 1e12
+    seconds, keys = timed.get("duration_s") or 0.0, KEYS[r.MODULE[function]]
+    return timed.get(keys[1], 0) / seconds / keys[5] if seconds > 0 else 0.0
 
 
 def clean_rate(function: str, timed: dict) -> float:
-    """The rate of the timed work over the spans between consecutive clock readings that hold it
-    (shared/simgpu/window.py), when they hold all of it: the readings the number was computed
-    from, not a reading taken later to stretch the window; else over the whole window."""
-    bw = _bw(function)
-    work = 2 * timed.get("clean_copy_bytes", 0) if bw else timed.get("clean_matmul_flops", 0.0)
-    seconds = timed.get("clean_s" if bw else "clean_matmul_s") or 0.0
-    total = 2 * timed.get("copy_bytes", 0) if bw else timed.get("matmul_flops", 0.0)
-    if seconds > 0 and work > 0 and work >= total * (1 - 1e-9):
-        return work / seconds / (1e9 if bw else 1e12)
+    """The timed work's rate over the spans between clock readings that hold it (when they hold all
+    of it: not a later reading that stretches the window), else over the whole window."""
+    _items, work, clean, seconds, _spans, unit = KEYS[r.MODULE[function]]
+    done, seconds = timed.get(clean, 0), timed.get(seconds) or 0.0
+    if seconds > 0 and done > 0 and done >= timed.get(work, 0) * (1 - 1e-9):
+        return done / seconds / unit
     return timed_rate(function, timed)
 
 
 def span_rates(function: str, timed: dict) -> list[float]:
     """[slowest, median, fastest] rate of the spans between clock readings that timed work, in
-    ``function``'s unit (GB/s, TFLOP/s); [] when none did."""
-    scale = 2 / 1e9 if _bw(function) else 1 / 1e12
-    return [v * scale for v in timed.get("copy_span_rates" if _bw(function) else "matmul_span_rates") or ()]
+    ``function``'s unit; [] when none did."""
+    keys = KEYS[r.MODULE[function]]
+    return [v / keys[5] for v in timed.get(keys[4]) or ()]
 
 
 def items(function: str, timed: dict) -> int:
     """How many copies or matmuls the timed region ran."""
-    return timed.get("copies" if _bw(function) else "matmuls", 0)
+    return timed.get(KEYS[r.MODULE[function]][0], 0)
 
 
 def implied(s: Session, function: str, variant=None) -> tuple[int, int, float] | None:
-    """(copies or matmuls timed, the whole count of them the number implies, their rate) when the
-    number is the rate of a whole count of the items it timed other than that count, else None.
-    Items of one size run at one rate: where the spans between the clock readings that timed them
-    ran at different rates (one slowed by a sleep), no rate counts them, and the number implies none."""
+    """(items timed, the whole count of them the number implies, their rate) when that count is not
+    the count timed, else None; none where the spans that timed them ran at different rates (one
+    slowed by a sleep): items of one size run at one rate."""
     _raw, x, trace = s.measure(function, "ideal", variant)
     timed = trace.get("timed") or {}
     n, rate, spans = items(function, timed), clean_rate(function, timed), span_rates(function, timed)
@@ -70,12 +60,10 @@ def implied(s: Session, function: str, variant=None) -> tuple[int, int, float] |
 
 
 def count(s: Session, function: str) -> Diagnosis | None:
-    """The CPU argument check's slip (``r.ARGS_OWNER``) when the number is the rate of a count of
-    the items timed taken from the arguments: the iters asked where another count ran (a loop off
-    by one, a loop capped), or more or fewer (warm-ups counted in), at each iters asked
-    (``rubric.second_iters``) where it is no honest count. A correction factor implies no whole
-    count at some iters, or the same share more at both; a count shows one at one iters only
-    when it is the same excess at both or another share of the items at each."""
+    """The CPU argument check's slip (``r.ARGS_OWNER``) when the number is the rate of a count taken
+    from the arguments (the iters asked where another count ran, or a fixed number more or fewer)
+    at each iters asked where it is no honest count; a correction factor implies no whole count at
+    some iters, or the same share more at both."""
     calls = [None, ("iters", r.second_iters(s.cfgs))]
     calls = calls if calls[1] in s.rubric.variants(s, function, "ideal") else calls[:1]
     readings = [_counted(s, function, call) for call in calls]
@@ -86,17 +74,16 @@ def count(s: Session, function: str) -> Diagnosis | None:
                                                                     counts[1][2] / counts[1][3], 1 + r.SHARE_SLACK):
         return None                 # the same share of the items more at both iters: a factor
     _excess, rate, whole, timed_items, iters = counts[0]
-    what = "copies" if _bw(function) else "matmuls"
+    what = KEYS[r.MODULE[function]][0]
     return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]],
                      r.say("args_count", function=function, implied=whole, items=what, timed=timed_items, iters=iters),
                      rate, whole / timed_items, 0.0)
 
 
 def _counted(s: Session, function: str, variant) -> tuple[int, float, int, int, int] | str | None:
-    """(the count the number implies less the iters asked, the timed work's rate, the count
-    implied, the count timed, the iters asked) when ``implied`` finds one within WHOLE_ITEMS of
-    the iters asked; "honest" when the number implies the count timed; else None (and when the
-    call failed: its failure is the checks' to report)."""
+    """(count implied less the iters asked, rate, count implied, count timed, iters asked) when
+    ``implied`` finds one within WHOLE_ITEMS of the iters; "honest" when it implies the count
+    timed; else None (also when the call failed: the checks report that)."""
     try:
         _raw, x, trace = s.measure(function, "ideal", variant)
     except Exception:  # reported by the checks that ask for the call

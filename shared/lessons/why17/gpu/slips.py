@@ -1,15 +1,6 @@
-"""The slips a timed region shows (``diagnose``), each charged once, on the check table.yml's
-``owners`` names for it.
-
-What ran between the function's first and last clock reading (``trace["timed"]``: window.py)
-shows host-link copies, copies over fewer bytes than asked, a buffer inside the cache, fills,
-matmuls smaller than the n asked and launch-bound matmuls. A caller with its base's slip is
-charged on the base, so long as its number is still the rate of the work it timed.
-
-A number off the reference by a count, a unit or a whole number of work items (counts.py) is one
-mistake, charged on its check. Off by any other factor (an "efficiency", a slowed clock, a spec
-figure) it is no measurement and fails every check of its function (``not_measured``), unless the
-clock started before the warm-up, which makes a number low, never high: charged there alone.
+"""The slips a timed region (window.py's ``trace["timed"]``) shows, each charged once, on the check
+table.yml's ``owners`` names (a caller's on its base's), and numbers that are no measurement
+(``not_measured``): rows 1 and 2 of docs/simulated-gpu.md's table.
 """
 from __future__ import annotations
 
@@ -26,8 +17,7 @@ COUNT_CHECKS = ("bytes_counted_twice", "units_gb_per_s", "flops_counted_2n3")
 
 
 def _owner(s: Session, function: str, key: str) -> str:
-    """The id of the first check table.yml's ``owners[key]`` names that judges ``function``, else
-    of the first check that judges it."""
+    """The id of the first check ``owners[key]`` names that judges ``function``, else of the first that does."""
     judging = [c for c in r.OWNERS.get(key, ()) if function in r.JUDGES[c]]
     return s.rubric.check_id((judging or [c for c in r.JUDGES if function in r.JUDGES[c]])[0], function)
 
@@ -76,10 +66,10 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
 
 
 def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | None:
-    """A diagnosis failing every check of ``function`` when one of its calls measured nothing,
-    however honest the usual one: a call that timed no work, a number at the second iters that
-    is another rate (no count from the arguments explaining it), or, for a caller with no slip
-    of its own (``plain``), ``_off_its_spans``. None when the usual call timed no work (row 3)."""
+    """Every call counts the same: a diagnosis failing every check of ``function`` when one call
+    timed no work, or the second iters gives another rate (no count from the arguments), or, for a
+    caller with no slip of its own (``plain``), ``_off_its_spans``; None when the usual call timed
+    no work (row 3's)."""
     if counts.timed_rate(function, timed) <= 0:
         return None
     blind = _timed_nothing(s, function)
@@ -120,11 +110,10 @@ def _iters_moved(s: Session, function: str) -> float | None:
 
 
 def _off_its_spans(s: Session, function: str, timed: dict) -> Diagnosis | None:
-    """A caller whose number is not made of the spans between its clock readings that timed work
-    (a total, mean, median or best of their rates lies between the lower of the total and the
-    median span and the fastest span; for a number above what main memory gives, a cache's rate,
-    buffer_exceeds_cache's to charge), unless it is its base's number inherited, a count from the
-    arguments, or a count or unit a check of its own charges (COUNT_CHECKS)."""
+    """A caller whose number is not made of its spans' rates (a total, mean, median or best lies
+    between the lower of the total and the median span and the fastest span, a cache's for a
+    number above main memory's), unless it is its base's number inherited, a count from the
+    arguments, or a count or unit its own checks charge (COUNT_CHECKS)."""
     base, x, rate = r.BASE.get(function), s.x(function), counts.clean_rate(function, timed)
     spans = counts.span_rates(function, timed)
     if base is None or x is None or rate <= 0 or not spans:
@@ -157,10 +146,9 @@ def _inherited(s: Session, function: str, timed: dict, other: Diagnosis) -> Diag
 
 
 def _shared(s: Session, function: str, timed: dict, base: str, other: Diagnosis) -> Diagnosis | None:
-    """``base``'s slip (``other``) in ``function``'s timed region: the same matmuls, reported for
-    an n whose cube over the cap's is whole; or the same short copies (the same bytes, or reported
-    ``other.scale`` times their rate as the base's are), their rate reported for a size the caller
-    may have asked (CACHE_MULTIPLE x the L2 to half the memory) or, as the base's is, their own."""
+    """``base``'s slip (``other``) in ``function``'s window: the same matmuls, reported for an n
+    whose cube over the cap's is whole; or the same short copies, their rate reported for a size
+    the caller may have asked (CACHE_MULTIPLE x the L2 to half the memory) or their own."""
     if other.kind == "small_matmuls" and timed.get("matmuls") and \
             timed["matmul_max_flops"] <= other.work * RATIO_TOLERANCE:
         rate = timed["matmul_flops"] / (timed["duration_s"] or 1.0) / 1e12
@@ -230,9 +218,8 @@ def _copy_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnosis
 
 
 def _arguments(s: Session, function: str, found: Diagnosis) -> Diagnosis | None:
-    """The slip as the CPU argument check owns it (``r.ARGS_OWNER``): work short of what the
-    arguments ask by the same factor at both sizes asked, its own rate reported. A shortfall that
-    differs between the sizes (a cap) stays this table's; so does a number reporting the work asked."""
+    """The slip as the CPU argument check owns it (``r.ARGS_OWNER``): the same shortfall at both
+    sizes asked, its own rate reported (a cap, or the work asked reported, stays this table's)."""
     usual = s.rubric.call(s, function, None)[0][0]
     others = [v for v in s.rubric.variants(s, function, "ideal")
               if v is not None and v != usual and not isinstance(v, tuple)]
@@ -264,9 +251,8 @@ def _over(s: Session, function: str, rate: float) -> float | None:
 
 
 def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
-    """Whether ``function``'s number is the rate of its timed work up to a count and a unit (a
-    diagnosed number must still be a measurement); a slip shared with the base must come with the
-    base's own count and unit. A number that is no measurement (``not_measured``) never agrees."""
+    """Whether ``function``'s number is its timed work's rate up to a count and a unit (the base's,
+    for a slip shared with it); a number that is no measurement never agrees."""
     if diagnosis.kind == "not_measured":
         return False
     mine = _explained(s, function, diagnosis.rate, diagnosis.scale)
@@ -284,8 +270,8 @@ def _explained(s: Session, function: str, rate: float, scale: float = 1.0) -> se
 
 
 def not_measured(s: Session, function: str) -> Diagnosis | None:
-    """A diagnosis that fails every check of ``function`` when its number is no measurement: off
-    the reference by a factor no count, unit or whole number of work items explains."""
+    """A diagnosis failing every check of ``function`` whose number is off the reference by a factor
+    no count, unit or whole number of work items explains."""
     base = r.BASE.get(function)
     if base is not None and getattr(s.diagnosis(base), "kind", None) != "not_measured":
         return None             # the caller's own sizes or dtype: its checks judge them
