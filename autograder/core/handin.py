@@ -17,7 +17,7 @@ import struct
 import time
 from pathlib import Path
 
-from autograder.core import ziplimits
+from autograder.core import terminal, ziplimits
 
 #: Deepest folder nesting searched and accepted, in folders (a zip of a folder of a folder is 2).
 MAX_DEPTH = 8
@@ -82,7 +82,7 @@ def problem(path: Path, names, ignore=()) -> str | None:
     something. ``ignore``: file names at its top that are not the student's (platform metadata)."""
     wanted = ", ".join(names)
     src = source(path, names)
-    label = src.name if src != path else path.name
+    label = terminal.shown(src.name if src != path else path.name)
     try:
         files = [f for f in listing(src) if f not in ignore]
     except ziplimits.ZipRefused as exc:
@@ -96,11 +96,11 @@ def problem(path: Path, names, ignore=()) -> str | None:
     where = label if src.is_file() else "the folder"
     deep = _too_deep(src) if not files and src.is_file() else None
     if deep is not None:   # not empty: its files lie deeper than any search goes
-        return f"nothing to grade: {label} holds its files more than {MAX_DEPTH} folders deep ({_short(deep)})"
+        return f"nothing to grade: {label} holds its files more than {MAX_DEPTH} folders deep ({terminal.shown(deep)})"
     if not files:
         return f"nothing to grade: {where} is empty" + (" (or holds only clutter such as __MACOSX)"
                                                        if src.is_file() else "")
-    shown = ", ".join(_short(name) for name in files[:4])
+    shown = ", ".join(terminal.shown(name) for name in files[:4])
     return f"nothing to grade: {where} holds none of {wanted} (it holds {shown}" \
            f"{' ...' if len(files) > 4 else ''})"
 
@@ -114,18 +114,6 @@ def _too_deep(path: Path) -> str | None:
     except (ziplimits.ZipRefused, OSError):
         return None
     return next((n for n in names if n.count("/") > MAX_DEPTH and not is_clutter(n.split("/"))), None)
-
-
-#: Characters of one handed-in name a message shows (a zip may name a file with 64 KiB).
-SHOWN_NAME = 60
-
-
-def _short(name: str) -> str:
-    """``name`` as a one-line message shows it: a name with a character that does not print (a
-    newline, a tab) escaped as Python writes it, then its last ``SHOWN_NAME`` characters, '...'
-    before them when cut."""
-    name = name if name.isprintable() else ascii(name)[1:-1]
-    return name if len(name) <= SHOWN_NAME else "..." + name[-SHOWN_NAME:]
 
 
 def notebook_only(files, names) -> str | None:

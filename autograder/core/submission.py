@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from autograder.core import handin, ziplimits
+from autograder.core import handin, terminal, ziplimits
 from autograder.core.errors import UsageError
 
 #: Most files a submission may hold.
@@ -206,9 +206,8 @@ def _bad_name(parts: tuple[str, ...]) -> str | None:
 
 
 def _show(name: str) -> str:
-    """``name`` for a one-line message: quoted, escaped, at most 80 characters of it."""
-    text = ascii(name) if not name.isprintable() else repr(name)
-    return text if len(text) <= 82 else text[:60] + "..." + text[-19:]
+    """``name`` for a one-line message: quoted, escaped, its last 80 characters at most."""
+    return terminal.shown(name, 80, quoted=True)
 
 
 def _check_sizes(src, name, size, count, total) -> None:

@@ -20,6 +20,16 @@ def clean(text: str) -> str:
     return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
+def shown(name: str, most: int = 60, quoted: bool = False) -> str:
+    """``name`` (of a file, a zip entry: the student's) as a one-line message shows it: written as
+    Python writes it when a character does not print (a newline, a tab), in quotes with ``quoted``,
+    and cut to its last ``most`` characters after '...' (a zip may name a file with 64 KiB)."""
+    text = ascii(name) if not name.isprintable() else repr(name)
+    quote, inner = text[0], text[1:-1]
+    inner = inner if len(inner) <= most else "..." + inner[-most:]
+    return f"{quote}{inner}{quote}" if quoted else inner
+
+
 class CleanStream:
     """A text stream that writes through ``clean``: what is printed to it cannot drive the
     terminal. ``raw`` is the stream under it."""

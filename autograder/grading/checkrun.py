@@ -76,8 +76,10 @@ class Ran:
     def copy(self) -> "Ran":
         """A copy a lane goes on from (what it adds is ``add``ed back)."""
         out = Ran()
-        out.tests, out.notes, out.files_of, out.stood_in = [*self.tests], [*self.notes], {**self.files_of}, \
-            {**self.stood_in}
+        out.tests = [*self.tests]
+        out.notes = [*self.notes]
+        out.files_of = {**self.files_of}
+        out.stood_in = {**self.stood_in}
         out.since = (len(self.tests), len(self.notes))
         return out
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Callable
+from typing import Callable, TypeVar
 
 from autograder.core.errors import GradingStopped
 
@@ -75,7 +75,11 @@ class Serial:
         return locked
 
 
-def run(lanes: list, one: Callable[[int, list], tuple[list, list]], stop: Callable[[], None]) -> list[tuple]:
+#: What one lane's run returns (the grading's: a ``checkrun.Ran``).
+Result = TypeVar("Result")
+
+
+def run(lanes: list, one: Callable[[int, list], Result], stop: Callable[[], None]) -> list[Result]:
     """``one(i, lanes[i])`` for every lane, the first in this thread and the others each in a
     thread of its own; their results in lane order. When one raises, ``stop()`` is called (it
     ends the other lanes' children, so they end soon) and, once every lane has ended, the first

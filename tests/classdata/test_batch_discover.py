@@ -67,6 +67,14 @@ def test_a_name_that_does_not_print_is_escaped_in_the_one_line(tmp_path, asg):
     assert problem.endswith("(it holds \\n, tab\\there.txt)") and "\n" not in problem, problem
 
 
+def test_a_zip_named_with_a_control_character_is_escaped_in_the_one_line(tmp_path, asg):
+    """The zip's own name is the student's too: an escape sequence in it would drive the TA's
+    terminal, a newline split the reason over two lines."""
+    (tmp_path / "bad\x1b]0;x\x07\nname.zip").write_bytes(b"not a zip")
+    problem = next(s.problem for s in discover.discover(tmp_path, asg).submissions)
+    assert problem == "nothing to grade: bad\\x1b]0;x\\x07\\nname.zip is not a readable zip file", problem
+
+
 def test_nbgrader_exchange_layout_from_the_course_folder_or_submitted(tmp_path, asg):
     sub = tmp_path / "submitted"
     _student(sub / "alice" / "why17", "bw.py", "timestamp.txt")
