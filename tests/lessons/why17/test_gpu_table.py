@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from shared import yamlfile
-from shared.lessons.why17.gpu import rubric
+from shared.lessons.why17.gpu import factors, rubric
 
 
 def _written(tmp_path, monkeypatch, change) -> None:
@@ -37,3 +37,26 @@ def test_a_threshold_that_is_no_number_is_refused_naming_it(tmp_path, monkeypatc
     _written(tmp_path, monkeypatch, lambda t: t["thresholds"].update(warmup_min="0.9"))
     with pytest.raises(ValueError, match=r"table\.yml: .*warmup_min"):
         rubric._table()
+
+
+def test_a_slip_owned_by_an_unknown_check_or_with_no_message_is_refused_naming_it(tmp_path, monkeypatch):
+    _written(tmp_path, monkeypatch, lambda t: t["owners"].update(host_link=["bytes_counted_once"]))
+    with pytest.raises(ValueError, match=r"table\.yml: .*bytes_counted_once"):
+        rubric._table()
+    _written(tmp_path, monkeypatch, lambda t: t["owners"].update(hots_link=["bytes_counted_twice"]))
+    with pytest.raises(ValueError, match=r"table\.yml: .*hots_link"):
+        rubric._table()
+
+
+@pytest.mark.parametrize("row", [[1, 0, "divided by zero"], ["1e9", 1, "a string"], [1, 1]])
+def test_a_factor_that_is_no_numerator_denominator_and_words_is_refused_naming_the_file(tmp_path, row):
+    path = tmp_path / "factors.yml"
+    path.write_text(yaml.safe_dump({"gbs_units": [[1, 1, ""], row]}), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"factors\.yml: an entry is not \[numerator, denominator, words\]") as raised:
+        factors.tables(path)
+    assert "\n" not in str(raised.value)
+
+
+def test_the_factors_read_from_the_file_are_exact_quotients():
+    assert factors.GBS_UNITS[1e9 / 2**30].startswith("GiB/s") and factors.TFLOPS_UNITS[1e12 / 2**40]
+    assert list(factors.BYTE_FACTORS) == [0.5, 1.0, 2.0] and factors.BYTE_FACTORS[1.0] == ""

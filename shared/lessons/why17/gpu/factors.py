@@ -6,10 +6,12 @@ from pathlib import Path
 
 from shared import yamlfile
 
+#: The file the tables are read from.
+FACTORS = Path(__file__).with_name("factors.yml")
 
-def _tables() -> dict[str, dict[float, str]]:
-    """factors.yml's tables; ValueError naming the file when an entry is no [number, number, words]."""
-    path = Path(__file__).with_name("factors.yml")
+
+def tables(path: Path = FACTORS) -> dict[str, dict[float, str]]:
+    """The tables of ``path``; ValueError naming the file when an entry is no [number, number, words]."""
     with open(path, encoding="utf-8") as fh:
         data = yamlfile.safe_load(fh)
     try:
@@ -18,6 +20,6 @@ def _tables() -> dict[str, dict[float, str]]:
         raise ValueError(f"{path}: an entry is not [numerator, denominator, words]: {exc}") from None
 
 
-_T = _tables()
+_T = tables()
 BYTE_FACTORS, GBS_UNITS, FLOP_FACTORS, TFLOPS_UNITS = (_T[k] for k in ("byte_factors", "gbs_units", "flop_factors",
                                                                         "tflops_units"))
