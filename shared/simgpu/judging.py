@@ -248,7 +248,8 @@ class Session:
         jobs = [(self.cfgs[setting], lambda setting=setting: job(setting)) for setting in self.cfgs["order"]]
         together = getattr(self.run, "together", None)
         if together is not None:
-            return together(module, jobs)
+            together(module, jobs)
+            return
         for _cfg, one in jobs:
             one()
 
