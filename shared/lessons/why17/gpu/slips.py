@@ -285,8 +285,6 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
     if explain(ratio, whole, {1.0: ""}) or not r.BAND[0] <= ratio <= r.BAND[1]:
         # k items counted as one, or a unit's matter; unless a count taken from the arguments
         return counts.count(s, function) if base is None else None
-    if base is not None and not close(ratio, r.versus(s, base, own=True)[1] or math.nan):
-        return None
     if ratio < 1 and _cold(s, function, base):
         return None
     return counts.count(s, function) or _forged(s, function, ref)
