@@ -1,12 +1,11 @@
 """The engine that runs a lesson's GPU rubric on the simulated device; it knows no lesson.
 
-A verdict (``Rubric.verdicts``) asks every call of the function's module, setting by setting
-(``Session.prefetch``), then follows the ordered table of docs/simulated-gpu.md ("How a verdict
-is reached"), the first row that applies deciding (``Rubric.judge``). A runner (the grader's
-sandbox, or the student's process) has ``student_traced(module, function, *args, sim, **kwargs)
--> (value, trace)`` and ``reference(...) -> float``; optionally ``memo`` (a dict shared by the
-checks of one submission), ``together(module, [(config, job), ...])``, which runs each setting's
-job in a process of its own, and ``did_not_return(error) -> bool`` (row 0).
+A verdict (``Rubric.verdicts``) asks every call of the function's module (``Session.prefetch``),
+then follows the ordered table of docs/simulated-gpu.md ("How a verdict is reached"), the first
+row that applies deciding (``Rubric.judge``). A runner (the grader's sandbox, or the student's
+process) has ``student_traced(module, function, *args, sim, **kwargs) -> (value, trace)`` and
+``reference(...) -> float``; optionally ``memo`` (a dict shared by one submission's checks) and
+``did_not_return(error) -> bool`` (row 0).
 """
 from __future__ import annotations
 
@@ -212,11 +211,10 @@ class Session:
         return x, trace
 
     def prefetch(self, module: str) -> None:
-        """Every call the checks make of ``module``'s functions, one job per setting (side by side
-        where the runner has ``together``), errors kept for the check that asks; callers first on
-        the seeded device (a cached number then times nothing there). Before them, ``cfgs["prelude"]``
-        rounds of ``Rubric.prelude``'s calls and every judged call, unjudged and past the memo: a
-        program honest only for its first few calls is judged on one it forged."""
+        """Every call the checks make of ``module``'s functions, setting by setting, errors kept for
+        the check that asks; callers first on the seeded device (a cached number then times nothing
+        there). Before them, ``cfgs["prelude"]`` rounds of ``Rubric.prelude``'s calls and every judged
+        call, unjudged: a program honest only for its first few calls is judged on one it forged."""
         key = ("prefetched", self.profile, self.seed, module)
         if key in self.memo:
             return
@@ -224,8 +222,7 @@ class Session:
         functions = [f for f in self.rubric.module if self.rubric.module[f] == module]
         callers_first = sorted(reversed(functions), key=lambda f: f not in self.rubric.base)
         raised: set[str] = set()      # a function that raised is not asked again ahead of a check
-
-        def job(setting: str) -> None:
+        for setting in self.cfgs["order"]:
             calls = [(function, variant) for function in (callers_first if setting == "ideal" else functions)
                      for variant in self.rubric.variants(self, function, setting)]
             rounds = range(self.cfgs.get("prelude", {}).get(setting, 0))
@@ -244,14 +241,6 @@ class Session:
                         self.measure(function, setting, variant)
                     except Exception:  # cached; re-raised to the check that asks
                         raised.add(function)
-
-        jobs = [(self.cfgs[setting], lambda setting=setting: job(setting)) for setting in self.cfgs["order"]]
-        together = getattr(self.run, "together", None)
-        if together is not None:
-            together(module, jobs)
-            return
-        for _cfg, one in jobs:
-            one()
 
     def stuck(self, function: str) -> Exception | None:
         """The first call of ``function`` so far that did not return (the runner's ``did_not_return``),

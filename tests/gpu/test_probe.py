@@ -65,7 +65,7 @@ def test_the_sizes_asked_and_the_calls_before_them_are_drawn_from_the_secret():
     assert sum(n % 64 != 0 for _, _, n in asked) > len(asked) / 2
     assert len({tuple(out["prelude"].values()) for out in drawn}) > 10
     public = simsettings.base(PROFILE, 3)
-    assert rubric.asked(public) == (*rubric.sizes(public["ideal"]), rubric.MATMUL_N)
+    assert rubric.asked(public) == (*rubric.sizes(public["ideal"]), rubric.LIMITS.matmul_n)
 
 
 class _Rubric:

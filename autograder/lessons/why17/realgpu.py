@@ -36,10 +36,10 @@ measure = realgpu_pair.measure
 TOLERANCE = 1.15
 #: Student / reference GB/s above this that no factor explains: the clock stopped early.
 SYNC_MAX = 1.5
-#: First copy over later copies must be at least this (as the simulator's WARMUP_MIN).
-WARMUP_MIN = rubric.WARMUP_MIN
+#: First copy over later copies must be at least this (as the simulator's LIMITS.warmup_min).
+WARMUP_MIN = rubric.LIMITS.warmup_min
 #: The cache cliff: student's small/large over the reference's must be at least this.
-CLIFF_MIN = rubric.CLIFF_MIN
+CLIFF_MIN = rubric.LIMITS.cliff_min
 
 
 def _median_ratio(pairs: list) -> float | None:
@@ -112,10 +112,10 @@ def _cache_verdict(m: dict, dev: str) -> Verdict:
     if m["measured_bytes"] is None:
         return _no_value("buffer_exceeds_cache", m, "measured", "measured_bandwidth")
     times = m["measured_bytes"] / m["l2_bytes"]
-    if times < rubric.CACHE_MULTIPLE:
+    if times < rubric.LIMITS.cache_multiple:
         return Verdict("buffer_exceeds_cache", False,
                        f"on the {dev}, measured_bandwidth's largest buffer is {fmt_ratio(times)} the L2 "
-                       f"(needs at least {rubric.CACHE_MULTIPLE}x). Reread: Break It, Tiny buffers.", times)
+                       f"(needs at least {rubric.LIMITS.cache_multiple}x). Reread: Break It, Tiny buffers.", times)
     small, large = _median_ratio(m["small_pairs"]), _median_ratio(m["large_pairs"])
     if small is None or large is None:
         return _no_value("buffer_exceeds_cache", m, "copy", "copy_bandwidth")

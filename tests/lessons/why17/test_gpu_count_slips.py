@@ -36,7 +36,7 @@ def _owner(timed, counted):
 
 
 def test_warm_ups_counted_in_are_the_argument_checks_to_charge_once():
-    assert rubric.second_iters(_Session.cfgs) != rubric.ITERS
+    assert rubric.second_iters(_Session.cfgs) != rubric.LIMITS.iters
     assert _owner(lambda iters: iters, lambda iters: iters + 3) == "bw_honours_args"
 
 

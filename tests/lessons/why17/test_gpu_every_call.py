@@ -60,7 +60,7 @@ def _unlike(session, function="copy_bandwidth"):
 
 
 def test_a_number_honest_only_at_the_usual_iters_fails_every_check_of_its_function():
-    usual = rubric.ITERS
+    usual = rubric.LIMITS.iters
     found = _unlike(_Session(lambda i: i, lambda i: i if i == usual else FACTOR * i))
     assert found is not None and found.kind == "not_measured"
     assert "at iters=" in found.why and "Reread" in found.why
@@ -77,7 +77,7 @@ def test_an_honest_number_is_the_same_at_every_iters_and_a_count_is_the_argument
 
 
 def test_a_caller_that_scales_an_honest_measurement_at_its_own_iters_measures_nothing():
-    usual = rubric.ITERS
+    usual = rubric.LIMITS.iters
     forged = _Session(lambda i: i, lambda i: i if i == usual else FACTOR * i)
     assert forged.diagnosis("copy_bandwidth").kind == "not_measured"
     found = _unlike(forged, "measured_bandwidth")
@@ -128,7 +128,7 @@ def test_an_idle_pad_that_makes_a_factor_read_as_warm_ups_counted_in_is_no_count
     padded = _Session(lambda i: i, lambda i: FACTOR * i, pad=lambda i: COPY_S * ((i + 5) / FACTOR - i))
     x, _x, trace = padded.measure("copy_bandwidth", "ideal")
     window_rate = 2 * trace["timed"]["copy_bytes"] / trace["timed"]["duration_s"] / 1e9
-    assert abs(rubric.ITERS * x / window_rate - (rubric.ITERS + 5)) < 1e-6     # whole over the window
+    assert abs(rubric.LIMITS.iters * x / window_rate - (rubric.LIMITS.iters + 5)) < 1e-6     # whole over the window
     assert counts.count(padded, "copy_bandwidth") is None
     assert counts.count(_Session(lambda i: i, lambda i: i + 3), "copy_bandwidth") is not None
     # t10_f_sleep_in_copy_span_makes_count: the sleep inside one span instead; the spans then ran

@@ -22,7 +22,7 @@ def test_every_threshold_has_its_reason_and_the_checks_read_them():
     limits = yamlfile.safe_load(rubric.TABLE.read_text(encoding="utf-8"))["thresholds"]
     names = [k for k in limits if not k.endswith("_reason")]
     assert names and all(limits.get(f"{k}_reason") for k in names)
-    assert (rubric.SYNC_BOUNDS, rubric.CACHE_MULTIPLE, rubric.ITERS) == (
+    assert (rubric.LIMITS.sync_bounds, rubric.LIMITS.cache_multiple, rubric.LIMITS.iters) == (
         tuple(limits["sync_bounds"]), limits["cache_multiple"], limits["iters"])
 
 

@@ -32,15 +32,16 @@ def sync_present(s: Session, function: str) -> Verdict:
             raise
         return _says(s, function, False, "sync_events_early")
     ratio = a / s.number(function, "ideal")[0]
-    key = ("sync_stopped_early" if ratio > r.SYNC_BOUNDS[1] else
-           "sync_started_early" if ratio < r.SYNC_BOUNDS[0] else "sync_ok")
+    key = ("sync_stopped_early" if ratio > r.LIMITS.sync_bounds[1] else
+           "sync_started_early" if ratio < r.LIMITS.sync_bounds[0] else "sync_ok")
     return _says(s, function, key == "sync_ok", key, ratio)
 
 
 def warmup_present(s: Session, function: str) -> Verdict:
     """``function`` must warm up before timing: the first use pays one-time costs."""
     ratio = s.number(function, "cold")[0] / s.number(function, "ideal")[0]
-    return _says(s, function, ratio >= r.WARMUP_MIN, "warmup_ok" if ratio >= r.WARMUP_MIN else "warmup_missing", ratio)
+    warm = ratio >= r.LIMITS.warmup_min
+    return _says(s, function, warm, "warmup_ok" if warm else "warmup_missing", ratio)
 
 
 def _ratio(s: Session, function: str) -> float:
@@ -85,7 +86,7 @@ def bytes_counted_twice(s: Session, function: str) -> Verdict:
     cold = _cold(s, function, ratio)
     if cold is not None:
         return cold
-    if r.BAND[0] <= ratio <= r.BAND[1] or other_size:
+    if r.LIMITS.band[0] <= ratio <= r.LIMITS.band[1] or other_size:
         note = r.say("other_size", moved=moved) if other_size else ""
         return _says(s, function, False, "bytes_unexplained", ratio, note=note)
     return _says(s, function, True, "bytes_units_only", ratio)
@@ -98,7 +99,7 @@ def units_gb_per_s(s: Session, function: str) -> Verdict:
     # its size when the student counted n_bytes: either reading may be the one in GB/s.
     readings = [explain(x, BYTE_FACTORS, GBS_UNITS) for x in (ratio, ratio * moved)]
     units = [e[1] for e in readings if e is not None]
-    if 1.0 in units or (not units and r.BAND[0] <= ratio <= r.BAND[1]):
+    if 1.0 in units or (not units and r.LIMITS.band[0] <= ratio <= r.LIMITS.band[1]):
         return _says(s, function, True, "units_ok", ratio)
     return _says(s, function, False, "units_named" if units else "units_orders_off", ratio,
                  why=GBS_UNITS[units[0]] if units else "")
@@ -111,12 +112,12 @@ def buffer_exceeds_cache(s: Session, function: str) -> Verdict:
         return _cache_cliff(s)
     cfg, trace = s.cfgs["ideal"], s.measure(function, "ideal")[2]
     times = (s.window(function).get("copy_extent_bytes") or trace.get("largest_alloc_bytes", 0)) / cfg["l2_bytes"]
-    if times < r.CACHE_MULTIPLE:
-        return _says(s, function, False, "cache_buffer_small", times, times=times, multiple=r.CACHE_MULTIPLE)
+    if times < r.LIMITS.cache_multiple:
+        return _says(s, function, False, "cache_buffer_small", times, times=times, multiple=r.LIMITS.cache_multiple)
     spec_ratio = s.number(function, "ideal")[0] / cfg["bw_gbs"]
     if single(explain(_ratio(s, function), BYTE_FACTORS, GBS_UNITS)) in (None, (1.0, 1.0)) \
-            and spec_ratio > r.SPEED_OF_LIGHT:
-        return _says(s, function, False, "cache_above_spec", spec_ratio, multiple=r.CACHE_MULTIPLE)
+            and spec_ratio > r.LIMITS.speed_of_light:
+        return _says(s, function, False, "cache_above_spec", spec_ratio, multiple=r.LIMITS.cache_multiple)
     return _says(s, function, True, "cache_ok", spec_ratio, size=times)
 
 
@@ -124,12 +125,12 @@ def _cache_cliff(s: Session) -> Verdict:
     small, large, _n = r.asked(s.cfgs)
     a, trace_small = s.number("copy_bandwidth", "ideal", small)
     ratio = (a / s.number("copy_bandwidth", "ideal", large)[0]) / (r.ref_copy(s, small) / r.ref_copy(s))
-    if ratio >= r.CLIFF_MIN:
+    if ratio >= r.LIMITS.cliff_min:
         return _says(s, "copy_bandwidth", True, "cliff_ok", ratio)
     biggest = trace_small.get("largest_alloc_bytes", 0)
     launch = (trace_small.get("timed") or {}).get("latency_share", 0.0)
     # launches hide the cliff when the small copies' rate without their launch time shows it
-    hidden = launch >= r.LAUNCH_BOUND_SHARE or ratio / (1 - launch) >= r.CLIFF_MIN
+    hidden = launch >= r.LIMITS.launch_bound_share or ratio / (1 - launch) >= r.LIMITS.cliff_min
     cause = r.say("cliff_ignores_size" if biggest > 1.02 * small else "cliff_launch_bound" if hidden else
                   "cliff_flushed", size=biggest / small, share=launch)
     return _says(s, "copy_bandwidth", False, "cliff_missing", ratio, cause=cause)
@@ -147,7 +148,7 @@ def flops_counted_2n3(s: Session, function: str) -> Verdict:
     cold = _cold(s, function, ratio)
     if cold is not None:
         return cold
-    above = s.number(function, "ideal")[0] > r.SPEED_OF_LIGHT * s.cfgs["ideal"]["peak_tflops"]
+    above = s.number(function, "ideal")[0] > r.LIMITS.speed_of_light * s.cfgs["ideal"]["peak_tflops"]
     return _says(s, function, False, "flops_unexplained", ratio, why=r.say("flops_above_peak" if above else
                                                                            "flops_no_count"))
 
@@ -158,14 +159,14 @@ def within_peak(s: Session, function: str) -> Verdict:
     peak_ratio, ratio = x / s.cfgs["ideal"]["peak_tflops"], _ratio(s, function)
     if single(explain(ratio, FLOP_FACTORS, TFLOPS_UNITS)) not in (None, (1.0, 1.0)):
         return _says(s, function, True, "peak_gap_is_a_count", ratio)
-    if peak_ratio > r.SPEED_OF_LIGHT:
+    if peak_ratio > r.LIMITS.speed_of_light:
         return _says(s, function, False, "peak_above", peak_ratio)
     base = r.BASE[function]
     base_ratio = None if close(ratio, 1.0) else r.versus(s, base)[1]
     counted = _failed(s, "flops_counted_2n3", base) if base_ratio is not None and close(ratio, base_ratio) else None
     if counted is not None:            # matmul_tflops' FLOP count, inherited: charged there, once
         return _says(s, function, True, "judged_in_base", ratio, base=base, check=counted)
-    passed = ratio >= r.PEAK_MIN and any(g["kind"] == "matmul" for g in trace.get("op_groups", []))
+    passed = ratio >= r.LIMITS.peak_min and any(g["kind"] == "matmul" for g in trace.get("op_groups", []))
     return _says(s, function, passed, "peak_ok" if passed else "peak_not_compute_bound", ratio)
 
 

@@ -56,7 +56,7 @@ def implied(s: Session, function: str, variant=None) -> tuple[int, int, float] |
     if x is None or rate <= 0 or not n or (spans and spans[0] * RATIO_TOLERANCE < spans[-1]):
         return None
     whole = round(n * x / rate)
-    return (n, whole, rate) if whole >= 1 and whole != n and abs(n * x / rate - whole) <= r.COUNT_SLACK else None
+    return (n, whole, rate) if whole >= 1 and whole != n and abs(n * x / rate - whole) <= r.LIMITS.count_slack else None
 
 
 def count(s: Session, function: str) -> Diagnosis | None:
@@ -70,8 +70,8 @@ def count(s: Session, function: str) -> Diagnosis | None:
     counts = [one for one in readings if one is not None and one != "honest"]
     if None in readings or not counts or (len(calls) == 1 and counts[0][0] != 0):
         return None
-    if len(counts) == 2 and counts[0][0] != counts[1][0] and close(counts[0][2] / counts[0][3],
-                                                                    counts[1][2] / counts[1][3], 1 + r.SHARE_SLACK):
+    if len(counts) == 2 and counts[0][0] != counts[1][0] and \
+            close(counts[0][2] / counts[0][3], counts[1][2] / counts[1][3], 1 + r.LIMITS.share_slack):
         return None                 # the same share of the items more at both iters: a factor
     _excess, rate, whole, timed_items, iters = counts[0]
     what = KEYS[r.MODULE[function]][0]
@@ -93,7 +93,7 @@ def _counted(s: Session, function: str, variant) -> tuple[int, float, int, int, 
     if found is None:
         timed = trace.get("timed") or {}
         n, rate = items(function, timed), clean_rate(function, timed)
-        honest = x is not None and rate > 0 and n and abs(n * x / rate - n) <= r.COUNT_SLACK
+        honest = x is not None and rate > 0 and n and abs(n * x / rate - n) <= r.LIMITS.count_slack
         return "honest" if honest else None
     if iters is None or (found[1] != iters and abs(found[1] - iters) not in WHOLE_ITEMS):
         return None

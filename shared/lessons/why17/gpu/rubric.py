@@ -10,6 +10,7 @@ import functools
 import random
 from fractions import Fraction
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from shared import yamlfile
@@ -29,9 +30,9 @@ def messages() -> dict[str, str]:
         return yamlfile.safe_load(fh)
 
 
-def _table() -> tuple[dict, dict]:
-    """(table.yml, its thresholds without their reasons, pairs as tuples); ValueError naming the
-    file when a function named is no timing function or a threshold no number."""
+def _table() -> tuple[dict, SimpleNamespace]:
+    """(table.yml, its thresholds without their reasons by name, pairs as tuples); ValueError
+    naming the file when a function named is no timing function or a threshold no number."""
     with open(TABLE, encoding="utf-8") as fh:
         t = yamlfile.safe_load(fh)
     known = {f for group in t["functions"].values() for f in group}
@@ -42,25 +43,11 @@ def _table() -> tuple[dict, dict]:
         isinstance(x, (int, float)) for x in (v if isinstance(v, list) else [v]))]
     if bad or set(t["args_owner"]) != set(t["functions"]):
         raise ValueError(f"{TABLE}: not a timing function, message or number: {', '.join(bad) or 'args_owner'}")
-    return t, {k: tuple(v) if isinstance(v, list) else v for k, v in limits.items()}
+    return t, SimpleNamespace(**{k: tuple(v) if isinstance(v, list) else v for k, v in limits.items()})
 
 
-_T, _LIMITS = _table()
-SYNC_BOUNDS = _LIMITS["sync_bounds"]
-WARMUP_MIN = _LIMITS["warmup_min"]
-CACHE_MULTIPLE = _LIMITS["cache_multiple"]
-CLIFF_MIN = _LIMITS["cliff_min"]
-SPEED_OF_LIGHT = _LIMITS["speed_of_light"]
-BAND = _LIMITS["band"]
-PEAK_MIN = _LIMITS["peak_min"]
-ITERS = _LIMITS["iters"]
-LAUNCH_BOUND_SHARE = _LIMITS["launch_bound_share"]
-FILL_SHARE = _LIMITS["fill_share"]
-MATMUL_N = _LIMITS["matmul_n"]
-SECOND_N_APART = _LIMITS["second_n_apart"]
-SECOND_ITERS = _LIMITS["second_iters"]
-COUNT_SLACK = _LIMITS["count_slack"]
-SHARE_SLACK = _LIMITS["share_slack"]
+#: The thresholds by name (``LIMITS.cache_multiple``); their reasons are beside them in table.yml.
+_T, LIMITS = _table()
 CHECK_IDS, BW, FLOPS = tuple(_T["design_checks"]), tuple(_T["functions"]["bw"]), tuple(_T["functions"]["flops"])
 MODULE = {f: module for module, functions in _T["functions"].items() for f in functions}
 JUDGES = {check: tuple(functions) for check, functions in _T["judges"].items()}
@@ -88,11 +75,11 @@ def _rng(what: str, cfgs: dict, *more) -> random.Random:
 
 
 def asked(cfgs: dict) -> tuple[int, int, int]:
-    """(small copy bytes, large copy bytes, matmul n) the checks ask for: ``sizes`` and MATMUL_N on
+    """(small copy bytes, large copy bytes, matmul n) the checks ask for: ``sizes`` and LIMITS.matmul_n on
     a student's machine; under the grader's secret drawn (docs/simulated-gpu.md, "What the grader
     adds"), so that no program knows them from the public L2 size or a round number."""
     if "draw" not in cfgs:
-        return (*sizes(cfgs["ideal"]), MATMUL_N)
+        return (*sizes(cfgs["ideal"]), LIMITS.matmul_n)
     rng, l2 = _rng("asked", cfgs), cfgs["ideal"]["l2_bytes"]
     return _copy_size(rng, l2, 1 / 10, 1 / 8), _copy_size(rng, l2, 6, 12), _matmul_n(rng)
 
@@ -118,18 +105,18 @@ def _matmul_n(rng: random.Random) -> int:
 
 
 def second(cfgs: dict) -> int:
-    """The second n matmul_tflops is asked on the seeded device, SECOND_N_APART from the first: one
+    """The second n matmul_tflops is asked on the seeded device, LIMITS.second_n_apart from the first: one
     shortfall at both is the arguments' (the CPU check's), a different one a cap (this table's)."""
     n, rng = asked(cfgs)[2], _rng("second", cfgs)
     other = n
-    while max(other, n) < SECOND_N_APART * min(other, n):
+    while max(other, n) < LIMITS.second_n_apart * min(other, n):
         other = _matmul_n(rng)
     return other
 
 
 def second_iters(cfgs: dict) -> int:
-    """The second iters copy_bandwidth and matmul_tflops are asked on the seeded device (SECOND_ITERS)."""
-    return _rng("iters", cfgs).randint(*SECOND_ITERS)
+    """The second iters copy_bandwidth and matmul_tflops are asked on the seeded device (LIMITS.second_iters)."""
+    return _rng("iters", cfgs).randint(*LIMITS.second_iters)
 
 
 def extra(cfgs: dict, function: str, i: int) -> int:
@@ -154,7 +141,7 @@ def factors(function: str) -> tuple[dict, dict]:
 
 def ref_copy(s: Session, size: int | None = None) -> float:
     """The reference's GB/s for ``size`` bytes (default: the large size asked) on the ideal device."""
-    return s.reference("copy_bandwidth", "ideal", size or asked(s.cfgs)[1], iters=ITERS)
+    return s.reference("copy_bandwidth", "ideal", size or asked(s.cfgs)[1], iters=LIMITS.iters)
 
 
 def versus(s: Session, function: str, own: bool = False) -> tuple[Any, float | None, float]:
@@ -169,7 +156,7 @@ def versus(s: Session, function: str, own: bool = False) -> tuple[Any, float | N
     elif MODULE[function] == "bw":
         ref = ref_copy(s)
     else:
-        ref = s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=ITERS)
+        ref = s.reference("matmul_tflops", "ideal", asked(s.cfgs)[2], iters=LIMITS.iters)
     return raw, (x / ref if ref > 0 else None), ref
 
 
@@ -186,8 +173,8 @@ class Why17(Rubric):
     def call(self, s: Session, function: str, variant: Any) -> tuple[tuple, dict]:
         _small, large, n = asked(s.cfgs)
         if isinstance(variant, tuple) and variant[0] == "extra":     # a call before the judged ones
-            return (extra(s.cfgs, function, variant[1]),), {"iters": ITERS}
-        iters = variant[1] if isinstance(variant, tuple) else ITERS  # ("iters", k): the usual size
+            return (extra(s.cfgs, function, variant[1]),), {"iters": LIMITS.iters}
+        iters = variant[1] if isinstance(variant, tuple) else LIMITS.iters  # ("iters", k): the usual size
         size = None if isinstance(variant, tuple) else variant
         args = {"copy_bandwidth": (size or large,), "bandwidth_sweep": ((large // MIB,),),
                 "matmul_tflops": (size or n,)}

@@ -119,7 +119,7 @@ def _off_its_spans(s: Session, function: str, timed: dict) -> Diagnosis | None:
     if base is None or x is None or rate <= 0 or not spans:
         return None
     _slow, median, fast = spans
-    if r.MODULE[function] == "bw" and x > s.cfgs["ideal"]["bw_gbs"] * r.SPEED_OF_LIGHT:
+    if r.MODULE[function] == "bw" and x > s.cfgs["ideal"]["bw_gbs"] * r.LIMITS.speed_of_light:
         fast = max(fast, (timed.get("copy_span_fastest") or 0) * 2 / 1e9)
     low, factors = min(rate, median), {1.0}
     if any(function in r.JUDGES[c] for c in COUNT_CHECKS):
@@ -148,7 +148,7 @@ def _inherited(s: Session, function: str, timed: dict, other: Diagnosis) -> Diag
 def _shared(s: Session, function: str, timed: dict, base: str, other: Diagnosis) -> Diagnosis | None:
     """``base``'s slip (``other``) in ``function``'s window: the same matmuls, reported for an n
     whose cube over the cap's is whole; or the same short copies, their rate reported for a size
-    the caller may have asked (CACHE_MULTIPLE x the L2 to half the memory) or their own."""
+    the caller may have asked (cache_multiple x the L2 to half the memory) or their own."""
     if other.kind == "small_matmuls" and timed.get("matmuls") and \
             timed["matmul_max_flops"] <= other.work * RATIO_TOLERANCE:
         rate = timed["matmul_flops"] / (timed["duration_s"] or 1.0) / 1e12
@@ -164,7 +164,7 @@ def _shared(s: Session, function: str, timed: dict, base: str, other: Diagnosis)
             or (other.scale > RATIO_TOLERANCE and over is not None and close(over, other.scale))):
         return None
     cfg, n = s.cfgs["ideal"], (over or 0) * extent
-    if r.CACHE_MULTIPLE * cfg["l2_bytes"] / RATIO_TOLERANCE <= n <= cfg["memory_bytes"] / 2:
+    if r.LIMITS.cache_multiple * cfg["l2_bytes"] / RATIO_TOLERANCE <= n <= cfg["memory_bytes"] / 2:
         return Diagnosis(other.kind, other.owner, "", rate, n / extent, extent)
     base_over = _over(s, base, other.rate)
     if base_over is not None and explain(base_over, *r.factors(base)) is not None:
@@ -181,8 +181,8 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
         return _copy_slip(s, function, timed, rate)
     n, most, launch = r.asked(s.cfgs)[2], timed.get("matmul_max_flops", 0.0), timed.get("matmul_latency_share", 0)
     if (function == "matmul_tflops" and timed.get("matmuls") and most * RATIO_TOLERANCE < 2.0 * n**3
-            and timed.get("matmul_flops", 0.0) * RATIO_TOLERANCE < r.ITERS * 2.0 * n**3
-            and launch < r.LAUNCH_BOUND_SHARE):
+            and timed.get("matmul_flops", 0.0) * RATIO_TOLERANCE < r.LIMITS.iters * 2.0 * n**3
+            and launch < r.LIMITS.launch_bound_share):
         # an n x n product computed in blocks (row blocks, 2 n**3 FLOPs in all) is the work asked
         return _slipped(s, function, "small_matmuls", rate, 2.0 * n**3 / most, most,
                         gflop=most / 1e9, side=round(most / 2) ** (1 / 3), n=n)
@@ -192,7 +192,7 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
         if _explained(s, function, rate) and not (span and _explained(s, function,
                                                                       timed["clean_matmul_flops"] / span / 1e12)):
             return _slipped(s, function, "matmul_fills", rate, gib=timed["fill_bytes"] / 2**30)
-    if function == "measured_peak_tflops" and timed.get("matmuls") and launch >= r.LAUNCH_BOUND_SHARE:
+    if function == "measured_peak_tflops" and timed.get("matmuls") and launch >= r.LIMITS.launch_bound_share:
         return _slipped(s, function, "launch_bound", rate, share=launch)
     return None
 
@@ -203,12 +203,12 @@ def _copy_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnosis
     if timed.get("transfers") and not timed.get("copies"):
         return _slipped(s, function, "host_link", timed["transfer_bytes"] / timed["duration_s"] / 1e9)
     times = extent / s.cfgs["ideal"]["l2_bytes"]
-    if function == "measured_bandwidth" and _copies_timed(timed) and times < r.CACHE_MULTIPLE:
-        return _slipped(s, function, "cache_sized", rate, times=times, multiple=r.CACHE_MULTIPLE)
+    if function == "measured_bandwidth" and _copies_timed(timed) and times < r.LIMITS.cache_multiple:
+        return _slipped(s, function, "cache_sized", rate, times=times, multiple=r.LIMITS.cache_multiple)
     if function != "measured_bandwidth" and _copies_timed(timed) and extent * RATIO_TOLERANCE < wanted:
         return _slipped(s, function, "short_copies", rate, wanted / extent, extent,
                         done=extent / r.MIB, wanted=wanted / r.MIB)
-    if timed.get("copies") and timed.get("fill_bytes", 0) >= r.FILL_SHARE * timed["copy_bytes"]:
+    if timed.get("copies") and timed.get("fill_bytes", 0) >= r.LIMITS.fill_share * timed["copy_bytes"]:
         # fills slowed the number only when it is the copies' rate over the whole window; one that
         # is their rate over the spans that hold no fill (a refill outside each rep) is judged as any other
         if _explained(s, function, rate) or not timed.get("clean_s") or \
@@ -241,7 +241,7 @@ def _arguments(s: Session, function: str, found: Diagnosis) -> Diagnosis | None:
 def _copies_timed(timed: dict) -> bool:
     """Whether the timed region copied device to device, for a while, not launch-bound."""
     return (bool(timed.get("copies")) and (timed.get("duration_s") or 0) > 0
-            and timed.get("latency_share", 0) < r.LAUNCH_BOUND_SHARE)
+            and timed.get("latency_share", 0) < r.LIMITS.launch_bound_share)
 
 
 def _over(s: Session, function: str, rate: float) -> float | None:
@@ -282,7 +282,7 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
     if ratio is None or explain(ratio, *r.factors(function)) is not None:
         return None
     whole = {**{float(k): "" for k in counts.WHOLE_ITEMS}, **{1.0 / k: "" for k in counts.WHOLE_ITEMS}}
-    if explain(ratio, whole, {1.0: ""}) or not r.BAND[0] <= ratio <= r.BAND[1]:
+    if explain(ratio, whole, {1.0: ""}) or not r.LIMITS.band[0] <= ratio <= r.LIMITS.band[1]:
         # k items counted as one, or a unit's matter; unless a count taken from the arguments
         return counts.count(s, function) if base is None else None
     if ratio < 1 and _cold(s, function, base):
