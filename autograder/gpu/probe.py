@@ -46,7 +46,9 @@ def settings(profile: str, seed: int | None) -> dict:
 def _work_rate(s: Session, function: str, trace: dict) -> float:
     """The timed work (``Rubric.work``) per second of the timed window; 0 when it timed none."""
     timed = trace.get("timed") or {}
-    return s.rubric.work(function, timed) / timed["duration_s"] if (timed.get("duration_s") or 0) > 0 else 0.0
+    if (timed.get("duration_s") or 0) <= 0:
+        return 0.0
+    return s.rubric.work(function, timed) / timed["duration_s"]
 
 
 def follows(s: Session, check: str, function: str, slipped: bool = False) -> Verdict | None:

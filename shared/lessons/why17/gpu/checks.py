@@ -170,12 +170,7 @@ def within_peak(s: Session, function: str) -> Verdict:
     return _says(s, function, passed, "peak_ok" if passed else "peak_not_compute_bound", ratio)
 
 
-CHECKS: dict[str, Callable[[Session, str], Verdict]] = {
-    "sync_present": sync_present,
-    "bytes_counted_twice": bytes_counted_twice,
-    "buffer_exceeds_cache": buffer_exceeds_cache,
-    "warmup_present": warmup_present,
-    "flops_counted_2n3": flops_counted_2n3,
-    "units_gb_per_s": units_gb_per_s,
-    "within_peak": within_peak,
-}
+#: Each check by name.
+CHECKS: dict[str, Callable[[Session, str], Verdict]] = {fn.__name__: fn for fn in (
+    sync_present, bytes_counted_twice, buffer_exceeds_cache, warmup_present, flops_counted_2n3, units_gb_per_s,
+    within_peak)}

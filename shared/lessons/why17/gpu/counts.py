@@ -4,6 +4,8 @@ counted in) is the CPU argument check's to charge, where a correction factor imp
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from shared.lessons.why17.gpu import rubric as r
 from shared.simgpu.judging import Diagnosis, Session
 from shared.simgpu.ratios import RATIO_TOLERANCE, close
@@ -12,25 +14,35 @@ from shared.simgpu.ratios import RATIO_TOLERANCE, close
 WHOLE_ITEMS = range(1, 17)
 
 
-#: Each module's work in window.py's trace: (items, work, work in the clean spans, their seconds,
-#: the spans' rates, work per second in one of the function's units: GB/s count bytes read and written).
-KEYS = {"bw": ("copies", "copy_bytes", "clean_copy_bytes", "clean_s", "copy_span_rates", 1e9 / 2),
-        "flops": ("matmuls", "matmul_flops", "clean_matmul_flops", "clean_matmul_s", "matmul_span_rates", 1e12)}
+class Keys(NamedTuple):
+    """Where window.py's trace holds one module's work."""
+
+    items: str         # how many copies or matmuls ran
+    work: str          # their bytes or FLOPs
+    clean: str         # the work in the spans between clock readings that hold it
+    clean_s: str       # those spans' seconds
+    spans: str         # [slowest, median, fastest] rate of the spans that timed work, per second
+    per_unit: float    # work per second in one of the function's units (GB/s count bytes read and written)
+
+
+#: Each module's keys.
+KEYS = {"bw": Keys("copies", "copy_bytes", "clean_copy_bytes", "clean_s", "copy_span_rates", 1e9 / 2),
+        "flops": Keys("matmuls", "matmul_flops", "clean_matmul_flops", "clean_matmul_s", "matmul_span_rates", 1e12)}
 
 
 def timed_rate(function: str, timed: dict) -> float:
     """The rate the timed region's work ran at, in ``function``'s unit; 0 when it timed none."""
     seconds, keys = timed.get("duration_s") or 0.0, KEYS[r.MODULE[function]]
-    return timed.get(keys[1], 0) / seconds / keys[5] if seconds > 0 else 0.0
+    return timed.get(keys.work, 0) / seconds / keys.per_unit if seconds > 0 else 0.0
 
 
 def clean_rate(function: str, timed: dict) -> float:
     """The timed work's rate over the spans between clock readings that hold it (when they hold all
     of it: not a later reading that stretches the window), else over the whole window."""
-    _items, work, clean, seconds, _spans, unit = KEYS[r.MODULE[function]]
-    done, seconds = timed.get(clean, 0), timed.get(seconds) or 0.0
-    if seconds > 0 and done > 0 and done >= timed.get(work, 0) * (1 - 1e-9):
-        return done / seconds / unit
+    keys = KEYS[r.MODULE[function]]
+    done, seconds = timed.get(keys.clean, 0), timed.get(keys.clean_s) or 0.0
+    if seconds > 0 and done > 0 and done >= timed.get(keys.work, 0) * (1 - 1e-9):
+        return done / seconds / keys.per_unit
     return timed_rate(function, timed)
 
 
@@ -38,20 +50,19 @@ def span_rates(function: str, timed: dict) -> list[float]:
     """[slowest, median, fastest] rate of the spans between clock readings that timed work, in
     ``function``'s unit; [] when none did."""
     keys = KEYS[r.MODULE[function]]
-    return [v / keys[5] for v in timed.get(keys[4]) or ()]
+    return [v / keys.per_unit for v in timed.get(keys.spans) or ()]
 
 
 def items(function: str, timed: dict) -> int:
     """How many copies or matmuls the timed region ran."""
-    return timed.get(KEYS[r.MODULE[function]][0], 0)
+    return timed.get(KEYS[r.MODULE[function]].items, 0)
 
 
 def implied(s: Session, function: str, variant=None) -> tuple[int, int, float] | None:
     """(items timed, the whole count of them the number implies, their rate) when that count is not
     the count timed, else None; none where the spans that timed them ran at different rates (one
     slowed by a sleep): items of one size run at one rate."""
-    _raw, x, trace = s.measure(function, "ideal", variant)
-    timed = trace.get("timed") or {}
+    x, timed = s.x(function, variant), s.window(function, variant)
     n, rate, spans = items(function, timed), clean_rate(function, timed), span_rates(function, timed)
     if x is None or rate <= 0 or not n or (spans and spans[0] * RATIO_TOLERANCE < spans[-1]):
         return None
@@ -74,7 +85,7 @@ def count(s: Session, function: str) -> Diagnosis | None:
             close(counts[0][2] / counts[0][3], counts[1][2] / counts[1][3], 1 + r.LIMITS.share_slack):
         return None                 # the same share of the items more at both iters: a factor
     _excess, rate, whole, timed_items, iters = counts[0]
-    what = KEYS[r.MODULE[function]][0]
+    what = KEYS[r.MODULE[function]].items
     return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]],
                      r.say("args_count", function=function, implied=whole, items=what, timed=timed_items, iters=iters),
                      rate, whole / timed_items, 0.0)
@@ -85,13 +96,12 @@ def _counted(s: Session, function: str, variant) -> tuple[int, float, int, int, 
     ``implied`` finds one within WHOLE_ITEMS of the iters; "honest" when it implies the count
     timed; else None (also when the call failed: the checks report that)."""
     try:
-        _raw, x, trace = s.measure(function, "ideal", variant)
+        x, timed = s.x(function, variant), s.window(function, variant)
     except Exception:  # reported by the checks that ask for the call
         return None
     iters = s.rubric.call(s, function, variant)[1].get("iters")
     found = implied(s, function, variant)
     if found is None:
-        timed = trace.get("timed") or {}
         n, rate = items(function, timed), clean_rate(function, timed)
         honest = x is not None and rate > 0 and n and abs(n * x / rate - n) <= r.LIMITS.count_slack
         return "honest" if honest else None

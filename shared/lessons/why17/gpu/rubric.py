@@ -32,7 +32,8 @@ def messages() -> dict[str, str]:
 
 def _table() -> tuple[dict, SimpleNamespace]:
     """(table.yml, its thresholds without their reasons by name, pairs as tuples); ValueError
-    naming the file when a function named is no timing function or a threshold no number."""
+    naming the file when a function named is no timing function, an owner no check or a slip no
+    message, or a threshold no number."""
     with open(TABLE, encoding="utf-8") as fh:
         t = yamlfile.safe_load(fh)
     known = {f for group in t["functions"].values() for f in group}
@@ -198,7 +199,11 @@ class Why17(Rubric):
         """bandwidth_sweep's entry at the size asked (an int key, or the only one), else the value."""
         if function != "bandwidth_sweep" or not isinstance(value, dict):
             return value
-        return value[args[0][0]] if args[0][0] in value else next(iter(value.values())) if len(value) == 1 else value
+        if args[0][0] in value:
+            return value[args[0][0]]
+        if len(value) == 1:
+            return next(iter(value.values()))
+        return value
 
     def work(self, function: str, timed: dict) -> float:
         """Bytes the timed copies and transfers wrote (bw), or matmul FLOPs: the probe's measure."""

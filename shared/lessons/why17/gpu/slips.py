@@ -75,14 +75,15 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
     blind = _timed_nothing(s, function)
     if blind is not None:
         return _forged(s, function, s.x(function), r.say("timed_nothing", function=function, call=blind))
-    moved = _iters_moved(s, function)
-    if moved is None:
+    second = ("iters", r.second_iters(s.cfgs))
+    x, again = s.x(function), s.x(function, second) if second in s.rubric.variants(s, function, "ideal") else None
+    if x is None or again is None or close(again, x):          # a rate does not depend on the count timed
         return _off_its_spans(s, function, timed) if plain else None
     if _cold(s, function):
         return None
-    why = r.say("iters_moved", function=function, ratio=moved, unit=r.unit(function),
-                iters=s.rubric.call(s, function, None)[1]["iters"], second=r.second_iters(s.cfgs))
-    return counts.count(s, function) or _forged(s, function, s.x(function), why)
+    why = r.say("iters_moved", function=function, ratio=again / x, unit=r.unit(function),
+                iters=s.rubric.call(s, function, None)[1]["iters"], second=second[1])
+    return counts.count(s, function) or _forged(s, function, x, why)
 
 
 def _timed_nothing(s: Session, function: str) -> str | None:
@@ -90,23 +91,13 @@ def _timed_nothing(s: Session, function: str) -> str | None:
     having timed no work, as written ("copy_bandwidth(..., iters=23)"), else None."""
     for variant in s.rubric.variants(s, function, "ideal"):
         try:
-            _raw, x, trace = s.measure(function, "ideal", variant)
+            x, timed = s.x(function, variant), s.window(function, variant)
         except Exception:  # reported by the checks that ask for the call
             continue
-        if x is not None and counts.timed_rate(function, trace.get("timed") or {}) <= 0:
+        if x is not None and counts.timed_rate(function, timed) <= 0:
             args, kwargs = s.rubric.call(s, function, variant)
             return f"{function}({', '.join([*map(str, args), *(f'{k}={v}' for k, v in kwargs.items())])})"
     return None
-
-
-def _iters_moved(s: Session, function: str) -> float | None:
-    """Its number at the second iters over its number at the usual iters, when they differ (a
-    rate does not depend on how many items were timed), else None."""
-    second = ("iters", r.second_iters(s.cfgs))
-    if second not in s.rubric.variants(s, function, "ideal"):
-        return None
-    x, again = s.x(function), s.x(function, second)
-    return again / x if x is not None and again is not None and not close(again, x) else None
 
 
 def _off_its_spans(s: Session, function: str, timed: dict) -> Diagnosis | None:
@@ -225,8 +216,7 @@ def _arguments(s: Session, function: str, found: Diagnosis) -> Diagnosis | None:
               if v is not None and v != usual and not isinstance(v, tuple)]
     if not others or not close(_over(s, function, found.rate) or math.nan, 1.0):
         return None
-    _raw, x, trace = s.measure(function, "ideal", others[0])
-    timed = trace.get("timed") or {}
+    x, timed = s.x(function, others[0]), s.window(function, others[0])
     rate = counts.timed_rate(function, timed)
     if x is None or rate <= 0 or not close(x / rate, 1.0):
         return None
