@@ -82,26 +82,26 @@ def asked(cfgs: dict) -> tuple[int, int, int]:
     if "draw" not in cfgs:
         return (*sizes(cfgs["ideal"]), LIMITS.matmul_n)
     rng, l2 = _rng("asked", cfgs), cfgs["ideal"]["l2_bytes"]
-    return _copy_size(rng, l2, 1 / 10, 1 / 8), _copy_size(rng, l2, 6, 12), _matmul_n(rng)
+    return _copy_size(rng, l2, *LIMITS.small_copy), _copy_size(rng, l2, *LIMITS.large_copy), _matmul_n(rng)
 
 
 def _copy_size(rng: random.Random, l2: int, low: float, high: float) -> int:
-    """Bytes in [low, high] x ``l2`` (at least 1 MiB), no fraction of the L2 with a denominator up to 16."""
+    """Bytes in [low, high] x ``l2`` (at least 1 MiB), no fraction of the L2 with a small denominator."""
     lo = max(MIB, int(l2 * low))
     hi = max(lo, int(l2 * high))
     size = rng.randint(lo, hi)
     for _ in range(100):
-        if Fraction(size, l2).denominator > 16:
+        if Fraction(size, l2).denominator > LIMITS.max_denominator:
             break
         size = rng.randint(lo, hi)
     return size
 
 
 def _matmul_n(rng: random.Random) -> int:
-    """A matmul side in [3072, 6144], any integer but a power of two."""
+    """A matmul side in LIMITS.drawn_n, any integer but a power of two."""
     n = 4096
     while n & (n - 1) == 0:
-        n = rng.randint(3072, 6144)
+        n = rng.randint(*LIMITS.drawn_n)
     return n
 
 
@@ -125,7 +125,7 @@ def extra(cfgs: dict, function: str, i: int) -> int:
     rng, judged = _rng("extra", cfgs, function, i), (*asked(cfgs), second(cfgs))
     size = judged[0]
     while size in judged:
-        size = _copy_size(rng, cfgs["ideal"]["l2_bytes"], 1 / 16, 12) if function == "copy_bandwidth" \
+        size = _copy_size(rng, cfgs["ideal"]["l2_bytes"], *LIMITS.extra_copy) if function == "copy_bandwidth" \
             else _matmul_n(rng)
     return size
 
