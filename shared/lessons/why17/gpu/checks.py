@@ -10,7 +10,7 @@ from shared.lessons.why17.gpu import rubric as r
 from shared.lessons.why17.gpu.factors import BYTE_FACTORS, FLOP_FACTORS, GBS_UNITS, TFLOPS_UNITS
 from shared.simgpu.device import NOT_COMPLETED
 from shared.simgpu.judging import NotANumber, Session, Verdict
-from shared.simgpu.ratios import close, explain, single
+from shared.simgpu.ratios import RATIO_TOLERANCE, close, explain, single
 
 
 def _says(s: Session, function: str, passed: bool, key: str, ratio: float | None = None, **fields) -> Verdict:
@@ -131,7 +131,7 @@ def _cache_cliff(s: Session) -> Verdict:
     launch = (trace_small.get("timed") or {}).get("latency_share", 0.0)
     # launches hide the cliff when the small copies' rate without their launch time shows it
     hidden = launch >= r.LIMITS.launch_bound_share or ratio / (1 - launch) >= r.LIMITS.cliff_min
-    cause = r.say("cliff_ignores_size" if biggest > 1.02 * small else "cliff_launch_bound" if hidden else
+    cause = r.say("cliff_ignores_size" if biggest > RATIO_TOLERANCE * small else "cliff_launch_bound" if hidden else
                   "cliff_flushed", size=biggest / small, share=launch)
     return _says(s, "copy_bandwidth", False, "cliff_missing", ratio, cause=cause)
 
