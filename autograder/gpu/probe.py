@@ -2,10 +2,13 @@
 
 ``settings`` adds a ``probe`` device (the seeded one, bandwidth and peak scaled by factors drawn from
 the secret) and draws the settings' order, the rounds of unjudged calls and the sizes asked;
-``follows`` wants the number to move from the seeded device to the probe's as its timed work did.
+``follows`` wants the number to move from the seeded device to the probe's as its timed work did,
+and, where its clock stopped on the asynchronous device before the work it launched finished, to
+be that work's rate.
 """
 from __future__ import annotations
 
+import math
 import random
 
 from shared.simgpu import settings as simsettings
@@ -67,7 +70,27 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
         return Verdict(check, False, rubric.say("not_following_nothing_timed", function=function, moved=moved,
                                                  scale=scale), b / a)
     ratio = (b / a) / (rb / ra)
+    if not close(ratio, 1.0, FOLLOW_TOLERANCE):
+        return Verdict(check, False, rubric.say("not_following", function=function, moved=moved, scale=scale,
+                                                 work_moved=rb / ra), ratio)
+    return _stopped_early(s, check, function, a / ra)
+
+
+def _stopped_early(s: Session, check: str, function: str, factor: float) -> Verdict | None:
+    """A failing Verdict when ``function``'s clock stopped on the asynchronous device while work it
+    launched in its window still ran, and its number is not that work's rate by the ``factor`` its
+    number is of its work's rate on the seeded device: a number not read off its own window (a
+    floor, a kept rate). An early stop read off the window is sync_present's alone; None."""
+    try:
+        x, trace = s.number(function, "async")
+    except Exception:  # the asynchronous call's own failure is sync_present's to report
+        return None
+    timed = trace.get("timed") or {}
+    launched = timed.get("launched") or {}
+    if not launched.get("running") or (timed.get("duration_s") or 0) <= 0:
+        return None
+    rate = s.rubric.work(function, launched) / timed["duration_s"]
+    ratio = x / rate / factor if rate > 0 else math.inf
     if close(ratio, 1.0, FOLLOW_TOLERANCE):
         return None
-    return Verdict(check, False, rubric.say("not_following", function=function, moved=moved, scale=scale,
-                                             work_moved=rb / ra), ratio)
+    return Verdict(check, False, s.rubric.say("not_read_off_window", function=function, ratio=ratio), ratio)

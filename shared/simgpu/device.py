@@ -212,9 +212,10 @@ class SimDevice:
             raise OverBudget(f"the simulated GPU tracked more than {MAX_CACHE_WORK:,} cache ranges in one "
                              "call, far more than any CUDA program makes it track")
         # cuBLAS loads one set of kernels per dtype: a float32 matmul does not warm up a bf16 one
+        launched = self.clock.host
         start, end = self._run(kind, seconds, stream, f"matmul:{dtype}" if kind == "matmul" else kind)
         self.record.op(kind, read_bytes, write_bytes, working_set, l2, flops, seconds)
-        self.timeline.kernel(kind, start, end, writes, flops, seconds - busy)
+        self.timeline.kernel(kind, start, end, writes, flops, seconds - busy, launched)
         self._log(kind, start, end)
 
     def _transfer(self, m):

@@ -150,6 +150,18 @@ def _mem_get_info(dev, *_args, **_kwargs):
     return max(dev.memory.capacity - dev.held_bytes(), 0), dev.memory.capacity
 
 
+#: torch.cuda.set_sync_debug_mode's names for its modes.
+SYNC_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def _set_sync_debug_mode(dev, debug_mode, *_args, **_kwargs):
+    """The mode kept for get_sync_debug_mode, as a CUDA build keeps it (the device warns of no sync)."""
+    if isinstance(debug_mode, str) and debug_mode not in SYNC_DEBUG_MODES:
+        raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error`")
+    dev.sync_debug_mode = SYNC_DEBUG_MODES.get(debug_mode, debug_mode) if isinstance(debug_mode, str) \
+        else int(debug_mode)
+
+
 def _empty_cache(dev, *_args, **_kwargs):
     dev.memory.reserve.empty()
     dev.hold()
@@ -257,6 +269,8 @@ CUDA = {
     "reset_max_memory_allocated": _reset_peak,
     "empty_cache": _empty_cache,
     "graph_pool_handle": lambda dev, *_a, **_k: (0, 0),
+    "set_sync_debug_mode": _set_sync_debug_mode,
+    "get_sync_debug_mode": lambda dev, *_a, **_k: getattr(dev, "sync_debug_mode", 0),
 }
 
 ACCELERATOR = {

@@ -6,7 +6,7 @@ times the device alone, launch gaps excluded. A build without CUDA records CPU o
 ``install`` wraps torch.autograd.profiler.profile (what torch.profiler.profile drives): while a
 simulated device is active and the profile asked for the CUDA activity, its results list what
 the device ran (its activity log, device.py ``activity``) the same way, ``device_type`` CUDA,
-times in microseconds, names as CUPTI gives them.
+times in microseconds, names as CUPTI gives them; asked for the CUDA activity alone, no CPU op.
 """
 from __future__ import annotations
 
@@ -40,7 +40,20 @@ END = 2**62
 
 _started: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # profile -> (device, first index)
 _ran: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()       # profile -> (arch, [[kind, start, end], ...])
+_cuda_only: weakref.WeakSet = weakref.WeakSet()                     # profiles that asked for no CPU activity
 _ORIGINALS: dict[str, object] = {}
+
+
+def _init(self, *args, **kwargs):
+    # A CUDA build's kineto records the CUDA activity alone (CUPTI); a CPU build asserts that only
+    # legacy profiling could, and legacy needs the CPU too. Profile the CPU underneath, show none of it.
+    cuda_only = state.current() is not None and kwargs.get("use_cpu") is False and (
+        kwargs.get("use_device") == "cuda" or kwargs.get("use_cuda"))
+    if cuda_only:
+        kwargs["use_cpu"] = True
+    _ORIGINALS["__init__"](self, *args, **kwargs)
+    if cuda_only:
+        _cuda_only.add(self)
 
 
 def _prepare_trace(self):
@@ -74,6 +87,8 @@ def _exit(self, *exc):
 
 def _parse(self, *args, **kwargs):
     events = list(_ORIGINALS["_parse_kineto_results"](self, *args, **kwargs))
+    if self in _cuda_only:
+        events = [e for e in events if e.device_type != torch.autograd.DeviceType.CPU]
     arch, ran = _ran.pop(self, ("", []))
     if not ran:
         return events
@@ -89,10 +104,10 @@ def _parse(self, *args, **kwargs):
 
 
 def install() -> None:
-    """Wrap the profiler's start, stop and parse (idempotent)."""
+    """Wrap the profiler's set-up, start, stop and parse (idempotent)."""
     profile = torch.autograd.profiler.profile
-    wrappers = (("_prepare_trace", _prepare_trace), ("_start_trace", _start_trace), ("__exit__", _exit),
-                ("_parse_kineto_results", _parse))
+    wrappers = (("__init__", _init), ("_prepare_trace", _prepare_trace), ("_start_trace", _start_trace),
+                ("__exit__", _exit), ("_parse_kineto_results", _parse))
     for attr, wrapper in wrappers:
         if attr not in _ORIGINALS:
             _ORIGINALS[attr] = getattr(profile, attr)

@@ -36,12 +36,14 @@ class Timeline:
         self.marks: list[float] = []
         self.truncated = False
 
-    def kernel(self, kind: str, start: float, end: float, writes, flops: float, launch_s: float) -> None:
-        """One kernel or transfer; ``launch_s``: the part of its time only the launch floor explains."""
+    def kernel(self, kind: str, start: float, end: float, writes, flops: float, launch_s: float,
+               host: float | None = None) -> None:
+        """One kernel or transfer; ``launch_s``: the part of its time only the launch floor explains;
+        ``host``: the host's time when it was launched (default: its start)."""
         if len(self.kernels) >= MAX_KERNELS:
             self.truncated = True
             return
-        self.kernels.append((kind, start, end, tuple(writes), flops, launch_s))
+        self.kernels.append((kind, start, end, tuple(writes), flops, launch_s, start if host is None else host))
 
     def mark(self, at: float) -> None:
         """A clock reading (host seconds) or an event's device time used in an elapsed time."""
@@ -59,14 +61,18 @@ class Timeline:
         fills and random fills), transfers and transfer_bytes (over the host link), matmuls,
         matmul_flops, matmul_max_flops (of one matmul), latency_share and matmul_latency_share (of
         the device time of the region's kernels, or its matmuls, the part only the launch floor
-        explains: launch-bound work), truncated.
+        explains: launch-bound work), truncated, and launched: the copy_bytes and matmul_flops of
+        the copies and matmuls launched in the region, finished or not, and how many of them were
+        ``running`` at its last mark (the clock stopped before the device finished).
         """
-        if self.first_mark is None:
-            inside = self.kernels
+        low, high, eps = self.first_mark, self.last_mark, 1e-12
+        if low is None:
+            inside, launched = self.kernels, []
         else:
-            low, high = self.first_mark, self.last_mark
-            eps = 1e-12
             inside = [k for k in self.kernels if k[1] >= low - eps and k[2] <= high + eps]
+            # launched in it: started after its first mark, launched before its last (may run past it)
+            launched = [k for k in self.kernels if k[0] in ("copy", "matmul") and k[1] >= low - eps
+                        and k[6] <= high + eps]
         copies = [k for k in inside if k[0] == "copy"]
         transfers = [k for k in inside if k[0] in ("h2d", "d2h")]
         matmuls = [k for k in inside if k[0] == "matmul"]
@@ -92,6 +98,9 @@ class Timeline:
             "latency_share": latency / busy if busy > 0 else 0.0,
             "matmul_latency_share": matmul_latency / matmul_busy if matmul_busy > 0 else 0.0,
             "truncated": self.truncated,
+            "launched": {"copy_bytes": sum(_written(k) for k in launched if k[0] == "copy"),
+                         "matmul_flops": sum(k[4] for k in launched if k[0] == "matmul"),
+                         "running": sum(k[1] < high - eps and k[2] > high + eps for k in launched)},
             **self._clean_spans(),
         }
 

@@ -77,7 +77,9 @@ class _Rubric:
     def speed(self, function):
         return "bw"
 
-    def say(self, key, function, moved, scale, work_moved=None):
+    def say(self, key, function, moved=None, scale=None, work_moved=None, ratio=None):
+        if key == "not_read_off_window":
+            return f"{function} stopped early; its number is x{ratio:.2f} the rate of the work it launched"
         return f"{function} moved x{moved} on a device x{scale:.2f} as fast (work rate x{work_moved})"
 
 
@@ -125,3 +127,26 @@ def test_a_value_that_is_not_a_number_is_handed_to_the_rubric_by_name():
     with pytest.raises(NotANumber) as raised:
         probe.follows(_Session({"ideal": "fast", "probe": 2000.0}, MEASURED), "sync_present", "copy")
     assert (raised.value.function, raised.value.value) == ("copy", "fast")
+
+
+#: The asynchronous device: the same 1 GB of copies launched between readings 0.01 s apart, one
+#: still running at the last: the clock stopped before the device finished.
+STOPPED_EARLY = {"duration_s": 0.01, "launched": {"bytes": GB, "running": 1}}
+
+
+def test_a_clock_stopped_early_whose_number_is_the_launched_works_rate_is_sync_presents_alone():
+    """No synchronize, honestly: the number is the work launched over the short window (100x the
+    seeded device's), as on the seeded device it is its work over its window; the gate passes it
+    (sync_present's ratio charges it)."""
+    values = {"ideal": 1000.0, "probe": 2000.0, "async": 100_000.0}
+    assert probe.follows(_Session(values, {**MEASURED, "async": STOPPED_EARLY}), "sync_present", "copy") is None
+
+
+def test_a_clock_stopped_early_whose_number_is_not_its_works_rate_is_no_measurement():
+    """t12_f_async_calibrated_floor: the elapsed time floored at a rate calibrated on its first
+    call, so the early stop reads as the seeded device's number: read off no window, it fails."""
+    values = {"ideal": 1000.0, "probe": 2000.0, "async": 1000.0}
+    verdict = probe.follows(_Session(values, {**MEASURED, "async": STOPPED_EARLY}), "units", "copy")
+    assert not verdict.passed and verdict.check == "units" and math.isclose(verdict.ratio, 0.01)
+    finished = {"duration_s": 1.0, "launched": {"bytes": GB, "running": 0}}
+    assert probe.follows(_Session(values, {**MEASURED, "async": finished}), "units", "copy") is None

@@ -927,6 +927,36 @@ def test_a_profile_with_the_cuda_activity_lists_each_kernel_with_its_device_time
     assert not [e for e in cpu_only.events() if e.device_type == cuda]
 
 
+def test_a_profile_of_the_cuda_activity_alone_lists_the_kernels_and_no_cpu_op():
+    """A CUDA build profiles the CUDA activity alone (CUPTI); a CPU build of torch refuses it as
+    legacy profiling without the CPU, which the simulated device must not show
+    (good/t12_g_profiler_kernels)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with simgpu.active(H100):
+        src = torch.empty(64 * MIB, dtype=torch.uint8, device="cuda")
+        dst = torch.empty_like(src)
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(3):
+                dst.copy_(src)
+            torch.cuda.synchronize()
+    kinds = [e.device_type for e in prof.events()]
+    assert kinds == [torch.autograd.DeviceType.CUDA] * 3
+
+
+def test_the_sync_debug_mode_is_kept_as_a_cuda_build_keeps_it():
+    """torch.cuda.set_sync_debug_mode needs CUDA's own library on a CPU build; on the simulated
+    device it is kept and read back, and a bad name refused in torch's words."""
+    with simgpu.active(H100):
+        assert torch.cuda.get_sync_debug_mode() == 0
+        torch.cuda.set_sync_debug_mode("warn")
+        assert torch.cuda.get_sync_debug_mode() == 1
+        torch.cuda.set_sync_debug_mode(0)
+        assert torch.cuda.get_sync_debug_mode() == 0
+        with pytest.raises(RuntimeError, match="invalid value of debug_mode"):
+            torch.cuda.set_sync_debug_mode("loud")
+
+
 @pytest.mark.parametrize("spelling", ["mul out", "add scalar out", "neg out"])
 def test_a_unary_map_into_another_buffer_is_a_copy_and_a_binary_one_is_not(spelling):
     """b = q * a (STREAM's Scale) reads one buffer and writes another of its size: for memory it

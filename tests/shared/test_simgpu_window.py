@@ -50,3 +50,27 @@ def test_copies_that_fit_in_the_l2_do_not_widen_the_spans_of_copies_from_memory(
         alone.mark(at)
     alone.kernel("copy", 0.0, 0.25, [(1, 0, GIB // 4)], 0.0, 0.0)
     assert alone.summary()["copy_span_rates"] == [GIB, GIB, GIB]    # only cache spans: their own rates
+
+
+def test_work_launched_in_the_region_is_counted_finished_or_not_and_running_at_its_end_is_said():
+    """Copies launched between the readings count as launched work even when they run past the
+    last one (a clock stopped before the device finished: t12_f_async_calibrated_floor); one
+    launched after the last reading, or running before the first, is no part of the region."""
+    t = Timeline()
+    t.kernel("copy", -1.0, 0.5, [(1, 0, GIB)], 0.0, 0.0, -1.0)     # queued before the first reading
+    t.mark(0.0)
+    t.kernel("copy", 0.5, 1.5, [(1, 0, GIB)], 0.0, 0.0, 0.1)       # launched inside, still running at 1.0
+    t.kernel("copy", 1.5, 2.5, [(1, 0, GIB)], 0.0, 0.0, 0.2)       # launched inside, queued behind it
+    t.mark(1.0)
+    t.kernel("copy", 2.5, 3.5, [(1, 0, GIB)], 0.0, 0.0, 1.2)       # launched after the last reading
+    summary = t.summary()
+    assert summary["launched"] == {"copy_bytes": 2 * GIB, "matmul_flops": 0, "running": 1}
+    assert summary["copies"] == 0
+
+
+def test_a_region_whose_copies_finished_inside_it_launched_just_those_and_none_still_runs():
+    t = Timeline()
+    t.mark(0.0)
+    _copy(t, 0.1, 0.5)
+    t.mark(1.0)
+    assert t.summary()["launched"] == {"copy_bytes": GIB, "matmul_flops": 0, "running": 0}
