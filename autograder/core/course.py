@@ -88,7 +88,7 @@ class Assignment:
     #: (autograder/sandbox/calltime.py), never less than ``time_limit_floor_s`` seconds and never
     #: more than ``time_limit_s``
     time_limit_multiple: float = 300.0
-    time_limit_floor_s: float = 3.0
+    time_limit_floor_s: float = 10.0
     #: optional ``manual:``: parts of the grade a person scores, after the tasks in the gradebook
     manual: tuple[ManualItem, ...] = ()
 
