@@ -112,16 +112,17 @@ def write_course(folder: Path) -> None:
     (folder / "source" / LAB / f"{LAB}.ipynb").write_text(json.dumps(notebook(), indent=1))
 
 
-def _env() -> dict:
+def _env(**more: str) -> dict:
     # nbgrader runs `alembic` from PATH: this interpreter's bin folder first, as an activated venv would.
-    return dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    return dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+                **more)
 
 
-def timed(argv: list[str], cwd: Path) -> tuple[float, float, subprocess.CompletedProcess]:
-    """(wall s, CPU s of the command and all it reaped, the completed process)."""
+def timed(argv: list[str], cwd: Path, **env: str) -> tuple[float, float, subprocess.CompletedProcess]:
+    """(wall s, CPU s of the command and all it reaped, the completed process); ``env`` added to its environment."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=_env())
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=_env(**env))
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -146,10 +147,12 @@ def nbgrader_run(work: Path) -> tuple[float, float, str]:
     return wall, cpu, score
 
 
-def grade_run(folder: Path, work: Path, label: str, tree: Path = ROOT) -> tuple[float, float, str]:
-    """`python -m autograder grade` of ``folder``, run from the checkout ``tree`` (its own code)."""
+def grade_run(folder: Path, work: Path, label: str, tree: Path = ROOT, secret: str = "") -> tuple[float, float, str]:
+    """`python -m autograder grade` of ``folder``, run from the checkout ``tree`` (its own code), under
+    the simulated GPU's ``secret`` (the sizes asked and the rounds of unjudged calls are drawn from it)."""
     out = work / f"{label}.json"
-    wall, cpu, _ = timed([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out)], tree)
+    wall, cpu, _ = timed([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out)], tree,
+                         **{settings.SIM_SECRET.name: secret})
     res = json.loads(out.read_text())
     return wall, cpu, f"{res['score']:g}/{res['max_score']:g}, {len(res['tests'])} checks"
 
@@ -160,7 +163,9 @@ def hostile_folder(name: str, work: Path) -> Path:
 
 
 def one_round(work: Path, hostile: Path | None, befores: list[Path]) -> list[tuple[str, float, float, str]]:
-    """Every run once, in a fixed order: (label, wall s, CPU s, result) each."""
+    """Every run once, in a fixed order: (label, wall s, CPU s, result) each. Every grade of the round
+    runs under one secret, named after the round: each checkout would otherwise read its own
+    ``.why17-sim-secret`` and draw another number of calls (4 to 9 rounds of unjudged ones)."""
     work.mkdir(parents=True)
     rows = [("nbgrader autograde, 1 student", *nbgrader_run(work))]
     wall, cpu, _ = timed([sys.executable, "-c", "import torch"], ROOT)
@@ -171,7 +176,7 @@ def one_round(work: Path, hostile: Path | None, befores: list[Path]) -> list[tup
         runs += [("grade: stubs", ROOT / "assignments" / "why17", ROOT),
                  (f"grade: hostile/{hostile.name}", hostile, ROOT)]
     for i, (label, folder, tree) in enumerate(runs):
-        rows.append((label, *grade_run(folder, work, f"run{i}", tree)))
+        rows.append((label, *grade_run(folder, work, f"run{i}", tree, f"side-by-side {work.name}")))
     return rows
 
 
