@@ -52,11 +52,13 @@ OTHER_IDS = sorted({getattr(time, n) for n in dir(time) if n.startswith("CLOCK_"
 CPU_KINDS = {"process", "thread", "user", "thread_user"}
 #: Per thread: the thread's own CPU clocks, based at its first reading.
 THREAD_KINDS = {"thread", "thread_user"}
-#: Every base is a whole number of steps of 1/STEPS_PER_S seconds (about a millisecond): a
-#: reading is then the base plus the time since rounded as the float's magnitude rounds it, so
-#: a duration (the difference of two readings) has the same bits whatever the base, as long as
-#: the readings are of the same magnitude (power of two). Runs are repeatable bit for bit.
-STEPS_PER_S = 1024
+#: Every base is a whole number of steps of 1/STEPS_PER_S seconds: a quarter second, a whole
+#: number of microseconds (datetime's resolution), nanoseconds and 10 ms ticks (os.times) and
+#: exact as a float. A reading is then the base plus the time since, rounded as the float's
+#: magnitude and the clock's resolution round it, so a duration (the difference of two readings)
+#: is the same whatever the base, as long as the readings are of the same magnitude (power of
+#: two): runs are repeatable bit for bit, and no number depends on when the process started.
+STEPS_PER_S = 4
 
 #: The last value each kind handed out in this process, so that a later period never reads lower.
 _last: dict = {}
@@ -114,7 +116,7 @@ class Bases:
         if kind not in THREAD_KINDS:
             _last[key] = value
         if ns:
-            return (steps * 10**9 + STEPS_PER_S // 2) // STEPS_PER_S + round(elapsed * 1e9)
+            return steps * 10**9 // STEPS_PER_S + round(elapsed * 1e9)
         return value
 
 

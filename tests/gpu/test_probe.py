@@ -150,3 +150,14 @@ def test_a_clock_stopped_early_whose_number_is_not_its_works_rate_is_no_measurem
     assert not verdict.passed and verdict.check == "units" and math.isclose(verdict.ratio, 0.01)
     finished = {"duration_s": 1.0, "launched": {"bytes": GB, "running": 0}}
     assert probe.follows(_Session(values, {**MEASURED, "async": finished}), "units", "copy") is None
+
+
+def test_an_early_stop_read_by_a_microsecond_clock_is_read_off_its_window():
+    """wrong/nosync_end_datetime: 20 copies queued in 2.001 us, read by datetime.now() as 1 us
+    (each reading rounds to a whole microsecond): its number is twice the launched work's rate,
+    yet read off its window; a clock's tick is no floor. A floor far outside a tick still fails."""
+    window = {"duration_s": 2.001e-6, "launched": {"bytes": GB, "running": 1}}
+    values = {"ideal": 1000.0, "probe": 2000.0, "async": 1000.0 / 1e-6}
+    assert probe.follows(_Session(values, {**MEASURED, "async": window}), "sync_present", "copy") is None
+    floored = {**values, "async": 1000.0 / 5e-6}
+    assert not probe.follows(_Session(floored, {**MEASURED, "async": window}), "units", "copy").passed

@@ -192,9 +192,32 @@ def test_the_virtual_clocks_start_at_the_real_clocks_readings(monkeypatch):
     after = {n: _real(getattr(time, n))() for n in names}
     after["boot"] = _real(time.clock_gettime)(time.CLOCK_BOOTTIME)
     after["elapsed"] = _real(os.times)().elapsed
+    step = 1 / clockbase.STEPS_PER_S              # a base is the real reading rounded up to a step
     for name, value in seen.items():
-        assert before[name] - 0.01 <= value <= after[name] + host_s + 0.01, name   # os.times: 10 ms ticks
+        assert before[name] - 0.01 <= value <= after[name] + host_s + step + 0.01, name   # os.times: 10 ms ticks
     assert seen["perf_counter"] == pytest.approx(seen["monotonic"], abs=1e-3)   # one clock, as on Linux
+
+
+def test_what_a_coarse_clock_reads_of_the_same_work_does_not_depend_on_when_the_device_started(monkeypatch):
+    """datetime.now() counts whole microseconds and time.time()'s float resolves ~0.24 us: a
+    window of a few microseconds (copies queued without a synchronize) reads 1, 2 or 3 us by where
+    the readings fall between ticks. Started at any moment of the real clock, the device's readings
+    of the same work round alike (wrong/nosync_end_datetime's verdict once followed the start)."""
+    simgpu.install()
+    real_start_ns = 1_780_000_000 * 10**9
+    seen = set()
+    for shift in range(0, 10**9, 10**9 // 97):          # starts at 97 points of a real second
+        monkeypatch.setattr(clockbase, "_last", {})
+        monkeypatch.setitem(clockbase._time_ns, "wall", lambda shift=shift: real_start_ns + shift)
+        with simgpu.active(dict(H100, sync_launches=False, launch_overhead_s=1e-7)):
+            a = torch.empty(2**28, dtype=torch.uint8, device="cuda")
+            b = torch.empty_like(a)
+            t0, f0 = datetime.datetime.now(), time.time()
+            for _ in range(20):
+                b.copy_(a)
+            seen.add(((datetime.datetime.now() - t0).total_seconds(), time.time() - f0))
+            torch.cuda.synchronize()
+    assert len(seen) == 1, sorted(seen)
 
 
 CPU_CLOCKS = {
