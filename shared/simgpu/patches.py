@@ -158,8 +158,7 @@ def _set_sync_debug_mode(dev, debug_mode, *_args, **_kwargs):
     """The mode kept for get_sync_debug_mode, as a CUDA build keeps it (the device warns of no sync)."""
     if isinstance(debug_mode, str) and debug_mode not in SYNC_DEBUG_MODES:
         raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error`")
-    dev.sync_debug_mode = SYNC_DEBUG_MODES.get(debug_mode, debug_mode) if isinstance(debug_mode, str) \
-        else int(debug_mode)
+    dev.sync_debug_mode = SYNC_DEBUG_MODES[debug_mode] if isinstance(debug_mode, str) else int(debug_mode)
 
 
 def _empty_cache(dev, *_args, **_kwargs):
