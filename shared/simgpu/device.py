@@ -306,11 +306,14 @@ class SimDevice:
             self.clock.wait(at)
         self.events[event] = at
 
-    def _event_sync(self, m):
+    def _event_sync(self, m) -> float:
+        """The host waits for an event; the host seconds it waited for the device."""
         self.record.syncs += 1
-        at = self.events.get(_int(m, "event", 1, MAX_ID))
-        if at is not None:
-            self.clock.wait(at, self.cfg["sync_overhead_s"])
+        at, before = self.events.get(_int(m, "event", 1, MAX_ID)), self.clock.host
+        if at is None:
+            return 0.0
+        self.clock.wait(at, self.cfg["sync_overhead_s"])
+        return max(0.0, at - before)
 
     def _query_event(self, m) -> bool:
         """Whether the device passed the event; each query costs the host ``poll_s``, so a loop
@@ -360,5 +363,6 @@ _HANDLERS = {
     "wait_stream": SimDevice._wait_stream, "elapsed": SimDevice._elapsed, "sleep": SimDevice._sleep,
     "activity": SimDevice._activity,
 }
-#: Requests whose answer the sender waits for; the others are queued and sent in batches.
-ASKS = frozenset({"now", "query_event", "query_stream", "elapsed", "activity"})
+#: Requests whose answer the sender may wait for (a blocking event's wait: how long it slept); the
+#: others are queued and sent in batches.
+ASKS = frozenset({"now", "query_event", "query_stream", "elapsed", "activity", "event_sync"})

@@ -30,6 +30,7 @@ class SimEvent:
                  interprocess: bool = False, **_ignored):
         self._device = device
         self.enable_timing = bool(enable_timing)
+        self.blocking = bool(blocking)       # cudaEventBlockingSync: a wait sleeps, spending no CPU time
         self.event_id: int | None = None
 
     def record(self, stream=None) -> None:
@@ -41,9 +42,10 @@ class SimEvent:
         return self.event_id is None or self._device.event_query(self.event_id)
 
     def synchronize(self) -> None:
-        """The host waits until the device reaches this event."""
+        """The host waits until the device reaches this event: spinning (CPU-time clocks move), or
+        asleep for a ``blocking`` event (they stand still), as the CUDA runtime waits."""
         if self.event_id is not None:
-            self._device.event_synchronize(self.event_id)
+            self._device.event_synchronize(self.event_id, idle=self.blocking)
 
     def wait(self, stream=None) -> None:
         """Later work on ``stream`` (default: the current one) waits for this event."""
@@ -140,7 +142,7 @@ def _event_new(cls, enable_timing=False, blocking=False, interprocess=False, ext
     if device is None:
         _refuse(cls)
     obj = object.__new__(cls)
-    obj._sim = SimEvent(device, enable_timing=enable_timing)
+    obj._sim = SimEvent(device, enable_timing=enable_timing, blocking=blocking)
     obj.cuda_event = 0x5A1C_0000_0000 + 0x40 * next(_HANDLES)
     obj.device = torch.device("cuda", 0)
     return obj

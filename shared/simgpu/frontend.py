@@ -93,7 +93,7 @@ class Frontend:
         self._streams = itertools.count(DEFAULT_STREAM + 1)
         self._events = itertools.count(1)
         self.open = True
-        self.slept_s = 0.0                    # host seconds spent in time.sleep (no CPU time)
+        self.slept_s = 0.0                    # host seconds asleep (time.sleep, a blocking event): no CPU time
         self.capture: list | None = None      # kernels a CUDA graph records instead of running
         self._lock = threading.RLock()        # every thread of the process talks to this device
 
@@ -195,8 +195,12 @@ class Frontend:
     def event_query(self, event: int) -> bool:
         return bool(self.ask({"op": "query_event", "event": event}))
 
-    def event_synchronize(self, event: int) -> None:
-        self.post({"op": "event_sync", "event": event})
+    def event_synchronize(self, event: int, idle: bool = False) -> None:
+        """Wait for ``event``; with ``idle`` the wait is asleep (no CPU time), as a sleep is."""
+        if idle:
+            self.slept_s += float(self.ask({"op": "event_sync", "event": event}))
+        else:
+            self.post({"op": "event_sync", "event": event})
 
     def elapsed_ms(self, start: int, end: int) -> float:
         """Milliseconds between two events; RuntimeError (PyTorch's words) unless both completed."""

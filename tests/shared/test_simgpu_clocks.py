@@ -253,6 +253,31 @@ def test_cpu_time_stands_still_while_sleeping_and_moves_while_waiting_on_the_dev
     assert waited == pytest.approx(40 * kernel, abs=tick + 1e-3 * 40 * kernel)
 
 
+def test_a_blocking_events_wait_sleeps_and_a_spinning_wait_uses_cpu_time():
+    """cudaEventBlockingSync parks the waiting thread; the runtime's other waits spin. So across
+    Event(blocking=True).synchronize() the CPU-time clocks stand still while perf_counter moves
+    by the device's time, and across a plain event's they move with it
+    (wrong/t13_w_cpu_clock_blocking_wait: process_time around a blocking wait sees the launches)."""
+    simgpu.install()
+    with simgpu.active(dict(H100, sync_launches=False, launch_overhead_s=1e-7)):
+        a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        moved = {}
+        for blocking in (True, False):
+            torch.cuda.synchronize()
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            for _ in range(10):
+                b.copy_(a)
+            done = torch.cuda.Event(blocking=blocking)
+            done.record()
+            done.synchronize()
+            moved[blocking] = (time.process_time() - cpu0, time.perf_counter() - wall0)
+    (cpu_blocking, wall_blocking), (cpu_spinning, wall_spinning) = moved[True], moved[False]
+    assert wall_blocking == pytest.approx(wall_spinning, rel=1e-6) and wall_blocking > 1e-3
+    assert cpu_spinning == pytest.approx(wall_spinning, rel=1e-6)
+    assert cpu_blocking < 1e-5                         # the ten launches alone
+
+
 def test_os_times_elapsed_follows_the_devices_time():
     """os.times().elapsed is a clock like the others: a sleep and the device's work move it."""
     simgpu.install()
