@@ -1,7 +1,7 @@
 """Grade the adversarial set once, keeping what the GPU checks read; replay the verdict code on it.
 
     .venv/bin/python bench/verdict_replay.py capture DIR [--secrets s1,s4,s5] [--names a,b]
-    .venv/bin/python bench/verdict_replay.py replay DIR OUT.json [--compare OLD.json]
+    .venv/bin/python bench/verdict_replay.py replay DIR OUT.json [--compare OLD.json] [--outcomes]
 
 ``capture`` grades each entry of autograder/lessons/why17/fixtures/adversarial/ as
 bench/adversarial.py does (same lines, same summary), and writes one pickle per grading into DIR:
@@ -11,6 +11,9 @@ in seconds: no student code runs. It prints how many verdicts differ from the ca
 and, with ``--compare``, from an earlier replay (OUT.json of another checkout's code), each
 difference on its own lines; exit 1 when one does. A call the code asks for that the capture
 lacks shows as MISS. This is how a change to the judging code is proven verdict-preserving.
+``--outcomes`` compares passed/failed alone (a change that rewords messages or moves a ratio, as a
+new model of the same verdicts would, then shows only where a grade changes). ``--names`` takes
+an entry's name with or without its kind (``good/datetime_now`` or ``datetime_now``).
 """
 from __future__ import annotations
 
@@ -68,7 +71,7 @@ def capture(dest: Path, secrets: list[str], names: set[str]) -> None:
 
     checks.ContextRunner.__init__ = keep_memo
     dest.mkdir(parents=True, exist_ok=True)
-    entries = [e for e in adversarial.entries() if not names or e.name in names]
+    entries = [e for e in adversarial.entries() if not names or {e.name, f"{e.kind}/{e.name}"} & names]
     forkserver.start(**lesson.server_imports(course.load().assignment()))
     right, started = 0, time.monotonic()
     try:
@@ -143,16 +146,19 @@ def replay(folder: Path) -> dict:
     return out
 
 
-def differences(new: dict, old: dict | None) -> list[str]:
-    """One line per verdict of ``new`` that differs from its grading (or from ``old``'s replay)."""
+def differences(new: dict, old: dict | None, outcomes: bool = False) -> list[str]:
+    """One line per verdict of ``new`` that differs from its grading (or from ``old``'s replay);
+    with ``outcomes``, only where passed/failed differs."""
     lines = []
     for name in sorted(new if old is None else set(new) & set(old)):
         for vid, (status, message, *ratio) in sorted(new[name]["replay"].items()):
             if old is None:
                 graded = new[name]["graded"].get(vid, [None, ""])
-                same = status == graded[0] and (status not in ("passed", "failed") or message.strip() in graded[1])
+                same = status == graded[0] and (outcomes or status not in ("passed", "failed")
+                                                or message.strip() in graded[1])
             else:
-                same = old[name]["replay"].get(vid) == [status, message, *ratio]
+                was = old[name]["replay"].get(vid)
+                same = was == [status, message, *ratio] or (outcomes and was is not None and was[0] == status)
             if not same:
                 was = new[name]["graded"].get(vid) if old is None else old[name]["replay"].get(vid)
                 lines.append(f"{name} {vid}\n  was: {was}\n  now: {[status, message, *ratio]}")
@@ -170,6 +176,7 @@ def main(argv=None) -> int:
     r.add_argument("dir", type=Path)
     r.add_argument("out", type=Path, help="where to write the replayed verdicts (JSON)")
     r.add_argument("--compare", type=Path, help="an earlier replay's JSON to compare with")
+    r.add_argument("--outcomes", action="store_true", help="compare passed/failed only, not messages or ratios")
     args = p.parse_args(argv)
     if args.command == "capture":
         capture(args.dir, [s for s in args.secrets.split(",") if s], set(filter(None, args.names.split(","))))
@@ -177,12 +184,12 @@ def main(argv=None) -> int:
     new = replay(args.dir)
     args.out.write_text(json.dumps(new, indent=1, sort_keys=True), encoding="utf-8")
     count = sum(len(r["replay"]) for r in new.values())
-    found = differences(new, None)
+    found = differences(new, None, args.outcomes)
     print("\n".join(found[:40]))
     print(f"{len(new)} gradings replayed, {count} verdicts, {len(found)} differ from the captured grading")
     if args.compare:
         old = json.loads(args.compare.read_text(encoding="utf-8"))
-        changed = differences(new, old)
+        changed = differences(new, old, args.outcomes)
         print("\n".join(changed[:40]))
         print(f"{len(changed)} verdicts differ from {args.compare} ({len(set(new) & set(old))} gradings in both)")
         found += changed
