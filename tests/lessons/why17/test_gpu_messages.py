@@ -20,7 +20,7 @@ SAYERS = [GPU / name for name in ("checks.py", "slips.py", "counts.py", "rubric.
 NOT_FAILURES = {"sync_ok", "warmup_ok", "judged_in_warmup", "judged_in_base", "bytes_ok", "units_ok",
                 "bytes_units_only", "cache_ok", "cliff_ok", "flops_ok", "peak_ok", "peak_gap_is_a_count",
                 "other_size", "cliff_ignores_size", "cliff_launch_bound", "cliff_flushed",
-                "flops_above_peak", "flops_no_count", "same_slip", "judged_in_slip"}
+                "flops_above_peak", "flops_no_count", "judged_in_slip"}
 
 
 def _literals() -> set[str]:

@@ -53,9 +53,8 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
         found = _inherited(s, function, timed, other) or found
     if other is not None and (found is None or (found.kind, other.kind) == ("cache_sized", "short_copies")):
         found = _shared(s, function, timed, base, other) or found
-    if found is not None and other is not None and other.kind == found.kind:
-        return Diagnosis(found.kind, other.owner, r.say("same_slip", function=function, base=base, owner=other.owner),
-                         found.rate, found.scale, found.work, base)
+    if found is not None and other is not None and other.kind == found.kind:     # charged on the base's owner
+        return Diagnosis(found.kind, other.owner, "", found.rate, found.scale, found.work, base)
     found = found if found is not None else not_measured(s, function)
     if found is not None and found.kind in ("arguments", "not_measured"):
         return found
