@@ -1,12 +1,15 @@
 """``python -m shared.decode_bench`` end to end, in child processes, on the CPU.
 
-Why the ceiling bounds are robust on a loaded 2-core CI machine: the bandwidth is the best of
-several repeats of a copy (the lab's measured_bandwidth, counting read + write), measured before and
-after the decode, in the same process with the same threads, over a buffer as large as the step's
-working set (or 4x the last-level cache), so the decode, which must read at least the counted bytes,
-cannot honestly beat it: "<= 100%" is the law the lesson teaches. The runs use one thread: with two threads on two busy
-cores, each operator's thread barrier can wait a whole scheduler slice, which slows the decode
-(dozens of operators per step) far more than the bandwidth kernels; one thread slows both alike.
+Why the ceiling bounds are robust on a loaded 2-core CI machine: the bandwidths are the best of
+several repeats, measured before and after the decode, in the same process with the same threads, over
+a buffer as large as the step's working set (or 4x the last-level cache). The decode must read at least
+the counted bytes, so it cannot honestly beat the read-only stream: "<= 100%" of the read-only ceiling is
+the law the lesson teaches. The printed ceiling divides by the copy figure (read + write, the lab's
+measured_bandwidth), which a busy machine slows far more than reads (it read 9.6 GB/s against a read-only
+21.4 GB/s in a make test run, and the decode beat it by 40%), so against it only the floor is asserted.
+The runs use one thread: with two threads on two busy cores, each operator's thread barrier can wait
+a whole scheduler slice, which slows the decode (dozens of operators per step) far more than the
+bandwidth kernels; one thread slows both alike.
 Both configs read about 190 MB (tiny) or 2.5 GB (1B) per step against a few dozen operators per layer,
 so Python overhead is a few % of a step, and ">= 5%" holds with a wide margin under load.
 """
@@ -41,8 +44,13 @@ def test_runs_end_to_end_within_the_ceiling(model, tokens):
     assert run.returncode == 0, run.stderr
     out = run.stdout
     assert "from the formula (agree)" in out
-    percent = figure(out, "% of ceiling")
-    assert 5.0 <= percent <= 100.0, out
+    # the law: decode reads at least the counted bytes, so it cannot beat a read-only stream measured in
+    # the same process; the copy figure (read + write) is what the ceiling divides by, and it can sit below
+    # the read one, far below under load, so only a floor is asserted against it
+    assert 5.0 <= figure(out, "% of ceiling"), out
+    read_only = re.search(r"^read-only .* gives a ceiling of [0-9.]+ tokens/s, ([0-9.]+)% of it", out, re.M)
+    assert read_only, out
+    assert float(read_only.group(1)) <= 100.0, out
     # the printed ceiling is the printed bandwidth over the printed bytes, up to their rounding
     bw, ceiling = figure(out, "bandwidth"), figure(out, "ceiling")
     total_gb = float(re.search(r"= ([0-9.]+) GB from the allocated tensors", out).group(1))
