@@ -1,7 +1,8 @@
 """Grade the adversarial set once, keeping what the GPU checks read; replay the verdict code on it.
 
-    .venv/bin/python bench/verdict_replay.py capture DIR [--secrets s1,s4,s5] [--names a,b]
+    .venv/bin/python bench/verdict_replay.py capture DIR [--secrets s1,s4,s5] [--names a,b] [--busy N --beside N]
     .venv/bin/python bench/verdict_replay.py replay DIR OUT.json [--compare OLD.json] [--outcomes]
+    .venv/bin/python bench/verdict_replay.py compare DIR OTHER_DIR
 
 ``capture`` grades each entry of autograder/lessons/why17/fixtures/adversarial/ as
 bench/adversarial.py does (same lines, same summary), and writes one pickle per grading into DIR:
@@ -14,6 +15,11 @@ lacks shows as MISS. This is how a change to the judging code is proven verdict-
 ``--outcomes`` compares passed/failed alone (a change that rewords messages or moves a ratio, as a
 new model of the same verdicts would, then shows only where a grade changes). ``--names`` takes
 an entry's name with or without its kind (``good/datetime_now`` or ``datetime_now``).
+``--busy`` and ``--beside`` load the machine while capturing, as bench/adversarial.py's do (busy
+loops, a class graded round after round). ``compare`` lines up two captures' gradings (the same
+entry under the same secret) and prints every check whose outcome differs, then how many do: a
+capture made under load against one made on a quiet machine shows whether load moved a verdict.
+Exit 1 when one differs, or when the two share no grading; 2 when a folder is missing.
 """
 from __future__ import annotations
 
@@ -54,12 +60,12 @@ def _kept(memo: dict) -> dict:
     return out
 
 
-def capture(dest: Path, secrets: list[str], names: set[str]) -> None:
+def capture(dest: Path, secrets: list[str], names: set[str], busy: int = 0, beside: int = 0) -> None:
     from autograder.core import course, lesson
     from autograder.gpu import checks
     from autograder.lessons.why17.fixtures import adversarial
     from autograder.sandbox import forkserver
-    from bench.adversarial import gradings
+    from bench.adversarial import Load, gradings
 
     memos: list[dict] = []
     start = checks.ContextRunner.__init__
@@ -75,7 +81,7 @@ def capture(dest: Path, secrets: list[str], names: set[str]) -> None:
     forkserver.start(**lesson.server_imports(course.load().assignment()))
     right, started = 0, time.monotonic()
     try:
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp, Load(busy, beside, Path(tmp) / "beside") as load:
             for entry, secret, results, ok, what in gradings(entries, secrets, adversarial.HERE, Path(tmp)):
                 right += ok
                 print(f"{'ok ' if ok else 'BAD'} {entry.kind}/{entry.name:34} {what} [{secret}]", flush=True)
@@ -84,6 +90,7 @@ def capture(dest: Path, secrets: list[str], names: set[str]) -> None:
                 memos.clear()          # the next grading's memos only
                 with open(dest / f"{entry.kind}+{entry.name}+{secret}.pkl", "wb") as fh:
                     pickle.dump(record, fh)
+            load.report()
     finally:
         forkserver.stop()
     print(f"{right} of {len(entries) * len(secrets)} verdicts as expected ({time.monotonic() - started:.0f} s)")
@@ -146,6 +153,33 @@ def replay(folder: Path) -> dict:
     return out
 
 
+def graded(folder: Path) -> dict[str, dict[str, str]]:
+    """Each captured grading in ``folder`` (file stem) -> check -> the status it was graded."""
+    out = {}
+    for path in sorted(folder.glob("*.pkl")):
+        with open(path, "rb") as fh:
+            out[path.stem] = {check: test[0] for check, test in _Unpickler(fh).load()["tests"].items()}
+    return out
+
+
+def compare(folder: Path, other: Path) -> int:
+    """Print each check whose graded outcome differs between two captures' common gradings; 1 when
+    one does or none is common, else 0."""
+    missing = [str(d) for d in (folder, other) if not d.is_dir()]
+    if missing:
+        print(f"verdict_replay compare: no such folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    a, b = graded(folder), graded(other)
+    common = sorted(set(a) & set(b))
+    moved = [f"{name} {check}: {a[name].get(check)} in {folder}, {b[name].get(check)} in {other}"
+             for name in common for check in sorted(set(a[name]) | set(b[name]))
+             if a[name].get(check) != b[name].get(check)]
+    print("\n".join(moved))
+    checks = sum(len(a[name]) for name in common)
+    print(f"{len(common)} gradings in both ({len(a)} and {len(b)} captured), {checks} checks, {len(moved)} differ")
+    return 1 if moved or not common else 0
+
+
 def differences(new: dict, old: dict | None, outcomes: bool = False) -> list[str]:
     """One line per verdict of ``new`` that differs from its grading (or from ``old``'s replay);
     with ``outcomes``, only where passed/failed differs."""
@@ -172,6 +206,11 @@ def main(argv=None) -> int:
     c.add_argument("dir", type=Path)
     c.add_argument("--secrets", default="s1,s4,s5", help="simulator secrets, comma-separated")
     c.add_argument("--names", default="", help="grade only these entries (comma-separated)")
+    c.add_argument("--busy", type=int, default=0, help="busy loops to keep running meanwhile")
+    c.add_argument("--beside", type=int, default=0, help="grade a class of this many students beside, again and again")
+    k = sub.add_parser("compare", help="the checks two captures graded differently")
+    k.add_argument("dir", type=Path)
+    k.add_argument("other", type=Path)
     r = sub.add_parser("replay", help="run this checkout's GPU checks on the memos in DIR")
     r.add_argument("dir", type=Path)
     r.add_argument("out", type=Path, help="where to write the replayed verdicts (JSON)")
@@ -179,8 +218,11 @@ def main(argv=None) -> int:
     r.add_argument("--outcomes", action="store_true", help="compare passed/failed only, not messages or ratios")
     args = p.parse_args(argv)
     if args.command == "capture":
-        capture(args.dir, [s for s in args.secrets.split(",") if s], set(filter(None, args.names.split(","))))
+        capture(args.dir, [s for s in args.secrets.split(",") if s], set(filter(None, args.names.split(","))),
+                args.busy, args.beside)
         return 0
+    if args.command == "compare":
+        return compare(args.dir, args.other)
     new = replay(args.dir)
     args.out.write_text(json.dumps(new, indent=1, sort_keys=True), encoding="utf-8")
     count = sum(len(r["replay"]) for r in new.values())
