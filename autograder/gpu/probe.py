@@ -78,26 +78,31 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     if not close(ratio, 1.0, FOLLOW_TOLERANCE):
         return Verdict(check, False, rubric.say("not_following", function=function, moved=moved, scale=scale,
                                                  work_moved=rb / ra), ratio)
-    return _stopped_early(s, check, function, a / ra)
+    return _off_its_window(s, check, function, a / ra, slipped)
 
 
-def _stopped_early(s: Session, check: str, function: str, factor: float) -> Verdict | None:
-    """A failing Verdict when ``function``'s clock stopped on the asynchronous device while work it
-    launched in its window still ran, and its number is not that work's rate by the ``factor`` its
-    number is of its work's rate on the seeded device: a number not read off its own window (a
-    floor, a kept rate). An early stop read off the window, by a clock of any resolution down to
-    a microsecond (READ_SLACK_S), is sync_present's alone; None."""
+def _off_its_window(s: Session, check: str, function: str, factor: float, slipped: bool) -> Verdict | None:
+    """A failing Verdict when ``function``'s number on the asynchronous device is not the rate of
+    the work it launched in its window by the ``factor`` its number is of its work's rate on the
+    seeded device: a number not read off its own window. Where its clock stopped while that work
+    still ran, a number off it either way (a floor, a kept rate); where the work had finished, a
+    number above it, which no clock the call read can give (a correction applied only where
+    launches run ahead of the host). None for an early stop read off the window, by a clock of
+    any resolution down to a microsecond (READ_SLACK_S), or a number below (queued work timed):
+    sync_present's alone; and for a ``slipped`` call, whose work may not be the device's."""
     try:
         x, trace = s.number(function, "async")
     except Exception:  # the asynchronous call's own failure is sync_present's to report
         return None
     timed = trace.get("timed") or {}
     launched = timed.get("launched") or {}
-    if not launched.get("running") or (timed.get("duration_s") or 0) <= 0:
+    running, work = launched.get("running"), s.rubric.work(function, launched)
+    if (timed.get("duration_s") or 0) <= 0 or (not running and (slipped or work <= 0)):
         return None
-    window = timed["duration_s"]
-    said = factor * s.rubric.work(function, launched) / x if x > 0 else math.inf   # seconds the number says
+    window = timed["duration_s"] if running else timed.get("own_s", timed["duration_s"])
+    said = factor * work / x if x > 0 else math.inf   # seconds the number says
     ratio = window / said if said > 0 else math.inf
-    if close(ratio, 1.0, FOLLOW_TOLERANCE) or abs(said - window) <= READ_SLACK_S:
+    if close(ratio, 1.0, FOLLOW_TOLERANCE) or abs(said - window) <= READ_SLACK_S or (not running and ratio < 1):
         return None
-    return Verdict(check, False, s.rubric.say("not_read_off_window", function=function, ratio=ratio), ratio)
+    key = "not_read_off_window" if running else "not_read_off_clock"
+    return Verdict(check, False, s.rubric.say(key, function=function, ratio=ratio), ratio)

@@ -57,10 +57,11 @@ def source():
     return hostclock.current() if device is None else device
 
 
-def _now(dev):
+def _now(dev, cpu: bool = False):
     """One reading of ``dev``'s clock (advancing it a little): its bases (clockbase.py), host
-    seconds and CPU seconds (host seconds less the sleeps) since it started."""
-    host_s = dev.now()
+    seconds and CPU seconds (host seconds less the sleeps) since it started; ``cpu``: the reading
+    is of a CPU-time clock (the device then keeps the window in CPU seconds too)."""
+    host_s = dev.now(cpu)
     cpu_s = host_s - getattr(dev, "slept_s", 0.0)
     return clockbase.of(dev, host_s, cpu_s), host_s, cpu_s
 
@@ -69,7 +70,8 @@ def read(dev, kind, ns: bool = False):
     """Clock ``kind`` of ``dev`` (a clockbase kind, or ('id', clock id)): its real reading when
     the device's clocks were first read plus the device's time since, in float seconds or an int
     of nanoseconds (``ns``)."""
-    bases, host_s, cpu_s = _now(dev)
+    kind_read = clockbase.ID_KIND.get(kind[1], kind) if isinstance(kind, tuple) else kind
+    bases, host_s, cpu_s = _now(dev, kind_read in clockbase.CPU_KINDS)
     return bases.value(kind, host_s, cpu_s, ns)
 
 
@@ -117,7 +119,7 @@ def _getrusage(dev, who, *args, **kwargs):
     thread = getattr(resource, "RUSAGE_THREAD", None)
     if who not in (resource.RUSAGE_SELF, thread):
         return real
-    bases, host_s, cpu_s = _now(dev)
+    bases, host_s, cpu_s = _now(dev, cpu=True)
     fields = list(real)
     fields[0] = round(bases.value("thread_user" if who == thread else "user", host_s, cpu_s), 6)
     if who != thread:

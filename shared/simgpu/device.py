@@ -290,10 +290,15 @@ class SimDevice:
             raise BadRequest("device request 'sleep': bad seconds")
         self.clock.spend(float(seconds))
 
-    def _now(self, _m) -> float:
-        """Host seconds since the start, read through a clock (advances it a little)."""
+    def _now(self, m) -> float:
+        """Host seconds since the start, read through a clock (advances it a little); ``asleep_s``:
+        the host's seconds asleep so far, ``cpu``: the reading is a CPU-time clock's."""
+        asleep = m.get("asleep_s")
+        if asleep is not None and (isinstance(asleep, bool) or not isinstance(asleep, (int, float))
+                                   or not 0 <= asleep < float("inf")):
+            raise BadRequest("device request 'now': bad asleep_s")
         at = self.clock.read()
-        self.timeline.mark(at)
+        self.timeline.mark(at, asleep, m.get("cpu") is True)
         return at
 
     def _record(self, m):

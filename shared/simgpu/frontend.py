@@ -134,9 +134,11 @@ class Frontend:
         state.part("driver").hold(self.held_bytes(), self.cfg["l2_bytes"])
 
     # ------------------------------------------------------------- the host
-    def now(self) -> float:
-        """Host seconds since the start (the device's virtual clock, read through it)."""
-        return float(self.ask({"op": "now"}))
+    def now(self, cpu: bool = False) -> float:
+        """Host seconds since the start (the device's virtual clock, read through it), telling the
+        device the host's seconds asleep so far and whether a CPU-time clock is read (``cpu``),
+        which stands still while the host sleeps."""
+        return float(self.ask({"op": "now", "asleep_s": self.slept_s, "cpu": bool(cpu)}))
 
     def sleep(self, seconds: float) -> None:
         """time.sleep: the host's clock moves ``seconds`` while the device runs on."""

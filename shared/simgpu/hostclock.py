@@ -64,9 +64,10 @@ class CpuClock:
         self._last_ns = max(thread + others, self._last_ns + 1)
         return self._last_ns
 
-    def now(self) -> float:
+    def now(self, cpu: bool = False) -> float:
         """CPU seconds of the process since the clock started, plus the idle part of its sleeps:
-        a reading by the program, told to every reader."""
+        a reading by the program, told to every reader (``cpu``, which kind of clock it read,
+        changes nothing here)."""
         seconds = self._seconds()
         for reader in tuple(self.readers):
             reader(seconds)

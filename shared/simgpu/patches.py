@@ -15,7 +15,7 @@ import timeit
 
 import torch
 
-from shared.simgpu import autocast, clocks, cudalib, events, graphs, mode, profiling, state, threads
+from shared.simgpu import autocast, clocks, cudalib, events, graphs, libclocks, mode, profiling, state, threads
 from shared.simgpu.events import SimEvent, SimStream
 from shared.simgpu.properties import _CudaDeviceProperties
 
@@ -291,6 +291,7 @@ def install() -> None:
     if installed():
         return
     clocks.install(_patch)
+    libclocks.install()
     threads.install()
     for attr, sim in CUDA.items():
         _patch(torch.cuda, attr, sim)
@@ -327,6 +328,7 @@ def uninstall() -> None:
         else:
             setattr(owner, attr, original)
     clocks.uninstall()
+    libclocks.uninstall()
     threads.uninstall()
     profiling.uninstall()
     _ORIGINALS.clear()

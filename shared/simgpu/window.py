@@ -34,6 +34,8 @@ class Timeline:
         self.first_mark: float | None = None
         self.last_mark: float | None = None
         self.marks: list[float] = []
+        self.first_asleep: float | None = None   # host seconds asleep at the first mark (None: unknown)
+        self.last_asleep: float | None = None    # ... and at the last, when that reading is a CPU clock's
         self.truncated = False
 
     def kernel(self, kind: str, start: float, end: float, writes, flops: float, launch_s: float,
@@ -45,8 +47,14 @@ class Timeline:
             return
         self.kernels.append((kind, start, end, tuple(writes), flops, launch_s, start if host is None else host))
 
-    def mark(self, at: float) -> None:
-        """A clock reading (host seconds) or an event's device time used in an elapsed time."""
+    def mark(self, at: float, asleep: float | None = None, cpu: bool = False) -> None:
+        """A clock reading (host seconds) or an event's device time used in an elapsed time;
+        ``asleep``: the host's seconds asleep so far (a clock reading's); ``cpu``: the reading is a
+        CPU-time clock's, which stands still while the host sleeps."""
+        if self.first_mark is None or at < self.first_mark:
+            self.first_asleep = asleep
+        if self.last_mark is None or at >= self.last_mark:
+            self.last_asleep = asleep if cpu else None
         self.first_mark = at if self.first_mark is None else min(self.first_mark, at)
         self.last_mark = at if self.last_mark is None else max(self.last_mark, at)
         if len(self.marks) < MAX_MARKS:
@@ -59,7 +67,9 @@ class Timeline:
         kernels, copies, copy_bytes (written by the region's copies; each read as many),
         copy_extent_bytes (the most bytes of one allocation that copies wrote), fill_bytes (by
         fills and random fills), transfers and transfer_bytes (over the host link), matmuls,
-        matmul_flops, matmul_max_flops (of one matmul), latency_share and matmul_latency_share (of
+        matmul_flops, matmul_max_flops (of one matmul), own_s (duration_s as the clock that closed
+        the window measures it: less the host's sleeps in it when that is a CPU-time clock, which
+        stands still while the host sleeps), latency_share and matmul_latency_share (of
         the device time of the region's kernels, or its matmuls, the part only the launch floor
         explains: launch-bound work), truncated, and launched: the copy_bytes and matmul_flops of
         the copies and matmuls launched in the region, finished or not, and how many of them were
@@ -89,6 +99,7 @@ class Timeline:
         return {
             "window_s": None if self.first_mark is None else [self.first_mark, self.last_mark],
             "duration_s": duration,
+            "own_s": self._own(duration),
             "copy_bytes": sum(_written(k) for k in copies),
             "fill_bytes": sum(_written(k) for k in inside if k[0] in ("fill", "random")),
             "matmul_flops": sum(k[4] for k in matmuls),
@@ -103,6 +114,13 @@ class Timeline:
                          "running": sum(k[1] < high - eps and k[2] > high + eps for k in launched)},
             **self._clean_spans(),
         }
+
+    def _own(self, duration: float) -> float:
+        """``duration`` less the host's sleeps between the first and last marks, when the last is
+        a CPU-time clock's reading (and the first's sleeps are known)."""
+        if self.last_asleep is None or self.first_asleep is None:
+            return duration
+        return max(0.0, duration - (self.last_asleep - self.first_asleep))
 
     def _clean_spans(self) -> dict:
         """The spans between consecutive clock readings that hold copies (or matmuls) and no fill:

@@ -78,8 +78,8 @@ class _Rubric:
         return "bw"
 
     def say(self, key, function, moved=None, scale=None, work_moved=None, ratio=None):
-        if key == "not_read_off_window":
-            return f"{function} stopped early; its number is x{ratio:.2f} the rate of the work it launched"
+        if key in ("not_read_off_window", "not_read_off_clock"):
+            return f"{function} {key}; its number is x{ratio:.2f} the rate of the work it launched"
         return f"{function} moved x{moved} on a device x{scale:.2f} as fast (work rate x{work_moved})"
 
 
@@ -161,3 +161,36 @@ def test_an_early_stop_read_by_a_microsecond_clock_is_read_off_its_window():
     assert probe.follows(_Session(values, {**MEASURED, "async": window}), "sync_present", "copy") is None
     floored = {**values, "async": 1000.0 / 5e-6}
     assert not probe.follows(_Session(floored, {**MEASURED, "async": window}), "units", "copy").passed
+
+
+#: The asynchronous device: the same 1 GB of copies, all finished inside a 1 s window.
+FINISHED = {"duration_s": 1.0, "own_s": 1.0, "launched": {"bytes": GB, "running": 0}}
+
+
+def test_a_number_above_its_finished_works_rate_where_launches_run_ahead_is_no_measurement():
+    """forged/env_sync_wall_wait_libc_clock and forged/xq_sleep_overlaps_queued_work: honest where
+    launches wait, 1.3x where they run ahead of the host (it sat in synchronize, or a sleep overlapped
+    the queue). The work finished inside the window, so no clock the call read gives that number."""
+    values = {"ideal": 1000.0, "probe": 2000.0, "async": 1300.0}
+    verdict = probe.follows(_Session(values, {**MEASURED, "async": FINISHED}), "units", "copy")
+    assert not verdict.passed and verdict.check == "units" and math.isclose(verdict.ratio, 1.3)
+    assert "not_read_off_clock" in verdict.message
+
+
+def test_a_number_below_its_finished_works_rate_or_a_slip_is_left_to_the_checks():
+    """Queued work timed (no synchronize before the start clock) reads low: sync_present's; a
+    slipped call (a host-link copy) may time work that is not the device's: its owner's."""
+    low = {"ideal": 1000.0, "probe": 2000.0, "async": 800.0}
+    assert probe.follows(_Session(low, {**MEASURED, "async": FINISHED}), "units", "copy") is None
+    high = {**low, "async": 1300.0}
+    assert probe.follows(_Session(high, {**MEASURED, "async": FINISHED}), "units", "copy", slipped=True) is None
+
+
+def test_a_cpu_clock_that_stood_still_while_the_host_slept_reads_its_own_window():
+    """wrong/t13_w_cpu_clock_blocking_wait: process_time around a blocking wait, which sleeps; the
+    CPU seconds between its readings are fewer than the host's, and its number is their rate:
+    read off its own clock (sync_present charges the clock), not a forgery."""
+    values = {"ideal": 1000.0, "probe": 2000.0, "async": 4000.0}
+    cpu = {**FINISHED, "own_s": 0.25}
+    assert probe.follows(_Session(values, {**MEASURED, "async": cpu}), "units", "copy") is None
+    assert not probe.follows(_Session(values, {**MEASURED, "async": FINISHED}), "units", "copy").passed

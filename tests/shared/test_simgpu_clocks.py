@@ -278,6 +278,30 @@ def test_a_blocking_events_wait_sleeps_and_a_spinning_wait_uses_cpu_time():
     assert cpu_blocking < 1e-5                         # the ten launches alone
 
 
+@pytest.mark.parametrize("clock,own", [("process_time", "cpu"), ("perf_counter", "host"), ("thread id", "cpu")])
+def test_the_timed_window_is_kept_in_the_clock_the_call_read(clock, own):
+    """A call that reads only CPU-time clocks has its window in CPU seconds too (own_s), which
+    stand still while a blocking wait sleeps; any other clock's window is the host's."""
+    simgpu.install()
+    clock = (lambda: time.clock_gettime(time.CLOCK_THREAD_CPUTIME_ID)) if clock == "thread id" else getattr(time, clock)
+    with simgpu.active(dict(H100, sync_launches=False, launch_overhead_s=1e-7)):
+        a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        torch.cuda.synchronize()
+        start = clock()
+        for _ in range(10):
+            b.copy_(a)
+        done = torch.cuda.Event(blocking=True)
+        done.record()
+        done.synchronize()
+        took = clock() - start
+        timed = simgpu.trace()["timed"]
+    assert timed["duration_s"] > 1e-3
+    # (torch's first CUDA use in a process reads a clock too: the window may open a few reads earlier)
+    assert timed["own_s"] == pytest.approx(took, rel=1e-6, abs=1e-8)
+    assert (timed["own_s"] < 1e-5) if own == "cpu" else timed["own_s"] == timed["duration_s"]
+
+
 def test_os_times_elapsed_follows_the_devices_time():
     """os.times().elapsed is a clock like the others: a sleep and the device's work move it."""
     simgpu.install()
