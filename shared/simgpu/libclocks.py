@@ -29,7 +29,7 @@ _long_p = ctypes.POINTER(ctypes.c_long)
 
 def _real(name: str):
     """The C library's own ``name`` (an int-returning ctypes function), looked up unpatched."""
-    return _ORIGINAL_GETITEM(ctypes.CDLL(None), name)
+    return ORIGINAL_LOOKUP(ctypes.CDLL(None), name)
 
 
 def _clock_gettime(clock_id: int, out: int) -> int:
@@ -78,7 +78,8 @@ FUNCTIONS = {
     "time": ((ctypes.c_long, ctypes.c_void_p), _time),
     "clock": ((ctypes.c_long,), _clock),
 }
-_ORIGINAL_GETITEM = ctypes.CDLL.__getitem__
+#: ctypes' own lookup of a library's function by name or ordinal.
+ORIGINAL_LOOKUP = ctypes.CDLL.__getitem__
 _REAL: dict = {}
 _CALLBACKS: dict = {}          # name -> the ctypes callback (kept alive) at whose address it is answered
 _ADDRESSES: dict = {}          # the C library's own address of each function -> its name
@@ -88,9 +89,11 @@ def _address(function) -> int:
     return ctypes.cast(function, ctypes.c_void_p).value or 0
 
 
-def _getitem(self, name_or_ordinal):
-    """CDLL's lookup; the C library's clock functions come back answered by the virtual clock."""
-    function = _ORIGINAL_GETITEM(self, name_or_ordinal)
+def lookup(self, name_or_ordinal):
+    """CDLL's lookup; the C library's clock functions come back answered by the virtual clock.
+    It wears the original's name and code location (patches.py's ``_disguise``), as every
+    function the simulator replaces does."""
+    function = ORIGINAL_LOOKUP(self, name_or_ordinal)
     name = _ADDRESSES.get(_address(function))
     if name is None:
         return function
@@ -101,7 +104,7 @@ def _getitem(self, name_or_ordinal):
 
 def install() -> None:
     """Answer the C library's clocks from the virtual clock while a device is active (idempotent)."""
-    if ctypes.CDLL.__getitem__ is _getitem:
+    if ctypes.CDLL.__getitem__ is lookup:
         return
     for name, (signature, answer) in FUNCTIONS.items():
         real = _real(name)
@@ -109,9 +112,11 @@ def install() -> None:
         _REAL[name] = real
         _CALLBACKS[name] = ctypes.CFUNCTYPE(*signature)(answer)
         _ADDRESSES[_address(real)] = name
-    ctypes.CDLL.__getitem__ = _getitem
+    lookup.__name__, lookup.__qualname__, lookup.__doc__ = (ORIGINAL_LOOKUP.__name__, ORIGINAL_LOOKUP.__qualname__,
+                                                             ORIGINAL_LOOKUP.__doc__)
+    ctypes.CDLL.__getitem__ = lookup
 
 
 def uninstall() -> None:
     """Look functions up as before."""
-    ctypes.CDLL.__getitem__ = _ORIGINAL_GETITEM
+    ctypes.CDLL.__getitem__ = ORIGINAL_LOOKUP

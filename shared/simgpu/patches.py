@@ -291,6 +291,7 @@ def install() -> None:
     if installed():
         return
     clocks.install(_patch)
+    _disguise(libclocks.lookup, libclocks.ORIGINAL_LOOKUP)
     libclocks.install()
     threads.install()
     for attr, sim in CUDA.items():

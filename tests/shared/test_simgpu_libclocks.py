@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import inspect
 import os
 import time
 
@@ -126,4 +127,12 @@ def test_other_functions_of_the_library_are_its_own():
     with simgpu.active(H100):
         assert _global().getpid() == os.getpid()
         assert ctypes.cast(_global().getpid, ctypes.c_void_p).value == \
-            ctypes.cast(libclocks._ORIGINAL_GETITEM(_global(), "getpid"), ctypes.c_void_p).value
+            ctypes.cast(libclocks.ORIGINAL_LOOKUP(_global(), "getpid"), ctypes.c_void_p).value
+
+
+def test_the_lookup_wears_ctypes_own_name_and_file():
+    simgpu.install()
+    lookup = ctypes.CDLL.__getitem__
+    assert lookup is not libclocks.ORIGINAL_LOOKUP
+    assert lookup.__qualname__ == "CDLL.__getitem__"
+    assert inspect.getsourcefile(lookup) == inspect.getsourcefile(ctypes.CDLL)
