@@ -23,6 +23,7 @@ import torch
 
 from shared import simgpu
 from shared.simgpu import clockbase, clocks, patches
+from tests.helpers.simclock import H100, across_a_kernel
 
 #: time's public callables that read no clock, and why.
 NOT_CLOCKS = {
@@ -47,9 +48,6 @@ TIMED_RESULTS = {
     "resource.struct_rusage": "resource.getrusage",
     "os.stat_result": "a file's times say when it was written, by whom the clock does not decide",
 }
-#: Launches that wait and cost the host nothing: a clock reading moves by the device's time alone.
-H100 = simgpu.config("h100", sync_launches=True, first_use=False, launch_overhead_s=0.0, alloc_s=0.0, kernel_jitter=0.0,
-                     sync_overhead_s=0.0, clock_read_s=1e-9)
 
 
 def test_every_clock_function_of_the_time_module_is_answered_or_named_as_no_clock():
@@ -114,17 +112,8 @@ SECOND_CLOCKS = [c for c in clocks.CLOCKS if _reading(c) is not None and "utcnow
 @pytest.mark.parametrize("name", SECOND_CLOCKS)
 def test_each_clock_moves_by_the_devices_time_across_a_kernel(name):
     """Two readings around a copy that waits for the device differ by the copy's device time."""
-    simgpu.install()
-    read = _reading(name)
-    with simgpu.active(H100) as dev:
-        a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
-        b = torch.empty_like(a)
-        b.copy_(a)
-        before = read()
-        b.copy_(a)
-        after = read()
-        kernel = dev.trace()["op_groups"][-1]["seconds_each"]
-    assert after - before == pytest.approx(kernel, rel=1e-3, abs=2e-6)   # datetime resolves 1 us
+    moved, kernel = across_a_kernel(_reading(name))
+    assert moved == pytest.approx(kernel, rel=1e-3, abs=2e-6)   # datetime resolves 1 us
 
 
 def test_timeit_in_every_usual_form_times_the_device():

@@ -19,10 +19,7 @@ import torch
 
 from shared import simgpu
 from shared.simgpu import libclocks
-
-#: Launches that wait and cost the host nothing: a reading moves by the device's time alone.
-H100 = simgpu.config("h100", sync_launches=True, first_use=False, launch_overhead_s=0.0, alloc_s=0.0, kernel_jitter=0.0,
-                     sync_overhead_s=0.0, clock_read_s=1e-9)
+from tests.helpers.simclock import H100, across_a_kernel
 
 
 class Timespec(ctypes.Structure):
@@ -74,17 +71,9 @@ def test_every_function_answered_is_read_here():
 
 @pytest.mark.parametrize("name", READINGS)
 def test_each_libc_clock_moves_by_the_devices_time_across_a_kernel(name):
-    simgpu.install()
     read, resolution = READINGS[name]
-    with simgpu.active(H100) as dev:
-        a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
-        b = torch.empty_like(a)
-        b.copy_(a)
-        before = read()
-        b.copy_(a)
-        after = read()
-        kernel = dev.trace()["op_groups"][-1]["seconds_each"]
-    assert after - before == pytest.approx(kernel, rel=1e-3, abs=2 * resolution)
+    moved, kernel = across_a_kernel(read)
+    assert moved == pytest.approx(kernel, rel=1e-3, abs=2 * resolution)
 
 
 def test_libc_and_python_read_one_clock_on_the_device():
