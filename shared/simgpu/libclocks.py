@@ -14,7 +14,10 @@ How: ``install`` wraps ``ctypes.CDLL.__getitem__`` (``__getattr__`` and every lo
 through it), and a function looked up in any library that resolves to the C library's own
 clock function comes back as a ctypes function at a callback of the same C signature, made with
 the library's calling convention, so ``argtypes`` and ``restype`` set by the program still apply.
-``FUNCTIONS`` names every function answered (tests check each one).
+``FUNCTIONS`` names every function answered (tests check each one). Not answered: the C library's
+own callers (the interpreter's timed waits and the sandbox's deadlines keep the real clock, so
+nothing is preloaded into the process), a function whose address a program resolves itself
+(``_ctypes.dlsym``), and the time read in another process (``date``).
 """
 from __future__ import annotations
 
