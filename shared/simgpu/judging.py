@@ -66,7 +66,8 @@ class Rubric:
     1-2); ``say(key, function=..., **fields)``, its messages (the engine's: ``not_a_number``,
     ``not_the_work``, ``judged_in_slip``, ``judged_in_base``; the probe's: ``not_following``,
     ``not_following_nothing_timed``); ``work(function, timed)``, the bytes or FLOPs timed, and
-    ``speed(function)``, 'bw' or 'peak', which the probe asks. The defaults: one usual call, no
+    ``speed(function)``, 'bw' or 'peak', and ``fastest(function, timed)``, the work per second of
+    the fastest span between two clock readings that timed some, which the probe asks. The defaults: one usual call, no
     prelude, the value itself, no slips."""
 
     judges: dict[str, tuple[str, ...]] = {}
@@ -100,6 +101,10 @@ class Rubric:
 
     def speed(self, function: str) -> str:
         raise NotImplementedError
+
+    def fastest(self, function: str, timed: dict) -> float:
+        seconds = timed.get("duration_s") or 0.0
+        return self.work(function, timed) / seconds if seconds > 0 else 0.0
 
     def check_id(self, check: str, function: str) -> str:
         """'sync_present' for the check's first function, else 'sync_present.matmul_tflops'."""

@@ -77,6 +77,9 @@ class _Rubric:
     def speed(self, function):
         return "bw"
 
+    def fastest(self, function, timed):
+        return timed.get("fastest", 0.0)
+
     def say(self, key, function, moved=None, scale=None, work_moved=None, ratio=None):
         if key in ("not_read_off_window", "not_read_off_clock"):
             return f"{function} {key}; its number is x{ratio:.2f} the rate of the work it launched"
@@ -194,3 +197,17 @@ def test_a_cpu_clock_that_stood_still_while_the_host_slept_reads_its_own_window(
     cpu = {**FINISHED, "own_s": 0.25}
     assert probe.follows(_Session(values, {**MEASURED, "async": cpu}), "units", "copy") is None
     assert not probe.follows(_Session(values, {**MEASURED, "async": FINISHED}), "units", "copy").passed
+
+
+def test_a_correction_within_the_sync_bound_above_every_rate_of_its_window_is_no_measurement():
+    """forged/t14_f_correction_only_when_launches_run_ahead: x1.06 only where launches ran ahead,
+    under sync_present's bound; above its window's rate and its fastest span's by more than the
+    table's tolerance, no clock gives it. good/t13_g_budget_blocks: the median block's rate, above
+    the whole window's (its first block ran behind the warm-up) but no faster than its fastest
+    block, is read off its window."""
+    corrected = {"ideal": 1000.0, "probe": 2000.0, "async": 1060.0}
+    verdict = probe.follows(_Session(corrected, {**MEASURED, "async": {**FINISHED, "fastest": GB}}), "units", "copy")
+    assert not verdict.passed and "not_read_off_clock" in verdict.message and math.isclose(verdict.ratio, 1.06)
+    median = {**corrected, "async": 1030.0}
+    blocks = {**FINISHED, "fastest": 1.035 * GB}
+    assert probe.follows(_Session(median, {**MEASURED, "async": blocks}), "units", "copy") is None

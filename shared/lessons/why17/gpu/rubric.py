@@ -213,6 +213,13 @@ class Why17(Rubric):
     def speed(self, function: str) -> str:
         return "bw" if MODULE[function] == "bw" else "peak"
 
+    def fastest(self, function: str, timed: dict) -> float:
+        """Bytes (bw) or FLOPs per second of the fastest span between clock readings that timed copies
+        or matmuls (window.py); 0 when none did."""
+        if MODULE[function] == "bw":
+            return timed.get("copy_span_fastest") or 0.0
+        return (timed.get("matmul_span_rates") or [0.0])[-1]
+
     def say(self, key: str, **fields) -> str:
         what = "memory bandwidth" if MODULE[fields["function"]] == "bw" else "peak"
         return say(key, unit=unit(fields["function"]), what=what, **fields)
