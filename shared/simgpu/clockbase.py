@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import threading
 import time
 
@@ -52,13 +53,18 @@ OTHER_IDS = sorted({getattr(time, n) for n in dir(time) if n.startswith("CLOCK_"
 CPU_KINDS = {"process", "thread", "user", "thread_user"}
 #: Per thread: the thread's own CPU clocks, based at its first reading.
 THREAD_KINDS = {"thread", "thread_user"}
-#: Every base is a whole number of steps of 1/STEPS_PER_S seconds: a quarter second, a whole
-#: number of microseconds (datetime's resolution), nanoseconds and 10 ms ticks (os.times) and
-#: exact as a float. A reading is then the base plus the time since, rounded as the float's
-#: magnitude and the clock's resolution round it, so a duration (the difference of two readings)
-#: is the same whatever the base, as long as the readings are of the same magnitude (power of
-#: two): runs are repeatable bit for bit, and no number depends on when the process started.
+#: Every base is a whole number of steps of 1/STEPS_PER_S seconds (a quarter second, a whole
+#: number of microseconds, nanoseconds and 10 ms ticks), plus the clock's own fraction of a step
+#: (``fraction``), both exact as a float. A reading is then the base plus the time since, rounded
+#: as the float's magnitude and the clock's resolution round it, so a duration (the difference of
+#: two readings) is the same whatever the base, as long as the readings are of the same magnitude
+#: (power of two): runs are repeatable bit for bit, no number depends on when the process
+#: started, and a coarse clock's ticks (datetime's microseconds, os.times' 10 ms) fall alike on
+#: the same work in every run of one seed.
 STEPS_PER_S = 4
+#: A clock's own fraction of a step is a whole number of these seconds (2**-21 s, about 0.48 us):
+#: exact beside a Unix time of up to 2**32 s in a float's 53 bits.
+FRACTION_S = 2.0**-21
 
 #: The last value each kind handed out in this process, so that a later period never reads lower.
 _last: dict = {}
@@ -83,12 +89,33 @@ def _read_real(kind) -> float:
     return usage.ru_stime if kind == "system" else usage.ru_utime
 
 
-class Bases:
-    """Each virtual clock's value when its source's time was zero, in steps of 1/STEPS_PER_S
-    seconds (the real clock's reading then, rounded up to a step)."""
+#: Clocks that count one thing share a fraction (the time since boot, the date, the process's CPU
+#: time, a thread's); clock ids without a kind of their own count the date (REALTIME, TAI) or the
+#: time since boot (BOOTTIME, MONOTONIC_RAW, the COARSE ones).
+GROUP = {"mono": "boot", "elapsed": "boot", "wall": "date", "process": "cpu", "user": "cpu", "system": "cpu",
+         "thread": "thread", "thread_user": "thread",
+         **{getattr(time, n): "date" if "REALTIME" in n or "TAI" in n else "boot"
+            for n in dir(time) if n.startswith("CLOCK_") and getattr(time, n) in OTHER_IDS}}
 
-    def __init__(self, host_s: float, cpu_s: float):
+
+def fraction(kind, clock_seed: int | None) -> float:
+    """Clock ``kind``'s own fraction of a step, in seconds: a whole number of FRACTION_S drawn from
+    ``clock_seed`` (the device's, drawn from its seed) for its GROUP, 0 without one. A real
+    machine's date, time since boot and CPU times read unrelated fractions of a second; so does
+    each group of virtual clocks."""
+    if clock_seed is None:
+        return 0.0
+    group = GROUP.get(kind[1] if isinstance(kind, tuple) else kind, kind)
+    return random.Random(f"{clock_seed}\0{group}").randrange(int(1 / STEPS_PER_S / FRACTION_S)) * FRACTION_S
+
+
+class Bases:
+    """Each virtual clock's value when its source's time was zero: the real clock's reading then,
+    rounded up to a step of 1/STEPS_PER_S seconds, plus the clock's own ``fraction`` of a step."""
+
+    def __init__(self, host_s: float, cpu_s: float, clock_seed: int | None = None):
         self._steps: dict = {}
+        self._own = {kind: fraction(kind, clock_seed) for kind in (*GROUP, *(("id", i) for i in OTHER_IDS))}
         for kind in ("mono", "wall", "process", "elapsed", "user", "system"):
             self._set(kind, host_s, cpu_s)
         for clock_id in OTHER_IDS:
@@ -101,7 +128,7 @@ class Bases:
         kind = key[0] if isinstance(key, tuple) and key[0] in THREAD_KINDS else key
         real = max(_read_real(kind), _last.get(key, -math.inf))
         elapsed = cpu_s if kind in CPU_KINDS else host_s
-        steps = self._steps[key] = math.ceil((real - elapsed) * STEPS_PER_S)
+        steps = self._steps[key] = math.ceil((real - elapsed - self._own.get(kind, 0.0)) * STEPS_PER_S)
         return steps
 
     def value(self, kind, host_s: float, cpu_s: float, ns: bool = False):
@@ -111,12 +138,12 @@ class Bases:
         steps = self._steps.get(key)
         if steps is None:
             steps = self._set(key, host_s, cpu_s)      # a new thread, or an id that raises
-        elapsed = cpu_s if kind in CPU_KINDS else host_s
-        value = steps / STEPS_PER_S + elapsed
+        elapsed, own = cpu_s if kind in CPU_KINDS else host_s, self._own.get(kind, 0.0)
+        value = (steps / STEPS_PER_S + own) + elapsed
         if kind not in THREAD_KINDS:
             _last[key] = value
         if ns:
-            return steps * 10**9 // STEPS_PER_S + round(elapsed * 1e9)
+            return steps * 10**9 // STEPS_PER_S + round(own * 1e9) + round(elapsed * 1e9)
         return value
 
 
@@ -125,7 +152,8 @@ def of(source, host_s: float, cpu_s: float) -> Bases:
     ``host_s`` and ``cpu_s`` are its host and CPU seconds now."""
     bases = vars(source).get("_clock_bases")
     if bases is None:
-        bases = source._clock_bases = Bases(host_s, cpu_s)
+        seed = getattr(source, "clock_seed", None)
+        bases = source._clock_bases = Bases(host_s, cpu_s, seed() if seed is not None else None)
     return bases
 
 

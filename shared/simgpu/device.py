@@ -301,6 +301,11 @@ class SimDevice:
         self.timeline.mark(at, asleep, m.get("cpu") is True)
         return at
 
+    def _clock_seed(self, _m) -> int:
+        """A number drawn from the seed (not the seed) from which the host's clocks draw fractions
+        of their own (clockbase.py): a real machine's clocks read unrelated fractions of a second."""
+        return random.Random(f"simgpu-clocks\0{self.cfg['seed']}").getrandbits(64)
+
     def _record(self, m):
         """Queue a zero-length marker (an event) on a stream: it completes with that stream's work."""
         event = _int(m, "event", 1, MAX_ID)
@@ -366,8 +371,8 @@ _HANDLERS = {
     "event_sync": SimDevice._event_sync, "query_event": SimDevice._query_event,
     "query_stream": SimDevice._query_stream, "wait_event": SimDevice._wait_event,
     "wait_stream": SimDevice._wait_stream, "elapsed": SimDevice._elapsed, "sleep": SimDevice._sleep,
-    "activity": SimDevice._activity,
+    "activity": SimDevice._activity, "clock_seed": SimDevice._clock_seed,
 }
 #: Requests whose answer the sender may wait for (a blocking event's wait: how long it slept); the
 #: others are queued and sent in batches.
-ASKS = frozenset({"now", "query_event", "query_stream", "elapsed", "activity", "event_sync"})
+ASKS = frozenset({"now", "query_event", "query_stream", "elapsed", "activity", "event_sync", "clock_seed"})

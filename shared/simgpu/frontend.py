@@ -140,6 +140,10 @@ class Frontend:
         which stands still while the host sleeps."""
         return float(self.ask({"op": "now", "asleep_s": self.slept_s, "cpu": bool(cpu)}))
 
+    def clock_seed(self) -> int:
+        """The number the host's clocks draw their fractions from (the device's ``clock_seed``)."""
+        return int(self.ask({"op": "clock_seed"}))
+
     def sleep(self, seconds: float) -> None:
         """time.sleep: the host's clock moves ``seconds`` while the device runs on."""
         self.slept_s += float(seconds)

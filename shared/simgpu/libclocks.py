@@ -14,13 +14,15 @@ How: ``install`` wraps ``ctypes.CDLL.__getitem__`` (``__getattr__`` and every lo
 through it), and a function looked up in any library that resolves to the C library's own
 clock function comes back as a ctypes function at a callback of the same C signature, made with
 the library's calling convention, so ``argtypes`` and ``restype`` set by the program still apply.
-``FUNCTIONS`` names every function answered (tests check each one). Not answered: the C library's
-own callers (the interpreter's timed waits and the sandbox's deadlines keep the real clock, so
-nothing is preloaded into the process), a function whose address a program resolves itself
-(``_ctypes.dlsym``), and the time read in another process (``date``).
+``_ctypes.dlsym``, which a program may call with a handle of its own, gives the callback's address
+for those functions too. ``FUNCTIONS`` names every function answered (tests check each one). Not
+answered: the C library's own callers (the interpreter's timed waits and the sandbox's deadlines
+keep the real clock, so nothing is preloaded into the process), an address a program reads out of
+the library's file itself, and the time read in another process (``date``).
 """
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 
 from shared.simgpu import clocks
@@ -81,8 +83,8 @@ FUNCTIONS = {
     "time": ((ctypes.c_long, ctypes.c_void_p), _time),
     "clock": ((ctypes.c_long,), _clock),
 }
-#: ctypes' own lookup of a library's function by name or ordinal.
-ORIGINAL_LOOKUP = ctypes.CDLL.__getitem__
+#: ctypes' own lookup of a library's function by name or ordinal, and the C library's dlsym.
+ORIGINAL_LOOKUP, ORIGINAL_DLSYM = ctypes.CDLL.__getitem__, _ctypes.dlsym
 _REAL: dict = {}
 _CALLBACKS: dict = {}          # name -> the ctypes callback (kept alive) at whose address it is answered
 _ADDRESSES: dict = {}          # the C library's own address of each function -> its name
@@ -105,6 +107,14 @@ def lookup(self, name_or_ordinal):
     return answered
 
 
+def dlsym(handle, name):
+    """_ctypes.dlsym: the address of ``name`` in the library ``handle``; of the callback that answers
+    it from the virtual clock for the C library's clock functions."""
+    address = ORIGINAL_DLSYM(handle, name)
+    answered = _ADDRESSES.get(address)
+    return address if answered is None else _address(_CALLBACKS[answered])
+
+
 def install() -> None:
     """Answer the C library's clocks from the virtual clock while a device is active (idempotent)."""
     if ctypes.CDLL.__getitem__ is lookup:
@@ -115,11 +125,11 @@ def install() -> None:
         _REAL[name] = real
         _CALLBACKS[name] = ctypes.CFUNCTYPE(*signature)(answer)
         _ADDRESSES[_address(real)] = name
-    lookup.__name__, lookup.__qualname__, lookup.__doc__ = (ORIGINAL_LOOKUP.__name__, ORIGINAL_LOOKUP.__qualname__,
-                                                             ORIGINAL_LOOKUP.__doc__)
-    ctypes.CDLL.__getitem__ = lookup
+    for mine, original in ((lookup, ORIGINAL_LOOKUP), (dlsym, ORIGINAL_DLSYM)):
+        mine.__name__, mine.__qualname__, mine.__doc__ = original.__name__, original.__qualname__, original.__doc__
+    ctypes.CDLL.__getitem__, _ctypes.dlsym = lookup, dlsym
 
 
 def uninstall() -> None:
     """Look functions up as before."""
-    ctypes.CDLL.__getitem__ = ORIGINAL_LOOKUP
+    ctypes.CDLL.__getitem__, _ctypes.dlsym = ORIGINAL_LOOKUP, ORIGINAL_DLSYM

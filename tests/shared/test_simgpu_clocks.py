@@ -209,6 +209,27 @@ def test_what_a_coarse_clock_reads_of_the_same_work_does_not_depend_on_when_the_
     assert len(seen) == 1, sorted(seen)
 
 
+
+def _fractions(seed: int) -> list[float]:
+    """What the date, the time since boot, the process's and the thread's CPU time read, modulo a
+    quarter second, on a device of ``seed``."""
+    with simgpu.active(dict(H100, seed=seed)):
+        return [x % 0.25 for x in (time.time(), time.monotonic(), time.process_time(), time.thread_time())]
+
+
+def test_the_date_the_time_since_boot_and_the_cpu_times_read_fractions_of_their_own(monkeypatch):
+    """forged/t14_f_quarter_second_clock_bases_tell: a real machine's date, time since boot and CPU
+    times read unrelated fractions of a second, where clocks that all started on quarter seconds
+    agreed to the microsecond. Each starts on a fraction of its own, drawn from the device's seed:
+    the same under one seed (a coarse clock's ticks fall alike in every run), others under another."""
+    simgpu.install()
+    monkeypatch.setattr(clockbase, "_last", {})
+    one, again, other = _fractions(3), _fractions(3), _fractions(4)
+    apart = [abs(a - b) for i, a in enumerate(one) for b in one[i + 1:]]
+    assert min(apart) > 1e-3, one
+    assert [b - a for a, b in zip(one, one[1:])] == pytest.approx([b - a for a, b in zip(again, again[1:])], abs=1e-5)
+    assert [b - a for a, b in zip(one, one[1:])] != pytest.approx([b - a for a, b in zip(other, other[1:])], abs=1e-3)
+
 CPU_CLOCKS = {
     "process_time": lambda: time.process_time(), "thread_time": lambda: time.thread_time(),
     "CLOCK_PROCESS_CPUTIME_ID": lambda: time.clock_gettime(time.CLOCK_PROCESS_CPUTIME_ID),

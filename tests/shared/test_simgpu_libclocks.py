@@ -8,6 +8,7 @@ real clock outside a simulation.
 """
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import ctypes.util
 import inspect
@@ -54,10 +55,22 @@ def _timeofday(lib):
     return tv.tv_sec + tv.tv_usec / 1e6
 
 
+def _dlsym_gettime(clock_id):
+    """clock_gettime at the address _ctypes.dlsym resolves in a handle of the program's own, not
+    through a CDLL lookup (forged/t14_f_dlsym_libc_clock_tell)."""
+    handle = _ctypes.dlopen(ctypes.util.find_library("c") or "libc.so.6")
+    function = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.POINTER(Timespec))(
+        _ctypes.dlsym(handle, "clock_gettime"))
+    ts = Timespec()
+    assert function(clock_id, ctypes.byref(ts)) == 0
+    return ts.tv_sec + ts.tv_nsec / 1e9
+
+
 #: Each reading in seconds, and how finely it resolves the device's time (seconds).
 READINGS = {
     "clock_gettime(CLOCK_MONOTONIC), CDLL(None)": (lambda: _gettime(_global(), time.CLOCK_MONOTONIC), 1e-9),
     "clock_gettime(CLOCK_MONOTONIC), libc.so.6 declared": (lambda: _gettime(_by_name(), time.CLOCK_MONOTONIC), 1e-9),
+    "clock_gettime(CLOCK_MONOTONIC), _ctypes.dlsym": (lambda: _dlsym_gettime(time.CLOCK_MONOTONIC), 1e-9),
     "clock_gettime(CLOCK_REALTIME)": (lambda: _gettime(_global(), time.CLOCK_REALTIME), 1e-9),
     "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)": (lambda: _gettime(_global(), time.CLOCK_PROCESS_CPUTIME_ID), 1e-9),
     "gettimeofday": (lambda: _timeofday(_global()), 1e-6),
