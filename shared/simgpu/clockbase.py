@@ -15,6 +15,7 @@ reading goes back across the active periods of one process.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import random
@@ -98,15 +99,20 @@ GROUP = {"mono": "boot", "elapsed": "boot", "wall": "date", "process": "cpu", "u
             for n in dir(time) if n.startswith("CLOCK_") and getattr(time, n) in OTHER_IDS}}
 
 
-def fraction(kind, clock_seed: int | None) -> float:
-    """Clock ``kind``'s own fraction of a step, in seconds: a whole number of FRACTION_S drawn from
-    ``clock_seed`` (the device's, drawn from its seed) for its GROUP, 0 without one. A real
-    machine's date, time since boot and CPU times read unrelated fractions of a second; so does
-    each group of virtual clocks."""
+@functools.lru_cache(maxsize=64)
+def fraction(group: str, clock_seed: int | None) -> float:
+    """The fraction of a step, in seconds, that clock ``group`` (a GROUP value) starts on: a whole
+    number of FRACTION_S drawn from ``clock_seed`` (the device's, drawn from its seed), 0 without
+    one. A real machine's date, time since boot and CPU times read unrelated fractions of a
+    second; so does each group of virtual clocks."""
     if clock_seed is None:
         return 0.0
-    group = GROUP.get(kind[1] if isinstance(kind, tuple) else kind, kind)
     return random.Random(f"{clock_seed}\0{group}").randrange(int(1 / STEPS_PER_S / FRACTION_S)) * FRACTION_S
+
+
+def _id(kind):
+    """A clockbase kind, or the clock id of an ('id', clock id) kind: GROUP's key."""
+    return kind[1] if isinstance(kind, tuple) else kind
 
 
 class Bases:
@@ -115,7 +121,7 @@ class Bases:
 
     def __init__(self, host_s: float, cpu_s: float, clock_seed: int | None = None):
         self._steps: dict = {}
-        self._own = {kind: fraction(kind, clock_seed) for kind in (*GROUP, *(("id", i) for i in OTHER_IDS))}
+        self._own = {kind: fraction(group, clock_seed) for kind, group in GROUP.items()}
         for kind in ("mono", "wall", "process", "elapsed", "user", "system"):
             self._set(kind, host_s, cpu_s)
         for clock_id in OTHER_IDS:
@@ -128,7 +134,7 @@ class Bases:
         kind = key[0] if isinstance(key, tuple) and key[0] in THREAD_KINDS else key
         real = max(_read_real(kind), _last.get(key, -math.inf))
         elapsed = cpu_s if kind in CPU_KINDS else host_s
-        steps = self._steps[key] = math.ceil((real - elapsed - self._own.get(kind, 0.0)) * STEPS_PER_S)
+        steps = self._steps[key] = math.ceil((real - elapsed - self._own.get(_id(kind), 0.0)) * STEPS_PER_S)
         return steps
 
     def value(self, kind, host_s: float, cpu_s: float, ns: bool = False):
@@ -138,7 +144,7 @@ class Bases:
         steps = self._steps.get(key)
         if steps is None:
             steps = self._set(key, host_s, cpu_s)      # a new thread, or an id that raises
-        elapsed, own = cpu_s if kind in CPU_KINDS else host_s, self._own.get(kind, 0.0)
+        elapsed, own = cpu_s if kind in CPU_KINDS else host_s, self._own.get(_id(kind), 0.0)
         value = (steps / STEPS_PER_S + own) + elapsed
         if kind not in THREAD_KINDS:
             _last[key] = value
