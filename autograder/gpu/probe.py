@@ -78,20 +78,20 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     if not close(ratio, 1.0, FOLLOW_TOLERANCE):
         return Verdict(check, False, rubric.say("not_following", function=function, moved=moved, scale=scale,
                                                  work_moved=rb / ra), ratio)
-    return _off_its_window(s, check, function, a, trace_a, slipped)
+    return _off_its_window(s, check, function, a / ra, slipped)
 
 
-def _off_its_window(s: Session, check: str, function: str, a: float, trace_a: dict, slipped: bool) -> Verdict | None:
+def _off_its_window(s: Session, check: str, function: str, factor: float, slipped: bool) -> Verdict | None:
     """A failing Verdict when ``function``'s number on the asynchronous device is not the rate of
-    the work it launched in its window as its number ``a`` on the seeded device (``trace_a``) is of
-    that device's: a number not read off its own window. Where its clock stopped while that work
-    still ran, a number off it either way (a floor, a kept rate), within FOLLOW_TOLERANCE; where the
-    work had finished, a number above it beyond RATIO_TOLERANCE, over the whole window as the clock
-    that closed it measured it and over the spans between clock readings that hold the work (a
-    correction applied only where launches run ahead of the host). None for an early stop read off
-    the window, by a clock of any resolution down to a microsecond (READ_SLACK_S), or a number
-    below (queued work timed): sync_present's alone; and for a ``slipped`` call, whose work may not
-    be the device's."""
+    the work it launched in its window as its number on the seeded device is of that device's
+    (``factor``: that number over its window's work per second): a number not read off its own
+    window. Where its clock stopped while that work still ran, a number off it either way (a floor,
+    a kept rate), within FOLLOW_TOLERANCE; where the work had finished, a number above it beyond
+    RATIO_TOLERANCE, over the whole window as the clock that closed it measured it and over the
+    spans between clock readings that hold the work (a correction applied only where launches run
+    ahead of the host). None for an early stop read off the window, by a clock of any resolution
+    down to a microsecond (READ_SLACK_S), or a number below (queued work timed): sync_present's
+    alone; and for a ``slipped`` call, whose work may not be the device's."""
     try:
         x, trace = s.number(function, "async")
     except Exception:  # the asynchronous call's own failure is sync_present's to report
@@ -102,7 +102,6 @@ def _off_its_window(s: Session, check: str, function: str, a: float, trace_a: di
     if (timed.get("duration_s") or 0) <= 0 or (not running and (slipped or work <= 0)):
         return None
     window = timed["duration_s"] if running else timed.get("own_s", timed["duration_s"])
-    factor = a / _work_rate(s, function, trace_a)     # the number over its window's work rate, seeded device
     said = factor * work / x if x > 0 else math.inf   # seconds the number says
     ratio = window / said if said > 0 else math.inf
     if abs(said - window) <= READ_SLACK_S or close(ratio, 1.0, FOLLOW_TOLERANCE if running else RATIO_TOLERANCE):
