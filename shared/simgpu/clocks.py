@@ -159,12 +159,22 @@ def _sleep(dev, seconds, *_args, **_kwargs):
     if seconds < 0 or math.isnan(seconds):
         raise ValueError("sleep length must be non-negative")
     seconds = min(seconds, MAX_SLEEP_S)
-    if not isinstance(dev, hostclock.CpuClock) and world_moves():
+    if isinstance(dev, hostclock.CpuClock):
+        dev.sleep(seconds)
+        return
+    moves = world_moves()
+    if moves:
         hostclock.real_sleep(seconds)
-        if not state.part("dispatch").used_here():
-            return          # a thread that runs no device work (a reporter, a watchdog): the device's
-                            # threads go on meanwhile, so its sleep passes in real time only
-    dev.sleep(seconds)
+    waited(dev, seconds, moves)
+
+
+def waited(dev, seconds: float, moves: bool) -> None:
+    """The host waited ``seconds`` (a sleep, or a wait that timed out: waits.py); ``moves``: the
+    world moved meanwhile (``world_moves``, asked as the wait began). The virtual clock moves by
+    them, but for a thread that runs no device work while the world moves (a reporter, a
+    watchdog): the device's threads go on meanwhile, so its wait passes in real time only."""
+    if not (moves and not state.part("dispatch").used_here()):
+        dev.sleep(seconds)
 
 
 def world_moves() -> bool:

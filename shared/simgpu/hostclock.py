@@ -79,8 +79,16 @@ class CpuClock:
     def sleep(self, seconds: float) -> None:
         """Sleep for real; the clock moves by at least ``seconds`` (CPU time other threads spent
         meanwhile counts once, not twice)."""
-        before = self._seconds()
+        before = self.reading()
         real_sleep(seconds)
+        self.waited(seconds, before)
+
+    def reading(self) -> float:
+        """Seconds now, not told to the readers (the clock's own reading, not the program's)."""
+        return self._seconds()
+
+    def waited(self, seconds: float, before: float) -> None:
+        """The process waited ``seconds`` since the clock read ``before``: it has moved at least that."""
         self.slept_s += max(0.0, seconds - (self._seconds() - before))
 
 

@@ -15,7 +15,7 @@ import timeit
 
 import torch
 
-from shared.simgpu import autocast, clocks, cudalib, events, graphs, libclocks, mode, profiling, state, threads
+from shared.simgpu import autocast, clocks, cudalib, events, graphs, libclocks, mode, profiling, state, threads, waits
 from shared.simgpu.events import SimEvent, SimStream
 from shared.simgpu.properties import _CudaDeviceProperties
 
@@ -291,6 +291,7 @@ def install() -> None:
     if installed():
         return
     clocks.install(_patch)
+    waits.install(_patch)
     _disguise(libclocks.lookup, libclocks.ORIGINAL_LOOKUP)
     libclocks.install()
     threads.install()

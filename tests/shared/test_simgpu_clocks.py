@@ -22,7 +22,7 @@ import pytest
 import torch
 
 from shared import simgpu
-from shared.simgpu import clockbase, clocks, patches
+from shared.simgpu import clockbase, clocks, hostclock, patches
 from tests.helpers.simclock import H100, across_a_kernel
 
 #: time's public callables that read no clock, and why.
@@ -207,7 +207,6 @@ def test_what_a_coarse_clock_reads_of_the_same_work_does_not_depend_on_when_the_
             seen.add(((datetime.datetime.now() - t0).total_seconds(), time.time() - f0))
             torch.cuda.synchronize()
     assert len(seen) == 1, sorted(seen)
-
 
 
 def _fractions(seed: int) -> list[float]:
@@ -441,7 +440,7 @@ def test_a_reporter_threads_sleeps_do_not_add_to_the_device_threads_time():
         t0 = time.perf_counter()
         for _ in range(20):
             b.copy_(a)
-            threading.Event().wait(0.01)        # real time passes: the reporter sleeps meanwhile
+            hostclock.real_sleep(0.01)          # real time passes (no clock the program reads): the reporter sleeps
         torch.cuda.synchronize()
         elapsed = time.perf_counter() - t0
         stop.set()

@@ -32,7 +32,8 @@ TIMED_START, TIMED_END = "    start = time.perf_counter()\n", "    seconds = tim
 STOPPED = {TIMED_START: f"    helper = _helper({STOP_S})\n" + TIMED_START,
            TIMED_END: "    _stopped(helper)\n" + TIMED_END}
 #: A helper process that, when asked, stops the caller, waits, and continues it: what the
-#: scheduler does to a process that loses its core (the wait is a select: no patched clock).
+#: scheduler does to a process that loses its core (the helper waits in a select of its own:
+#: whatever it passes on its copy of the clocks, the caller's stand still).
 HELPER = '''
 
 def _helper(seconds):
