@@ -94,34 +94,6 @@ def test_a_wait_something_wakes_passes_nothing_more():
     assert woken and moved < 1e-4
 
 
-def test_a_watchdog_threads_waits_do_not_add_to_the_timing_threads_window():
-    """A thread that runs no device work (a watchdog) waits in real time beside the timing
-    thread, as its sleeps do: the window reads the device's work alone."""
-    simgpu.install()
-    with simgpu.active(H100) as dev:
-        a = torch.empty(2**26, dtype=torch.uint8, device="cuda")
-        b = torch.empty_like(a)
-        b.copy_(a)
-        torch.cuda.synchronize()
-        stop = threading.Event()
-
-        def watch():
-            while not stop.wait(0.005):
-                pass
-        watchdog = threading.Thread(target=watch)
-        watchdog.start()
-        t0 = time.perf_counter()
-        for _ in range(10):
-            b.copy_(a)
-            hostclock.real_sleep(0.01)                  # real time passes: the watchdog waits meanwhile
-        torch.cuda.synchronize()
-        elapsed = time.perf_counter() - t0
-        stop.set()
-        watchdog.join()
-        kernel = dev.trace()["op_groups"][-1]["seconds_each"]
-    assert elapsed == pytest.approx(10 * kernel, rel=0.05)
-
-
 def test_on_the_cpu_clock_a_wait_that_times_out_lasts_at_least_its_timeout():
     """A real-CPU call's clocks read CPU time plus sleeps (hostclock.py): a wait that times out
     is idle time the program asked to spend, as a sleep is."""
