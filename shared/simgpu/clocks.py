@@ -173,7 +173,7 @@ def waited(dev, seconds: float, moves: bool) -> None:
     world moved meanwhile (``world_moves``, asked as the wait began). The virtual clock moves by
     them, but for a thread that runs no device work while the world moves (a reporter, a
     watchdog): the device's threads go on meanwhile, so its wait passes in real time only."""
-    if not (moves and not state.part("dispatch").used_here()):
+    if not moves or state.part("dispatch").used_here():
         dev.sleep(seconds)
 
 

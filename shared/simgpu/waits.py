@@ -18,6 +18,7 @@ Not answered (docs/simulated-gpu.md, "Not modelled"): a lock's ``acquire(timeout
 from __future__ import annotations
 
 import math
+import operator
 import select
 import selectors
 import threading
@@ -45,27 +46,25 @@ def _timed(dev, seconds, wait, timed_out):
     return result
 
 
-def _select(dev, rlist, wlist, xlist, timeout=None):
-    original = select.select.__wrapped__
-    return _timed(dev, timeout, lambda: original(rlist, wlist, xlist, timeout), lambda ready: not any(ready))
-
-
-def _selector_select(original):
-    def sim(dev, selector, timeout=None):
-        return _timed(dev, timeout, lambda: original(selector, timeout), lambda ready: not ready)
+def _answer(original, timed_out, at: int):
+    """The answer to the wait ``original``, whose timeout is its argument ``at`` (or ``timeout=``),
+    that ``timed_out(result)`` tells."""
+    def sim(dev, *args, **kwargs):
+        timeout = args[at] if len(args) > at else kwargs.get("timeout")
+        return _timed(dev, timeout, lambda: original(*args, **kwargs), timed_out)
     return sim
 
 
-def _condition_wait(dev, condition, timeout=None):
-    original = threading.Condition.wait.__wrapped__
-    return _timed(dev, timeout, lambda: original(condition, timeout), lambda woken: not woken)
+def _none_ready(ready) -> bool:
+    return not any(ready)
 
 
 def install(patch) -> None:
     """Answer each wait above; ``patch(owner, attr, sim, current=...)`` is patches._patch."""
-    patch(select, "select", _select, current=clocks.source)
-    patch(threading.Condition, "wait", _condition_wait, current=clocks.source)
+    patch(select, "select", _answer(select.select, _none_ready, 3), current=clocks.source)
+    patch(threading.Condition, "wait", _answer(threading.Condition.wait, operator.not_, 1),
+          current=clocks.source)
     for kind in {getattr(selectors, name) for name in dir(selectors) if name.endswith("Selector")}:
         own = vars(kind).get("select") if isinstance(kind, type) else None
         if own is not None and not getattr(own, "__isabstractmethod__", False):
-            patch(kind, "select", _selector_select(vars(kind)["select"]), current=clocks.source)
+            patch(kind, "select", _answer(own, operator.not_, 1), current=clocks.source)
