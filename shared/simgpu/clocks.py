@@ -171,9 +171,10 @@ def _sleep(dev, seconds, *_args, **_kwargs):
 def waited(dev, seconds: float, moves: bool) -> None:
     """The host waited ``seconds`` (a sleep, or a wait that timed out: waits.py); ``moves``: the
     world moved meanwhile (``world_moves``, asked as the wait began). The virtual clock moves by
-    them, but for a thread that runs no device work while the world moves (a reporter, a
-    watchdog): the device's threads go on meanwhile, so its wait passes in real time only."""
-    if not moves or state.part("dispatch").used_here():
+    them, but while the world moves for a thread other than the one that last gave the device
+    work (a reporter, a watchdog, a caller polling a queue while its worker times): that thread
+    goes on meanwhile, so the wait passes in real time only, beside its work, not added to it."""
+    if not moves or dev.drives_here():
         dev.sleep(seconds)
 
 

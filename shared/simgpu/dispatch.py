@@ -44,12 +44,6 @@ _FLOPS_SEEN: dict = {}
 MAX_FLOPS_SEEN = 4096
 
 
-def used_here() -> bool:
-    """Whether the calling thread has run device work in this process (its first op made the
-    primary context current here)."""
-    return getattr(_thread_uses, "device", False)
-
-
 def _is_sim(t) -> bool:
     return isinstance(t, torch.Tensor) and t.device.type == "meta"
 

@@ -25,6 +25,9 @@ from shared.simgpu.costs import Op, byte_range, nbytes
 from shared.simgpu.device import dtype_name
 from shared.simgpu.memory import Memory
 
+#: Requests that give the device no work: the host's clock, a sleep, the clocks' seed, and a free
+#: (garbage collection runs on whichever thread it happens to).
+HOST_ONLY = frozenset({"now", "sleep", "clock_seed", "free"})
 
 class LocalLink:
     """The device in this process: every request goes straight to it."""
@@ -96,16 +99,29 @@ class Frontend:
         self.slept_s = 0.0                    # host seconds asleep (time.sleep, a blocking event): no CPU time
         self.capture: list | None = None      # kernels a CUDA graph records instead of running
         self._lock = threading.RLock()        # every thread of the process talks to this device
+        self.driver: int | None = None        # the thread that last gave the device work (``drives_here``)
 
     # ------------------------------------------------------------- plumbing
     def post(self, message: dict) -> None:
+        self._driven(message)
         with self._lock:
             if self.open:
                 self.link.post(message)
 
     def ask(self, message: dict):
+        self._driven(message)
         with self._lock:
             return self.link.ask(message)
+
+    def _driven(self, message: dict) -> None:
+        if message["op"] not in HOST_ONLY:
+            self.driver = threading.get_ident()
+
+    def drives_here(self) -> bool:
+        """Whether the calling thread is the one that last gave the device work or asked about it
+        (a launch, a synchronize, an event's query): the thread whose sleeps and waits pass the
+        device's time, not one that waits beside it while another thread times (clocks.waited)."""
+        return self.driver == threading.get_ident()
 
     def close(self) -> None:
         """The period ends: queued requests go out; later frees (garbage collection) are dropped."""

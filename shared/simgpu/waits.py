@@ -8,17 +8,18 @@ tell the simulator from a GPU. Each wait below that returns having timed out mov
 its timeout under the rule a sleep follows (``clocks.waited``); one that something wakes first
 moves it by nothing more than the clock reads around it.
 
-Answered: ``select.select``, every ``selectors`` selector's ``select`` (asyncio's event loop and
-``multiprocessing.connection.wait`` wait there) and ``threading.Condition.wait``, through which
-``Event``, ``queue.Queue``, ``Semaphore``, ``Barrier``, ``Timer`` and ``concurrent.futures`` wait.
-Not answered (docs/simulated-gpu.md, "Not modelled"): a lock's ``acquire(timeout=...)`` and
-``queue.SimpleQueue.get`` called directly, poll and epoll objects used directly, and
-``signal.sigtimedwait``.
+Answered: ``select.select``, every ``selectors`` selector's ``select`` (asyncio's event loop,
+``multiprocessing.connection.wait``, a multiprocessing queue's ``get`` and a process's ``join``
+wait there), ``threading.Condition.wait``, through which ``Event``, ``queue.Queue``,
+``Semaphore``, ``Barrier``, ``Timer`` and ``concurrent.futures`` wait, ``threading.Thread.join``
+and multiprocessing's ``Condition.wait`` (its ``Event``). Not answered (docs/simulated-gpu.md,
+"Not modelled"): a lock's or a multiprocessing semaphore's ``acquire(timeout=...)`` and
+``queue.SimpleQueue.get`` called directly, poll and epoll objects used directly, a socket's
+timeout and ``signal.sigtimedwait``.
 """
 from __future__ import annotations
 
 import math
-import operator
 import select
 import selectors
 import threading
@@ -47,24 +48,43 @@ def _timed(dev, seconds, wait, timed_out):
 
 
 def _answer(original, timed_out, at: int):
-    """The answer to the wait ``original``, whose timeout is its argument ``at`` (or ``timeout=``),
-    that ``timed_out(result)`` tells."""
+    """The answer to the wait ``original``, whose timeout is its argument ``at`` (or ``timeout=``);
+    ``timed_out(result, args)`` tells whether it timed out."""
     def sim(dev, *args, **kwargs):
         timeout = args[at] if len(args) > at else kwargs.get("timeout")
-        return _timed(dev, timeout, lambda: original(*args, **kwargs), timed_out)
+        return _timed(dev, timeout, lambda: original(*args, **kwargs), lambda result: timed_out(result, args))
     return sim
 
 
-def _none_ready(ready) -> bool:
+def _none_ready(ready, _args) -> bool:
     return not any(ready)
+
+
+def _false(result, _args) -> bool:
+    return not result
+
+
+def _still_alive(_result, args) -> bool:
+    return args[0].is_alive()
 
 
 def install(patch) -> None:
     """Answer each wait above; ``patch(owner, attr, sim, current=...)`` is patches._patch."""
     patch(select, "select", _answer(select.select, _none_ready, 3), current=clocks.source)
-    patch(threading.Condition, "wait", _answer(threading.Condition.wait, operator.not_, 1),
-          current=clocks.source)
+    for owner, attr, timed_out in _methods():
+        patch(owner, attr, _answer(vars(owner)[attr], timed_out, 1), current=clocks.source)
+
+
+def _methods() -> list:
+    """(class, method, its timed-out test) of every wait answered but select.select."""
+    found = [(threading.Condition, "wait", _false), (threading.Thread, "join", _still_alive)]
+    try:
+        import multiprocessing.synchronize as mp_sync  # absent where the platform has no sem_open
+        found.append((mp_sync.Condition, "wait", _false))
+    except ImportError:
+        pass
     for kind in {getattr(selectors, name) for name in dir(selectors) if name.endswith("Selector")}:
         own = vars(kind).get("select") if isinstance(kind, type) else None
         if own is not None and not getattr(own, "__isabstractmethod__", False):
-            patch(kind, "select", _answer(own, operator.not_, 1), current=clocks.source)
+            found.append((kind, "select", _false))
+    return found

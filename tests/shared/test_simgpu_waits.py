@@ -4,6 +4,7 @@ still across every such wait: forged/t14_f_select_timeout_tell told the simulato
 timing one, and asyncio.sleep never returned."""
 from __future__ import annotations
 
+import multiprocessing
 import multiprocessing.connection
 import os
 import queue
@@ -58,6 +59,22 @@ def _selector_select():
         os.close(w)
 
 
+def _thread_join():
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait)
+    thread.start()
+    try:
+        thread.join(TIMEOUT_S)
+        assert thread.is_alive()
+    finally:
+        release.set()
+        thread.join()
+
+
+def _mp_event_wait():
+    multiprocessing.Event().wait(TIMEOUT_S)
+
+
 #: Each wait, timing out after TIMEOUT_S, as a program writes it.
 WAITS = {
     "select.select": lambda: select.select([], [], [], TIMEOUT_S),
@@ -67,6 +84,8 @@ WAITS = {
     "Semaphore.acquire": lambda: threading.Semaphore(0).acquire(timeout=TIMEOUT_S),
     "DefaultSelector.select": _selector_select,
     "multiprocessing.connection.wait": _pipe_wait,
+    "Thread.join": _thread_join,
+    "multiprocessing.Event.wait": _mp_event_wait,
 }
 
 
@@ -135,3 +154,39 @@ def test_every_selector_the_platform_has_is_answered():
     names = ("SelectSelector", "PollSelector", "EpollSelector", "DevpollSelector", "KqueueSelector", "DefaultSelector")
     present = [getattr(selectors, n) for n in names if hasattr(selectors, n)]
     assert len(present) >= 3 and all(patches._ours(kind.select) for kind in present), present
+
+
+def test_a_callers_waits_beside_its_timing_worker_do_not_add_to_its_window():
+    """A caller that warmed up on its own thread, then polls a worker's queue with a timeout while
+    the worker times its copies (good/t15_g_worker_queue_get_timeout): on a GPU machine the
+    caller's timed-out waits pass beside the worker's work. Before, the caller had run device
+    work, so each timeout moved the one host clock inside the worker's window, as many times as
+    real time let it (0.21x to 0.82x under s1)."""
+    simgpu.install()
+    with simgpu.active(H100) as dev:
+        a = torch.empty(2**27, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        b.copy_(a)                                  # the caller's warm-up: it has run device work
+        torch.cuda.synchronize()
+        results: queue.Queue = queue.Queue()
+
+        def worker():
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(20):
+                b.copy_(a)
+                hostclock.real_sleep(0.002)         # real time passes while the worker times
+            torch.cuda.synchronize()
+            results.put(time.perf_counter() - t0)
+        thread = threading.Thread(target=worker)
+        thread.start()
+        timeouts = 0
+        while True:
+            try:
+                elapsed = results.get(timeout=0.001)
+                break
+            except queue.Empty:
+                timeouts += 1
+        thread.join()
+        kernel = dev.trace()["op_groups"][-1]["seconds_each"]
+    assert timeouts > 0 and elapsed == pytest.approx(20 * kernel, rel=0.05)
