@@ -59,6 +59,17 @@ def _work_rate(s: Session, function: str, trace: dict) -> float:
     return s.rubric.work(function, timed) / timed["duration_s"]
 
 
+def _own_rate(s: Session, function: str, trace: dict) -> float:
+    """The timed work per second over the spans between clock readings that hold all of it
+    (``Rubric.clean``), else ``_work_rate``: a reading of another clock before or after them (an
+    event loop's, a log line's) and the sleep between adds time the number never held."""
+    timed = trace.get("timed") or {}
+    done, seconds = s.rubric.clean(function, timed)
+    if seconds > 0 and done > 0 and done >= s.rubric.work(function, timed) * (1 - 1e-9):
+        return done / seconds
+    return _work_rate(s, function, trace)
+
+
 def follows(s: Session, check: str, function: str, slipped: bool = False) -> Verdict | None:
     """A failing Verdict when ``function``'s number does not move from the seeded device to the
     probe's as its timed work's rate did, or that work ran as fast on both, else None; with
@@ -68,7 +79,7 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     a, trace_a = s.number(function, "ideal")
     b, trace_b = s.number(function, "probe")
     scale = s.cfgs["factors"]["probe"][rubric.speed(function)]
-    ra, rb = _work_rate(s, function, trace_a), _work_rate(s, function, trace_b)
+    ra, rb = _own_rate(s, function, trace_a), _own_rate(s, function, trace_b)
     still = ra > 0 and rb > 0 and close(rb, ra, FOLLOW_TOLERANCE)
     moved = fmt_ratio(b / a)
     if ra <= 0 or rb <= 0 or (still and not slipped):
@@ -78,7 +89,7 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     if not close(ratio, 1.0, FOLLOW_TOLERANCE):
         return Verdict(check, False, rubric.say("not_following", function=function, moved=moved, scale=scale,
                                                  work_moved=rb / ra), ratio)
-    return _off_its_window(s, check, function, a / ra, slipped)
+    return _off_its_window(s, check, function, a / _work_rate(s, function, trace_a), slipped)
 
 
 def _off_its_window(s: Session, check: str, function: str, factor: float, slipped: bool) -> Verdict | None:

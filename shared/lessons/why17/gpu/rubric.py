@@ -220,6 +220,13 @@ class Why17(Rubric):
             return timed.get("copy_span_fastest") or 0.0
         return (timed.get("matmul_span_rates") or [0.0])[-1]
 
+    def clean(self, function: str, timed: dict) -> tuple[float, float]:
+        """(bytes or FLOPs, seconds) of the spans between clock readings that hold copies or matmuls
+        and no fill (window.py)."""
+        if MODULE[function] == "bw":
+            return timed.get("clean_copy_bytes", 0), timed.get("clean_s") or 0.0
+        return timed.get("clean_matmul_flops", 0.0), timed.get("clean_matmul_s") or 0.0
+
     def say(self, key: str, **fields) -> str:
         what = "memory bandwidth" if MODULE[fields["function"]] == "bw" else "peak"
         return say(key, unit=unit(fields["function"]), what=what, **fields)
