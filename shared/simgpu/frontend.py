@@ -29,6 +29,7 @@ from shared.simgpu.memory import Memory
 #: (garbage collection runs on whichever thread it happens to).
 HOST_ONLY = frozenset({"now", "sleep", "clock_seed", "free"})
 
+
 class LocalLink:
     """The device in this process: every request goes straight to it."""
 

@@ -80,6 +80,9 @@ class _Rubric:
     def fastest(self, function, timed):
         return timed.get("fastest", 0.0)
 
+    def clean(self, function, timed):
+        return timed.get("clean_bytes", 0), timed.get("clean_s", 0.0)
+
     def say(self, key, function, moved=None, scale=None, work_moved=None, ratio=None):
         if key in ("not_read_off_window", "not_read_off_clock"):
             return f"{function} {key}; its number is x{ratio:.2f} the rate of the work it launched"
@@ -124,6 +127,18 @@ def test_timed_work_that_does_not_move_with_the_device_measures_nothing():
     assert not verdict.passed and "(work rate xNone)" in verdict.message
     untimed = {"ideal": {"bytes": GB, "duration_s": 0.0}, "probe": {"bytes": GB, "duration_s": 0.0}}
     assert not probe.follows(_Session({"ideal": 1000.0, "probe": 2000.0}, untimed), "sync_present", "copy").passed
+
+
+def test_a_number_read_off_the_spans_holding_its_work_follows_though_the_window_holds_a_sleep():
+    """good/t15_g_asyncio_executor_wait_for: the window runs from an event loop's first clock
+    reading to its last and holds a 0.5 s sleep that no device speeds up; the work's own span
+    moved 2x, as the number did. Before, the probe read the work's rate over the whole window
+    (1.5 s, then 1.0 s: x1.5) and said the number did not follow."""
+    slept = {setting: dict(MEASURED[setting], duration_s=MEASURED[setting]["duration_s"] + 0.5,
+                           clean_bytes=GB, clean_s=MEASURED[setting]["duration_s"]) for setting in MEASURED}
+    assert probe.follows(_Session({"ideal": 1000.0, "probe": 2000.0}, slept), "sync_present", "copy") is None
+    partial = {setting: dict(slept[setting], clean_bytes=GB / 2) for setting in slept}   # spans hold half: the window
+    assert not probe.follows(_Session({"ideal": 1000.0, "probe": 2000.0}, partial), "sync_present", "copy").passed
 
 
 def test_a_value_that_is_not_a_number_is_handed_to_the_rubric_by_name():
