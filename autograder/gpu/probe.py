@@ -63,11 +63,7 @@ def _own_rate(s: Session, function: str, trace: dict) -> float:
     """The timed work per second over the spans between clock readings that hold all of it
     (``Rubric.clean``), else ``_work_rate``: a reading of another clock before or after them (an
     event loop's, a log line's) and the sleep between adds time the number never held."""
-    timed = trace.get("timed") or {}
-    done, seconds = s.rubric.clean(function, timed)
-    if seconds > 0 and done > 0 and done >= s.rubric.work(function, timed) * (1 - 1e-9):
-        return done / seconds
-    return _work_rate(s, function, trace)
+    return s.rubric.clean(function, trace.get("timed") or {}) or _work_rate(s, function, trace)
 
 
 def follows(s: Session, check: str, function: str, slipped: bool = False) -> Verdict | None:

@@ -68,7 +68,8 @@ class Rubric:
     ``not_following_nothing_timed``); ``work(function, timed)``, the bytes or FLOPs timed, and
     ``speed(function)``, 'bw' or 'peak', and ``fastest(function, timed)``, the work per second of
     the fastest span between two clock readings that timed some, and ``clean(function, timed)``,
-    (work, seconds) of the spans between clock readings that hold it, which the probe asks. The
+    the work per second of the spans between clock readings when they hold all of it (else 0),
+    which the probe asks. The
     defaults: one usual call, no prelude, the value itself, no slips, no span known (0)."""
 
     judges: dict[str, tuple[str, ...]] = {}
@@ -106,8 +107,8 @@ class Rubric:
     def fastest(self, function: str, timed: dict) -> float:
         return 0.0
 
-    def clean(self, function: str, timed: dict) -> tuple[float, float]:
-        return 0.0, 0.0
+    def clean(self, function: str, timed: dict) -> float:
+        return 0.0
 
     def check_id(self, check: str, function: str) -> str:
         """'sync_present' for the check's first function, else 'sync_present.matmul_tflops'."""

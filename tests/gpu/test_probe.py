@@ -81,7 +81,7 @@ class _Rubric:
         return timed.get("fastest", 0.0)
 
     def clean(self, function, timed):
-        return timed.get("clean_bytes", 0), timed.get("clean_s", 0.0)
+        return timed.get("clean_rate", 0.0)
 
     def say(self, key, function, moved=None, scale=None, work_moved=None, ratio=None):
         if key in ("not_read_off_window", "not_read_off_clock"):
@@ -135,9 +135,9 @@ def test_a_number_read_off_the_spans_holding_its_work_follows_though_the_window_
     moved 2x, as the number did. Before, the probe read the work's rate over the whole window
     (1.5 s, then 1.0 s: x1.5) and said the number did not follow."""
     slept = {setting: dict(MEASURED[setting], duration_s=MEASURED[setting]["duration_s"] + 0.5,
-                           clean_bytes=GB, clean_s=MEASURED[setting]["duration_s"]) for setting in MEASURED}
+                           clean_rate=GB / MEASURED[setting]["duration_s"]) for setting in MEASURED}
     assert probe.follows(_Session({"ideal": 1000.0, "probe": 2000.0}, slept), "sync_present", "copy") is None
-    partial = {setting: dict(slept[setting], clean_bytes=GB / 2) for setting in slept}   # spans hold half: the window
+    partial = {setting: dict(slept[setting], clean_rate=0.0) for setting in slept}   # spans hold part: the window
     assert not probe.follows(_Session({"ideal": 1000.0, "probe": 2000.0}, partial), "sync_present", "copy").passed
 
 

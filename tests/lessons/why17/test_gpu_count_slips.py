@@ -53,3 +53,18 @@ def test_a_correction_factor_that_reads_as_extra_copies_at_one_iters_is_no_count
 
 def test_an_honest_count_is_no_slip():
     assert _owner(lambda iters: iters, lambda iters: iters) is None
+
+
+def test_the_rate_of_the_spans_holding_the_work_is_read_only_when_they_hold_all_of_it():
+    """A window stretched by another clock's reading (0.5 s after the last copy) is read over the
+    spans that hold its copies, in bytes per second and in GB/s; spans that hold only half of
+    them (a copy beside a fill) leave the whole window's rate."""
+    window = {"copies": 4, "copy_bytes": 4 * COPY_BYTES, "duration_s": 4 * COPY_S + 0.5,
+              "clean_copy_bytes": 4 * COPY_BYTES, "clean_s": 4 * COPY_S}
+    assert RUBRIC.clean("copy_bandwidth", window) == pytest.approx(COPY_BYTES / COPY_S)
+    assert counts.clean_rate("copy_bandwidth", window) == pytest.approx(2 * COPY_BYTES / COPY_S / 1e9)
+    half = dict(window, clean_copy_bytes=2 * COPY_BYTES, clean_s=2 * COPY_S)
+    assert RUBRIC.clean("copy_bandwidth", half) == 0.0
+    assert counts.clean_rate("copy_bandwidth", half) == pytest.approx(counts.timed_rate("copy_bandwidth", window))
+    flops = {"matmuls": 2, "matmul_flops": 2e12, "duration_s": 2.5, "clean_matmul_flops": 2e12, "clean_matmul_s": 2.0}
+    assert RUBRIC.clean("matmul_tflops", flops) == pytest.approx(1e12)

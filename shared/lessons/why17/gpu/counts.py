@@ -19,15 +19,13 @@ class Keys(NamedTuple):
 
     items: str         # how many copies or matmuls ran
     work: str          # their bytes or FLOPs
-    clean: str         # the work in the spans between clock readings that hold it
-    clean_s: str       # those spans' seconds
     spans: str         # [slowest, median, fastest] rate of the spans that timed work, per second
     per_unit: float    # work per second in one of the function's units (GB/s count bytes read and written)
 
 
 #: Each module's keys.
-KEYS = {"bw": Keys("copies", "copy_bytes", "clean_copy_bytes", "clean_s", "copy_span_rates", 1e9 / 2),
-        "flops": Keys("matmuls", "matmul_flops", "clean_matmul_flops", "clean_matmul_s", "matmul_span_rates", 1e12)}
+KEYS = {"bw": Keys("copies", "copy_bytes", "copy_span_rates", 1e9 / 2),
+        "flops": Keys("matmuls", "matmul_flops", "matmul_span_rates", 1e12)}
 
 
 def timed_rate(function: str, timed: dict) -> float:
@@ -38,12 +36,9 @@ def timed_rate(function: str, timed: dict) -> float:
 
 def clean_rate(function: str, timed: dict) -> float:
     """The timed work's rate over the spans between clock readings that hold it (when they hold all
-    of it: not a later reading that stretches the window), else over the whole window."""
-    keys = KEYS[r.MODULE[function]]
-    done, seconds = timed.get(keys.clean, 0), timed.get(keys.clean_s) or 0.0
-    if seconds > 0 and done > 0 and done >= timed.get(keys.work, 0) * (1 - 1e-9):
-        return done / seconds / keys.per_unit
-    return timed_rate(function, timed)
+    of it: ``rubric.held_rate``), else over the whole window."""
+    held = r.held_rate(function, timed)
+    return held / KEYS[r.MODULE[function]].per_unit if held > 0 else timed_rate(function, timed)
 
 
 def span_rates(function: str, timed: dict) -> list[float]:

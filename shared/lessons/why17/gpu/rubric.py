@@ -161,6 +161,17 @@ def versus(s: Session, function: str, own: bool = False) -> tuple[Any, float | N
     return raw, (x / ref if ref > 0 else None), ref
 
 
+def held_rate(function: str, timed: dict) -> float:
+    """Bytes copied (each counted once) or FLOPs per second over the spans between clock readings
+    that hold copies or matmuls and no fill (window.py), when they hold all of the window's; else 0
+    (another clock's reading before or after them stretched the window, or a fill shares a span)."""
+    bw = MODULE[function] == "bw"
+    done, seconds = (timed.get("clean_copy_bytes", 0), timed.get("clean_s")) if bw else \
+        (timed.get("clean_matmul_flops", 0.0), timed.get("clean_matmul_s"))
+    held = seconds and done > 0 and done >= timed.get("copy_bytes" if bw else "matmul_flops", 0) * (1 - 1e-9)
+    return done / seconds if held else 0.0
+
+
 class Why17(Rubric):
     """The lesson's GPU checks, for shared/simgpu/judging.py."""
 
@@ -220,12 +231,8 @@ class Why17(Rubric):
             return timed.get("copy_span_fastest") or 0.0
         return (timed.get("matmul_span_rates") or [0.0])[-1]
 
-    def clean(self, function: str, timed: dict) -> tuple[float, float]:
-        """(bytes or FLOPs, seconds) of the spans between clock readings that hold copies or matmuls
-        and no fill (window.py)."""
-        if MODULE[function] == "bw":
-            return timed.get("clean_copy_bytes", 0), timed.get("clean_s") or 0.0
-        return timed.get("clean_matmul_flops", 0.0), timed.get("clean_matmul_s") or 0.0
+    def clean(self, function: str, timed: dict) -> float:
+        return held_rate(function, timed)
 
     def say(self, key: str, **fields) -> str:
         what = "memory bandwidth" if MODULE[fields["function"]] == "bw" else "peak"
