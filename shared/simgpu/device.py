@@ -284,11 +284,14 @@ class SimDevice:
         self.clock.wait(self.clock.tail(_stream(m)), self.cfg["sync_overhead_s"])
 
     def _sleep(self, m):
-        """The host sleeps: its clock moves (at most MAX_SLEEP_S) while the device runs on."""
+        """The host sleeps (or a wait times out): its clock moves (at most MAX_SLEEP_S) while the
+        device runs on; the part after the device ran out of work is the timeline's idle."""
         seconds = m.get("seconds")
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_SLEEP_S:
             raise BadRequest("device request 'sleep': bad seconds")
+        idle_from = max(self.clock.host, self.clock.device)     # the device has run everything queued
         self.clock.spend(float(seconds))
+        self.timeline.idle(idle_from, self.clock.host)
 
     def _now(self, m) -> float:
         """Host seconds since the start, read through a clock (advances it a little); ``asleep_s``:

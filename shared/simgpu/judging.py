@@ -42,7 +42,9 @@ class Diagnosis:
     """A slip a timed region shows, charged on check ``owner`` with ``message``: ``rate`` is what
     the timed work ran at (the function's unit), ``scale`` the work asked over the work timed,
     ``work`` the largest timed kernel's bytes or FLOPs, ``base`` the called function whose slip it
-    is, ``why`` what row 1 says when the number does not agree (else ``not_the_work``)."""
+    is, ``why`` what row 1 says when the number does not agree (else ``not_the_work``), ``moves``
+    that the timed work still moves with the device (host idle beside it), so row 3 wants the
+    number to move too, as for no slip."""
 
     kind: str
     owner: str
@@ -52,6 +54,7 @@ class Diagnosis:
     work: float = 0.0
     base: str = ""
     why: str = ""
+    moves: bool = False
 
 
 class Rubric:
@@ -142,7 +145,7 @@ class Rubric:
             ratio = x / slip.rate if x is not None and slip.rate > 0 else math.nan
             return Verdict(vid, False, slip.why or self.say("not_the_work", function=function, ratio=ratio))
         try:
-            stale = gate(s, vid, function, slipped=slip is not None) if gate is not None else None
+            stale = gate(s, vid, function, slipped=slip is not None and not slip.moves) if gate is not None else None
             if stale is not None:                                                       # row 3
                 return stale
             if slip is not None:                                                        # rows 1-2

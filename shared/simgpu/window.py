@@ -34,6 +34,7 @@ class Timeline:
         self.first_mark: float | None = None
         self.last_mark: float | None = None
         self.marks: list[float] = []
+        self.idles: list[tuple[float, float]] = []   # (start, end): the host slept, the device had nothing to run
         self.first_asleep: float | None = None   # host seconds asleep at the first mark (None: unknown)
         self.last_asleep: float | None = None    # ... and at the last, when that reading is a CPU clock's
         self.truncated = False
@@ -60,6 +61,12 @@ class Timeline:
         if len(self.marks) < MAX_MARKS:
             self.marks.append(at)
 
+    def idle(self, start: float, end: float) -> None:
+        """Seconds ``start`` to ``end`` the host slept or waited (a wait that timed out) while the
+        device had run all it was given: time no device speeds up."""
+        if end > start and len(self.idles) < MAX_MARKS:
+            self.idles.append((start, end))
+
     def summary(self) -> dict:
         """What ran in the timed region (all kernels when the call read no clock): plain data.
 
@@ -67,7 +74,8 @@ class Timeline:
         kernels, copies, copy_bytes (written by the region's copies; each read as many),
         copy_extent_bytes (the most bytes of one allocation that copies wrote), fill_bytes (by
         fills and random fills), transfers and transfer_bytes (over the host link), matmuls,
-        matmul_flops, matmul_max_flops (of one matmul), own_s (duration_s as the clock that closed
+        matmul_flops, matmul_max_flops (of one matmul), idle_s (of duration_s, the host slept or
+        waited with the device's work all done: ``idle``), own_s (duration_s as the clock that closed
         the window measures it: less the host's sleeps in it when that is a CPU-time clock, which
         stands still while the host sleeps), latency_share and matmul_latency_share (of
         the device time of the region's kernels, or its matmuls, the part only the launch floor
@@ -100,6 +108,8 @@ class Timeline:
             "window_s": None if self.first_mark is None else [self.first_mark, self.last_mark],
             "duration_s": duration,
             "own_s": self._own(duration),
+            "idle_s": sum(max(0.0, min(end, high) - max(start, low)) for start, end in self.idles)
+            if low is not None else 0.0,
             "copy_bytes": sum(_written(k) for k in copies),
             "fill_bytes": sum(_written(k) for k in inside if k[0] in ("fill", "random")),
             "matmul_flops": sum(k[4] for k in matmuls),

@@ -454,3 +454,26 @@ def test_a_reporter_threads_sleeps_do_not_add_to_the_device_threads_time(idle):
         reporter.join()
         kernel = dev.trace()["op_groups"][-1]["seconds_each"]
     assert elapsed == pytest.approx(20 * kernel, rel=0.05)
+
+
+@pytest.mark.parametrize("sync_launches", [True, False])
+def test_the_window_keeps_the_seconds_the_host_slept_after_the_device_ran_out_of_work(sync_launches):
+    """A sleep or a wait that times out inside the timed region is idle (``idle_s``) only where the
+    device had nothing left to run: after the work when each launch runs before the host goes on;
+    on a device whose launches run ahead, a sleep shorter than the queued copies is no idle."""
+    simgpu.install()
+    with simgpu.active(dict(H100, sync_launches=sync_launches, launch_overhead_s=1e-7)):
+        a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(10):
+            b.copy_(a)
+        threading.Event().wait(0.001)                  # far shorter than ten 1 GiB copies
+        torch.cuda.synchronize()
+        time.sleep(0.002)                              # after them: idle on either device
+        took = time.perf_counter() - start
+        time.sleep(0.5)                                # after the last reading: none of it
+        timed = simgpu.trace()["timed"]
+    assert timed["duration_s"] >= took * (1 - 1e-9)       # the window holds the readings
+    assert timed["idle_s"] == pytest.approx(0.003 if sync_launches else 0.002, rel=1e-3)

@@ -5,6 +5,7 @@ table.yml's ``owners`` names (a caller's on its base's), and numbers that are no
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from shared.lessons.why17.gpu import counts
 from shared.lessons.why17.gpu import rubric as r
@@ -12,6 +13,8 @@ from shared.lessons.why17.gpu.checks import warmup_present
 from shared.simgpu.judging import Diagnosis, Session
 from shared.simgpu.ratios import RATIO_TOLERANCE, close, explain
 
+#: The (count, unit) factors of an honest number.
+HONEST = (1.0, 1.0)
 #: The checks that charge a number's count of bytes or FLOPs, or its unit.
 COUNT_CHECKS = ("bytes_counted_twice", "units_gb_per_s", "flops_counted_2n3")
 
@@ -49,15 +52,17 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
         found = _arguments(s, function, found) or found
     base = r.BASE.get(function)
     other = s.diagnosis(base) if base is not None else None
+    if found is not None and found.kind == "host_idle" and getattr(other, "kind", None) == "not_measured":
+        found = None        # idle beside a number its base did not measure: it measures nothing either
     if other is not None and other.kind == "arguments":     # the same count or the same short work
         found = _inherited(s, function, timed, other) or found
     if other is not None and (found is None or (found.kind, other.kind) == ("cache_sized", "short_copies")):
         found = _shared(s, function, timed, base, other) or found
     if found is not None and other is not None and other.kind == found.kind:     # charged on the base's owner
-        return Diagnosis(found.kind, other.owner, "", found.rate, found.scale, found.work, base)
+        return replace(found, owner=other.owner, message="", base=base)
     found = found if found is not None else not_measured(s, function)
-    if found is not None and found.kind in ("arguments", "not_measured"):
-        return found
+    if found is not None and found.kind in ("arguments", "not_measured", "host_idle"):
+        return found        # a fixed idle moves the rate with the count timed: no second-iters test
     try:
         return _unlike(s, function, timed, found is None) or found
     except Exception:  # a call's own failure is every check's verdict
@@ -78,6 +83,10 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
     x, again = s.x(function), s.x(function, second) if second in s.rubric.variants(s, function, "ideal") else None
     if x is None or again is None or close(again, x):          # a rate does not depend on the count timed
         return _off_its_spans(s, function, timed) if plain else None
+    other = s.window(function, second)       # host idle at the second iters only: the same slip
+    idle = _idle(s, function, other, counts.timed_rate(function, other), second)
+    if idle is not None:                      # (its rate the usual call's, which that number must be)
+        return replace(idle, rate=counts.timed_rate(function, timed))
     if _cold(s, function):
         return None
     why = r.say("iters_moved", function=function, ratio=again / x, unit=r.unit(function),
@@ -167,8 +176,27 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
     if (timed.get("duration_s") or 0.0) <= 0:
         return None
     rate = counts.timed_rate(function, timed)
-    if r.MODULE[function] == "bw":
-        return _copy_slip(s, function, timed, rate)
+    found = (_copy_slip if r.MODULE[function] == "bw" else _matmul_slip)(s, function, timed, rate)
+    return found or _idle(s, function, timed, rate)
+
+
+def _idle(s: Session, function: str, timed: dict, rate: float, variant=None) -> Diagnosis | None:
+    """A number (of the call ``variant``) that is the rate of the work and of the seconds the host
+    slept or waited in the window after the device ran out of work (``idle_s``), not of the work
+    alone, the honest reading of either first: a host wait is no wait for the device, charged once,
+    on sync_present, however the other checks would read it."""
+    idle, duration = timed.get("idle_s") or 0.0, timed.get("duration_s") or 0.0
+    if not 0 < idle < duration:
+        return None
+    window = _explained(s, function, rate, variant=variant)
+    alone = _explained(s, function, rate * duration / (duration - idle), variant=variant)
+    if not window or HONEST in alone or (alone and HONEST not in window):
+        return None
+    return replace(_slipped(s, function, "host_idle", rate, ms=idle * 1e3, share=idle / duration), moves=True)
+
+
+def _matmul_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnosis | None:
+    """``_slip`` of a matmul function."""
     n, most, launch = r.asked(s.cfgs)[2], timed.get("matmul_max_flops", 0.0), timed.get("matmul_latency_share", 0)
     if (function == "matmul_tflops" and timed.get("matmuls") and most * RATIO_TOLERANCE < 2.0 * n**3
             and timed.get("matmul_flops", 0.0) * RATIO_TOLERANCE < r.LIMITS.iters * 2.0 * n**3
@@ -233,9 +261,9 @@ def _copies_timed(timed: dict) -> bool:
             and timed.get("latency_share", 0) < r.LIMITS.launch_bound_share)
 
 
-def _over(s: Session, function: str, rate: float) -> float | None:
-    """``function``'s number on the seeded device over ``rate`` (its timed work's), or None."""
-    x = s.x(function)
+def _over(s: Session, function: str, rate: float, variant=None) -> float | None:
+    """``function``'s number on the seeded device (the call ``variant``) over ``rate`` (its timed work's), or None."""
+    x = s.x(function, variant)
     return x / rate if x is not None and rate > 0 else None
 
 
@@ -251,9 +279,9 @@ def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
     return bool(other is not None and mine & _explained(s, diagnosis.base, other.rate, other.scale))
 
 
-def _explained(s: Session, function: str, rate: float, scale: float = 1.0) -> set[tuple[float, float]]:
+def _explained(s: Session, function: str, rate: float, scale: float = 1.0, variant=None) -> set[tuple[float, float]]:
     """The (count, unit) factors that make ``function``'s number ``rate`` (times ``scale``)."""
-    over = _over(s, function, rate)
+    over = _over(s, function, rate, variant)
     found = (explain(over / k, *r.factors(function)) for k in {1.0, scale}) if over is not None else ()
     return {e for e in found if e is not None}
 
