@@ -129,6 +129,7 @@ class SimDevice:
         self.allocated = self.peak = self.largest = self.count = 0
         self.jitter = random.Random(f"simgpu-jitter\0{cfg['seed']}")
         self.activity: list[tuple[str, float, float]] = []   # (kind, start, end) per kernel, for the profiler
+        self.ahead = 0.0     # host seconds spent waiting at launches (sync_launches) since it last saw the device
 
     def begin_call(self, limit_s: float | None = None) -> None:
         """A new call starts on this device: its trace starts empty (allocations, kernels, clock
@@ -158,6 +159,8 @@ class SimDevice:
         if handler is None:
             raise BadRequest(f"unknown device request {op!r:.40}")
         out = handler(self, message)
+        if op not in _KEEP_AHEAD:
+            self.ahead = 0.0
         limit = self.call_limit_s
         if limit is not None and self.clock.host - self.call_start_s > limit:
             raise OverBudget(f"the call did not return within {limit:g} s by the simulated GPU's clock "
@@ -268,8 +271,14 @@ class SimDevice:
         self.clock.spend(self.cfg["launch_overhead_s"])
         start, end = self.clock.enqueue(seconds, stream)
         if self.cfg["sync_launches"]:
-            self.clock.wait(end)
+            self._wait_at_launch(end)
         return start, end
+
+    def _wait_at_launch(self, until_s: float) -> None:
+        """The host waits for work it just launched (sync_launches), as a GPU's host would not."""
+        before = self.clock.host
+        self.clock.wait(until_s)
+        self.ahead += self.clock.host - before
 
     def _sync(self, m):
         """The host waits for everything queued on the device (or on one stream)."""
@@ -283,15 +292,20 @@ class SimDevice:
         self.record.host_reads += 1
         self.clock.wait(self.clock.tail(_stream(m)), self.cfg["sync_overhead_s"])
 
-    def _sleep(self, m):
-        """The host sleeps (or a wait times out): its clock moves (at most MAX_SLEEP_S) while the
-        device runs on; the part after the device ran out of work is the timeline's idle."""
+    def _sleep(self, m) -> float:
+        """The host sleeps (or a wait times out) while the device runs on: its clock moves (at most
+        MAX_SLEEP_S) less the seconds it waited at launches since it last saw the device, which on a
+        GPU that work would still be running (the sleep overlaps it); the part after the device ran
+        out of work is the timeline's idle. The seconds the clock moved."""
         seconds = m.get("seconds")
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_SLEEP_S:
             raise BadRequest("device request 'sleep': bad seconds")
+        covered = min(float(seconds), self.ahead)
+        self.ahead -= covered
         idle_from = max(self.clock.host, self.clock.device)     # the device has run everything queued
-        self.clock.spend(float(seconds))
+        self.clock.spend(float(seconds) - covered)
         self.timeline.idle(idle_from, self.clock.host)
+        return float(seconds) - covered
 
     def _now(self, m) -> float:
         """Host seconds since the start, read through a clock (advances it a little); ``asleep_s``:
@@ -316,7 +330,7 @@ class SimDevice:
         self.clock.spend(self.cfg["launch_overhead_s"])
         at = self.clock.mark(_stream(m))
         if self.cfg["sync_launches"]:
-            self.clock.wait(at)
+            self._wait_at_launch(at)
         self.events[event] = at
 
     def _event_sync(self, m) -> float:
@@ -376,6 +390,10 @@ _HANDLERS = {
     "wait_stream": SimDevice._wait_stream, "elapsed": SimDevice._elapsed, "sleep": SimDevice._sleep,
     "activity": SimDevice._activity, "clock_seed": SimDevice._clock_seed,
 }
+#: Requests after which a sleep still overlaps the launches the host waited for (no clock reading,
+#: synchronize, query or host read saw the device meanwhile).
+_KEEP_AHEAD = frozenset({"launch", "record", "alloc", "free", "reset_peak", "wait_event", "wait_stream",
+                         "clock_seed", "sleep"})
 #: Requests whose answer the sender may wait for (a blocking event's wait: how long it slept); the
 #: others are queued and sent in batches.
-ASKS = frozenset({"now", "query_event", "query_stream", "elapsed", "activity", "event_sync", "clock_seed"})
+ASKS = frozenset({"now", "query_event", "query_stream", "elapsed", "activity", "event_sync", "clock_seed", "sleep"})

@@ -162,9 +162,9 @@ class Frontend:
         return int(self.ask({"op": "clock_seed"}))
 
     def sleep(self, seconds: float) -> None:
-        """time.sleep: the host's clock moves ``seconds`` while the device runs on."""
-        self.slept_s += float(seconds)
-        self.post({"op": "sleep", "seconds": float(seconds)})
+        """time.sleep: the host's clock moves ``seconds`` while the device runs on (less what
+        overlaps launches the seeded device waited for: the device's answer)."""
+        self.slept_s += float(self.ask({"op": "sleep", "seconds": float(seconds)}))
 
     def synchronize(self, stream: int | None = None) -> None:
         """Wait for everything queued on the device (or on one stream)."""

@@ -457,23 +457,29 @@ def test_a_reporter_threads_sleeps_do_not_add_to_the_device_threads_time(idle):
 
 
 @pytest.mark.parametrize("sync_launches", [True, False])
-def test_the_window_keeps_the_seconds_the_host_slept_after_the_device_ran_out_of_work(sync_launches):
-    """A sleep or a wait that times out inside the timed region is idle (``idle_s``) only where the
-    device had nothing left to run: after the work when each launch runs before the host goes on;
-    on a device whose launches run ahead, a sleep shorter than the queued copies is no idle."""
+def test_a_sleep_overlaps_queued_work_and_only_what_follows_the_work_is_idle(sync_launches):
+    """A wait that times out while copies are queued passes beside them, as on a GPU, also on the
+    seeded device, which waited at each launch (the wait is covered by that waiting); a sleep after
+    the device ran out of work is idle (``idle_s``) and lengthens the window; one after the last
+    clock reading is no part of it. A CPU-time clock never runs backwards meanwhile."""
     simgpu.install()
     with simgpu.active(dict(H100, sync_launches=sync_launches, launch_overhead_s=1e-7)):
         a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
         b = torch.empty_like(a)
         torch.cuda.synchronize()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(10):
             b.copy_(a)
+        queued = time.perf_counter() - start if not sync_launches else None
         threading.Event().wait(0.001)                  # far shorter than ten 1 GiB copies
+        assert time.process_time() >= cpu
         torch.cuda.synchronize()
+        work = time.perf_counter() - start
         time.sleep(0.002)                              # after them: idle on either device
         took = time.perf_counter() - start
         time.sleep(0.5)                                # after the last reading: none of it
         timed = simgpu.trace()["timed"]
+    assert queued is None or queued < 1e-4
+    assert work > 0.005 and took == pytest.approx(work + 0.002, rel=1e-6)
     assert timed["duration_s"] >= took * (1 - 1e-9)       # the window holds the readings
-    assert timed["idle_s"] == pytest.approx(0.003 if sync_launches else 0.002, rel=1e-3)
+    assert timed["idle_s"] == pytest.approx(0.002, rel=1e-3)

@@ -46,3 +46,24 @@ def test_a_number_read_over_the_work_and_the_hosts_idle_is_charged_once_on_sync_
 def test_a_number_with_the_idle_taken_off_or_of_no_window_shows_no_idle(rate):
     found = slips.diagnose(_Session(rate), "copy_bandwidth")
     assert found is None or found.kind != "host_idle"
+
+
+class _Paced(_Session):
+    """copy_bandwidth timing ``iters`` copies of WORK_S / 4 each and a fixed idle that makes its
+    number (0.85x the copies' own rate, a correction factor) the window's rate at iters=10 only."""
+
+    def measure(self, function, setting, variant=None):
+        iters = RUBRIC.call(self, function, variant)[1]["iters"]
+        work_s, idle_s = iters * WORK_S / 4, 10 * WORK_S / 4 * (1 / 0.85 - 1)
+        window = {"copies": iters, "copy_bytes": iters * LARGE, "copy_extent_bytes": LARGE,
+                  "duration_s": work_s + idle_s, "idle_s": idle_s, "latency_share": 0.0}
+        x = 0.85 * 2 * iters * LARGE / work_s / 1e9
+        return x, x, {"timed": window}
+
+
+def test_idle_that_matches_a_correction_factor_at_one_iters_only_is_no_measurement():
+    """Every call counts the same: at the second iters asked the same idle is another share of
+    the window, so the number is no longer the window's rate there."""
+    assert RUBRIC.call(_Paced(None), "copy_bandwidth", None)[1]["iters"] == 10
+    found = slips.diagnose(_Paced(None), "copy_bandwidth")
+    assert found is not None and found.kind == "not_measured"

@@ -61,8 +61,10 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
     if found is not None and other is not None and other.kind == found.kind:     # charged on the base's owner
         return replace(found, owner=other.owner, message="", base=base)
     found = found if found is not None else not_measured(s, function)
-    if found is not None and found.kind in ("arguments", "not_measured", "host_idle"):
-        return found        # a fixed idle moves the rate with the count timed: no second-iters test
+    if found is not None and found.kind in ("arguments", "not_measured"):
+        return found
+    if found is not None and found.kind == "host_idle":      # a fixed idle moves the rate with the count timed
+        return found if _reads_its_window(s, function) else _forged(s, function, found.rate)
     try:
         return _unlike(s, function, timed, found is None) or found
     except Exception:  # a call's own failure is every check's verdict
@@ -92,6 +94,22 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
     why = r.say("iters_moved", function=function, ratio=again / x, unit=r.unit(function),
                 iters=s.rubric.call(s, function, None)[1]["iters"], second=second[1])
     return counts.count(s, function) or _forged(s, function, x, why)
+
+
+def _reads_its_window(s: Session, function: str) -> bool:
+    """Every call counts the same: whether the number at the second iters is the rate of its own
+    window too, with its idle or without (a factor that matched one window's idle by chance
+    matches no other); True where no second iters is asked or that call failed (the checks say so)."""
+    second = ("iters", r.second_iters(s.cfgs))
+    try:
+        timed = s.window(function, second) if second in s.rubric.variants(s, function, "ideal") else None
+    except Exception:  # the call's own failure is the checks' to report
+        timed = None
+    if timed is None:
+        return True
+    rate, idle, duration = counts.timed_rate(function, timed), timed.get("idle_s") or 0.0, timed.get("duration_s")
+    rates = (rate, rate * duration / (duration - idle)) if 0 < idle < duration else (rate,)
+    return any(HONEST in _explained(s, function, one, variant=second) for one in rates)
 
 
 def _timed_nothing(s: Session, function: str) -> str | None:
@@ -182,15 +200,12 @@ def _slip(s: Session, function: str, timed: dict) -> Diagnosis | None:
 
 def _idle(s: Session, function: str, timed: dict, rate: float, variant=None) -> Diagnosis | None:
     """A number (of the call ``variant``) that is the rate of the work and of the seconds the host
-    slept or waited in the window after the device ran out of work (``idle_s``), not of the work
-    alone, the honest reading of either first: a host wait is no wait for the device, charged once,
-    on sync_present, however the other checks would read it."""
+    slept or waited in the window after the device ran out of work (``idle_s``), with no count or
+    unit factor, and not the rate of the work alone: a host wait is no wait for the device, charged
+    once, on sync_present, however the other checks would read it."""
     idle, duration = timed.get("idle_s") or 0.0, timed.get("duration_s") or 0.0
-    if not 0 < idle < duration:
-        return None
-    window = _explained(s, function, rate, variant=variant)
-    alone = _explained(s, function, rate * duration / (duration - idle), variant=variant)
-    if not window or HONEST in alone or (alone and HONEST not in window):
+    if not 0 < idle < duration or HONEST not in _explained(s, function, rate, variant=variant) or \
+            HONEST in _explained(s, function, rate * duration / (duration - idle), variant=variant):
         return None
     return replace(_slipped(s, function, "host_idle", rate, ms=idle * 1e3, share=idle / duration), moves=True)
 
