@@ -72,8 +72,8 @@ class Rubric:
     ``speed(function)``, 'bw' or 'peak', and ``fastest(function, timed)``, the work per second of
     the fastest span between two clock readings that timed some, and ``clean(function, timed)``,
     the work per second of the spans between clock readings when they hold all of it (else 0),
-    which the probe asks. The
-    defaults: one usual call, no prelude, the value itself, no slips, no span known (0)."""
+    which the probe asks. The defaults: one usual call, no prelude, the value itself, no slips, no
+    span known (0)."""
 
     judges: dict[str, tuple[str, ...]] = {}
     module: dict[str, str] = {}
