@@ -50,6 +50,7 @@ class Memory:
         self.largest = 0
         self.count = 0
         self._live: dict[int, list] = {}   # storage key -> [allocation id, bytes, references]
+        self._held: dict[int, tuple] = {}  # id(tensor) -> (weak reference, storage key) it holds
         self._ids = itertools.count(1)
         self._next_address = BASE_ADDRESS
         self._on_free = on_free
@@ -66,9 +67,14 @@ class Memory:
         return entry[0] if entry else None
 
     def alloc_id(self, tensor: torch.Tensor) -> int:
-        """The allocation id of ``tensor``'s storage, tracking it first if it is new."""
+        """The allocation id of ``tensor``'s storage, tracking it first if it is new. A tensor
+        holds one reference to its storage, however often it is seen (an in-place op returns the
+        same tensor on every launch)."""
         key, nbytes = _storage(tensor)
         entry = self._live.get(key)
+        held = self._held.get(id(tensor))
+        if entry is not None and held is not None and held[1] == key and held[0]() is tensor:
+            return entry[0]
         if entry is None:
             block = block_bytes(nbytes)
             self.check(block)
@@ -82,7 +88,8 @@ class Memory:
             if self._on_alloc is not None:
                 self._on_alloc(entry[0], nbytes)
         entry[2] += 1
-        weakref.finalize(tensor, self._release, key, entry[0])
+        self._held[id(tensor)] = (weakref.ref(tensor), key)
+        weakref.finalize(tensor, self._release, key, entry[0], id(tensor))
         return entry[0]
 
     def address(self, tensor: torch.Tensor) -> int:
@@ -100,7 +107,8 @@ class Memory:
                 f"capacity of {self.capacity / gib:.2f} GiB of which {(self.capacity - self.allocated) / gib:.2f} "
                 f"GiB is free.")
 
-    def _release(self, key: int, aid: int) -> None:
+    def _release(self, key: int, aid: int, tensor_id: int) -> None:
+        self._held.pop(tensor_id, None)
         entry = self._live.get(key)
         if entry is None or entry[0] != aid:
             return
