@@ -70,8 +70,8 @@ def count(s: Session, function: str) -> Diagnosis | None:
     from the arguments (the iters asked where another count ran, or a fixed number more or fewer)
     at each iters asked where it is no honest count; a correction factor implies no whole count at
     some iters, or the same share more at both."""
-    calls = [None, ("iters", r.second_iters(s.cfgs))]
-    calls = calls if calls[1] in s.rubric.variants(s, function, "ideal") else calls[:1]
+    second = r.second_call(s, function)
+    calls = [None, second] if second else [None]
     readings = [_counted(s, function, call) for call in calls]
     counts = [one for one in readings if one is not None and one != "honest"]
     if None in readings or not counts or (len(calls) == 1 and counts[0][0] != 0):

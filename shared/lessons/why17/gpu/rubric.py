@@ -120,6 +120,13 @@ def second_iters(cfgs: dict) -> int:
     return _rng("iters", cfgs).randint(*LIMITS.second_iters)
 
 
+def second_call(s: Session, function: str) -> tuple | None:
+    """The variant asking ``function`` at the second iters on the seeded device, or None where it
+    is not asked (every call counts the same: its number is judged as the usual call's)."""
+    second = ("iters", second_iters(s.cfgs))
+    return second if second in s.rubric.variants(s, function, "ideal") else None
+
+
 def extra(cfgs: dict, function: str, i: int) -> int:
     """The size of the ``i``-th unjudged call of ``function``, drawn, never a judged one."""
     rng, judged = _rng("extra", cfgs, function, i), (*asked(cfgs), second(cfgs))

@@ -81,8 +81,8 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
     blind = _timed_nothing(s, function)
     if blind is not None:
         return _forged(s, function, s.x(function), r.say("timed_nothing", function=function, call=blind))
-    second = ("iters", r.second_iters(s.cfgs))
-    x, again = s.x(function), s.x(function, second) if second in s.rubric.variants(s, function, "ideal") else None
+    second = r.second_call(s, function)
+    x, again = s.x(function), s.x(function, second) if second else None
     if x is None or again is None or close(again, x):          # a rate does not depend on the count timed
         return _off_its_spans(s, function, timed) if plain else None
     other = s.window(function, second)       # host idle at the second iters only: the same slip
@@ -100,16 +100,13 @@ def _reads_its_window(s: Session, function: str) -> bool:
     """Every call counts the same: whether the number at the second iters is the rate of its own
     window too, with its idle or without (a factor that matched one window's idle by chance
     matches no other); True where no second iters is asked or that call failed (the checks say so)."""
-    second = ("iters", r.second_iters(s.cfgs))
+    second = r.second_call(s, function)
     try:
-        timed = s.window(function, second) if second in s.rubric.variants(s, function, "ideal") else None
+        timed = s.window(function, second) if second else None
     except Exception:  # the call's own failure is the checks' to report
         timed = None
-    if timed is None:
-        return True
-    rate, idle, duration = counts.timed_rate(function, timed), timed.get("idle_s") or 0.0, timed.get("duration_s")
-    rates = (rate, rate * duration / (duration - idle)) if 0 < idle < duration else (rate,)
-    return any(HONEST in _explained(s, function, one, variant=second) for one in rates)
+    return timed is None or any(HONEST in _explained(s, function, one, variant=second)
+                                for one in _with_idle(timed, counts.timed_rate(function, timed)))
 
 
 def _timed_nothing(s: Session, function: str) -> str | None:
@@ -203,11 +200,19 @@ def _idle(s: Session, function: str, timed: dict, rate: float, variant=None) -> 
     slept or waited in the window after the device ran out of work (``idle_s``), with no count or
     unit factor, and not the rate of the work alone: a host wait is no wait for the device, charged
     once, on sync_present, however the other checks would read it."""
-    idle, duration = timed.get("idle_s") or 0.0, timed.get("duration_s") or 0.0
-    if not 0 < idle < duration or HONEST not in _explained(s, function, rate, variant=variant) or \
-            HONEST in _explained(s, function, rate * duration / (duration - idle), variant=variant):
+    rates = _with_idle(timed, rate)
+    if len(rates) < 2 or HONEST not in _explained(s, function, rate, variant=variant) or \
+            HONEST in _explained(s, function, rates[1], variant=variant):
         return None
+    idle, duration = timed["idle_s"], timed["duration_s"]
     return replace(_slipped(s, function, "host_idle", rate, ms=idle * 1e3, share=idle / duration), moves=True)
+
+
+def _with_idle(timed: dict, rate: float) -> tuple[float, ...]:
+    """``rate`` (the timed work per second of the window ``timed``) and, where the host idled in
+    the window (``idle_s``), the work per second of the window less its idle."""
+    idle, duration = timed.get("idle_s") or 0.0, timed.get("duration_s") or 0.0
+    return (rate, rate * duration / (duration - idle)) if 0 < idle < duration else (rate,)
 
 
 def _matmul_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnosis | None:
