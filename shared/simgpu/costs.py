@@ -21,26 +21,37 @@ class Op:
     dtype: torch.dtype | None = None
 
 
+def layout(t: torch.Tensor) -> tuple[int, int, int]:
+    """(first byte, one past the last byte, bytes moved) of ``t``: ``byte_range`` and ``nbytes`` in
+    one pass over its shape and strides (a launch asks both of each tensor it reads and writes)."""
+    size = t.element_size()
+    start = t.storage_offset() * size
+    if t.is_contiguous():                   # the usual tensor: its elements, back to back
+        moved = t.numel() * size
+        return start, start + moved, moved
+    distinct = extent = 1
+    for n, stride in zip(t.shape, t.stride(), strict=True):
+        if stride != 0 or n == 0:
+            distinct *= n
+        if n > 1:
+            extent += (n - 1) * abs(stride)
+    if distinct == 0:
+        return start, start, 0
+    return start, start + extent * size, distinct * size
+
+
 def nbytes(t: torch.Tensor) -> int:
     """Bytes a kernel moves to or from memory for ``t``: its distinct elements times their size.
     Views count their part; a dimension expanded with stride 0 repeats the same bytes, which the
     caches serve after the first read, so one byte expanded to n counts one byte, not n."""
-    distinct = 1
-    for n, stride in zip(t.shape, t.stride(), strict=True):
-        if stride != 0 or n == 0:
-            distinct *= n
-    return distinct * t.element_size()
+    return layout(t)[2]
 
 
 def byte_range(t: torch.Tensor) -> tuple[int, int]:
     """[first byte, one past the last byte) of ``t`` within its storage: a slice or view covers
-    its own part of the allocation, not the whole of it."""
-    size = t.element_size()
-    start = t.storage_offset() * size
-    if t.numel() == 0:
-        return start, start
-    extent = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride(), strict=True) if n > 1)
-    return start, start + extent * size
+    its own part of the allocation, not the whole of it (empty for an empty tensor)."""
+    start, end, _moved = layout(t)
+    return start, end
 
 
 def same_data(a: torch.Tensor, b: torch.Tensor) -> bool:

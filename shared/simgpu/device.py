@@ -8,7 +8,7 @@ profile (bandwidth, peak, L2 speed), the seed, the clocks and the trace never le
 student's process can learn them only by measuring. ``python -m shared.simgpu`` and in-process
 tests hold it in the same process (frontend.LocalLink).
 
-Time of one kernel is its roofline time (``kernel_seconds``), scaled by a seeded jitter
+Time of one kernel is its roofline time (``kernel_seconds``, roofline.py), scaled by a seeded jitter
 (``cfg["kernel_jitter"]``): two runs of one kernel differ, as on a GPU.
 """
 from __future__ import annotations
@@ -17,6 +17,7 @@ import random
 
 from shared.simgpu.cache import L2Cache, union_bytes
 from shared.simgpu.clock import DEFAULT_STREAM, Clock
+from shared.simgpu.roofline import kernel_seconds, roofs
 from shared.simgpu.trace import Recorder
 from shared.simgpu.window import Timeline
 
@@ -46,25 +47,6 @@ MAX_SLEEP_S = 3600.0
 def dtype_name(dtype) -> str:
     """'bfloat16' for torch.bfloat16 (and for a plain string)."""
     return str(dtype).removeprefix("torch.") if dtype is not None else "float32"
-
-
-def kernel_seconds(cfg: dict, kind: str, moved_bytes: int, flops: float, dtype: str, l2: bool) -> float:
-    """Roofline time of one kernel in seconds: max(bytes / bandwidth, FLOPs / peak), and never
-    less than the config's ``min_kernel_s`` (a kernel that does almost nothing is launch-bound).
-
-    Args:
-        cfg: a simulated-GPU config (profile.py).
-        kind: 'matmul' runs at the matmul efficiency of the peak; others at the plain peak.
-        moved_bytes: bytes read plus bytes written.
-        flops: floating-point operations.
-        dtype: dtype name, which picks the fraction of the 16-bit peak.
-        l2: whether the working set is L2-resident (runs at l2_speedup x main memory).
-    """
-    bandwidth = cfg["bw_gbs"] * 1e9 * cfg["copy_efficiency"] * (cfg["l2_speedup"] if l2 else 1.0)
-    peak = cfg["peak_tflops"] * 1e12 * cfg["dtype_peak"].get(dtype, cfg["dtype_peak"].get("float32", 1.0))
-    if kind == "matmul":
-        peak *= cfg["matmul_efficiency"]
-    return max(moved_bytes / bandwidth, flops / peak, cfg["min_kernel_s"])
 
 
 class BadRequest(ValueError):
@@ -104,7 +86,10 @@ def _ranges(message: dict, key: str) -> list[tuple[int, int, int]]:
         if not isinstance(item, list) or len(item) != 3:
             raise BadRequest(f"device request 'launch': bad byte range in {key}")
         aid, start, end = item
-        if not (_whole(aid) and _whole(start) and _whole(end)) or end < start:
+        # plain ints, as every decoded request holds, are checked inline (a launch names several)
+        plain = type(aid) is int and type(start) is int and type(end) is int and \
+            0 <= aid <= MAX_BYTES and 0 <= start <= end <= MAX_BYTES
+        if not plain and (not (_whole(aid) and _whole(start) and _whole(end)) or end < start):
             raise BadRequest(f"device request 'launch': bad byte range in {key}")
         out.append((aid, start, end))
     return out
@@ -116,6 +101,7 @@ class SimDevice:
     def __init__(self, cfg: dict):
         self.cfg = cfg
         self.floorless = dict(cfg, min_kernel_s=0.0)     # a kernel's time without the launch floor
+        self._roofs: dict[tuple[str, str, bool], tuple[float, float]] = {}   # ``roofs`` of floorless, kept
         self.clock = Clock(cfg["clock_read_s"])
         self.cache = L2Cache(cfg["l2_bytes"])
         self.cache_work_at_call = 0
@@ -208,7 +194,10 @@ class SimDevice:
         working_set = union_bytes(touched)
         l2 = self.cache.hits(list(reads), working_set)
         jitter = self._jitter()
-        busy = kernel_seconds(self.floorless, kind, read_bytes + write_bytes, flops, dtype, l2) * jitter
+        roof = self._roofs.get((kind, dtype, l2))
+        if roof is None:
+            roof = self._roofs[(kind, dtype, l2)] = roofs(self.floorless, kind, dtype, l2)
+        busy = kernel_seconds(self.floorless, kind, read_bytes + write_bytes, flops, dtype, l2, roof) * jitter
         seconds = max(busy, self.cfg["min_kernel_s"] * jitter)   # what only the launch floor explains: seconds - busy
         self.cache.touch(touched, working_set)
         if self.cache.work - self.cache_work_at_call > MAX_CACHE_WORK:

@@ -45,7 +45,7 @@ MAX_FLOPS_SEEN = 4096
 
 
 def _is_sim(t) -> bool:
-    return isinstance(t, torch.Tensor) and t.device.type == "meta"
+    return isinstance(t, torch.Tensor) and t.is_meta
 
 
 def _tensors(value, out: list) -> list:
@@ -61,7 +61,7 @@ def _any_sim(values) -> bool:
     """Whether any tensor in ``values`` (nested lists and tuples) is on the simulated device."""
     for v in values:
         if isinstance(v, torch.Tensor):
-            if v.device.type == "meta":
+            if v.is_meta:
                 return True
         elif isinstance(v, (list, tuple)) and _any_sim(v):
             return True
@@ -125,7 +125,7 @@ def _shapes(value):
     """``value`` with each tensor replaced by its shape, as torch's FLOP registry sees it; a
     TypeError for a value that cannot be a memo key."""
     if isinstance(value, torch.Tensor):
-        return (torch.Tensor, tuple(value.shape))
+        return (torch.Tensor, value.shape)     # a torch.Size: a tuple, hashed and compared as one
     if isinstance(value, (list, tuple)):
         return tuple(_shapes(v) for v in value)
     hash(value)
@@ -205,19 +205,23 @@ def kernel(func, args, kwargs, out, passed: list | None = None) -> costs.Op | No
         return costs.Op("random", reads=sim_read, writes=written, dtype=dtype)
     if not sim_read:
         return costs.Op("fill", writes=written, dtype=dtype)
-    elements = max(t.numel() for t in sim_read + written)
     if facts.reduction:
-        return costs.Op("reduction", reads=sim_read, writes=written, flops=float(elements), dtype=dtype)
+        return costs.Op("reduction", reads=sim_read, writes=written, flops=_elements(sim_read, written), dtype=dtype)
     if facts.pointwise and facts.name != "clone":    # clone is tagged pointwise: it is a copy
         if not facts.inplace and _one_to_one(sim_read, written):
             # b = q * a (STREAM's Scale), a + 0: one buffer read, another of its size written,
             # which moves the bytes a copy moves
             return costs.Op("copy", reads=sim_read, writes=written, dtype=dtype)
         reads = sim_read + (written if facts.inplace else [])
-        return costs.Op("elementwise", reads=reads, writes=written, flops=float(elements), dtype=dtype)
+        return costs.Op("elementwise", reads=reads, writes=written, flops=_elements(sim_read, written), dtype=dtype)
     if len(sim_read) == 1 and len(written) == 1 and costs.same_data(sim_read[0], written[0]):
         return None                          # PyTorch skips a copy onto itself: no kernel
     return costs.Op("copy", reads=sim_read, writes=written, dtype=dtype)
+
+
+def _elements(read: list, written: list) -> float:
+    """The FLOPs of a reduction or an elementwise op: one per element of its largest tensor."""
+    return float(max(t.numel() for t in read + written))
 
 
 def _one_to_one(read: list, written: list) -> bool:

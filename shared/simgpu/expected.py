@@ -7,7 +7,8 @@ per million (the clock reads).
 """
 from __future__ import annotations
 
-from shared.simgpu.device import dtype_name, kernel_seconds
+from shared.simgpu.device import dtype_name
+from shared.simgpu.roofline import kernel_seconds
 
 #: Bytes per element of the dtypes a matmul is likely to use.
 ELEMENT_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "float64": 8}

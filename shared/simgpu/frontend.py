@@ -21,7 +21,7 @@ import threading
 
 from shared.simgpu import state
 from shared.simgpu.clock import DEFAULT_STREAM
-from shared.simgpu.costs import Op, byte_range, nbytes
+from shared.simgpu.costs import Op, layout
 from shared.simgpu.device import dtype_name
 from shared.simgpu.memory import Memory
 
@@ -179,26 +179,30 @@ class Frontend:
         """Account ``tensor``'s storage (OutOfMemoryError past capacity); its allocation id."""
         return self.memory.alloc_id(tensor)
 
-    def _ranges(self, tensors) -> list[list[int]]:
-        out = []
+    def _ranges(self, tensors) -> tuple[list[list[int]], int]:
+        """([allocation id, first byte, end byte] of each tensor on the device, the bytes all of
+        ``tensors`` move: ``costs.nbytes``), one pass over each tensor's layout."""
+        out, moved = [], 0
         for t in tensors:
-            if t.device.type != "meta":
+            start, end, n_bytes = layout(t)
+            moved += n_bytes
+            if not t.is_meta:
                 continue
             aid = self.memory.id_of(t)
             if aid is None:
                 aid = self.memory.alloc_id(t)
-            out.append([aid, *byte_range(t)])
-        return out
+            out.append([aid, start, end])
+        return out, moved
 
     def launch(self, op: Op) -> None:
         """Queue one kernel on the current stream: the byte ranges it reads and writes, its FLOPs
         (or record it into the CUDA graph being captured)."""
         send = self.post if self.capture is None else self.capture.append
-        send({"op": "launch", "kind": op.kind, "reads": self._ranges(op.reads),
-                   "writes": self._ranges(op.writes),
-                   "read_bytes": sum(nbytes(t) for t in op.reads),
-                   "write_bytes": sum(nbytes(t) for t in op.writes),
-                   "flops": float(op.flops), "dtype": dtype_name(op.dtype), "stream": self.stream})
+        reads, read_bytes = self._ranges(op.reads)
+        writes, write_bytes = self._ranges(op.writes)
+        send({"op": "launch", "kind": op.kind, "reads": reads, "writes": writes, "read_bytes": read_bytes,
+              "write_bytes": write_bytes, "flops": float(op.flops), "dtype": dtype_name(op.dtype),
+              "stream": self.stream})
 
     def transfer(self, kind: str, n_bytes: int) -> None:
         """A host<->device copy ('h2d' or 'd2h') of ``n_bytes``; the host waits for it."""

@@ -63,7 +63,7 @@ class Memory:
 
     def id_of(self, tensor: torch.Tensor) -> int | None:
         """The allocation id of ``tensor``'s storage, or None when it is not tracked."""
-        entry = self._live.get(_storage(tensor)[0])
+        entry = self._live.get(tensor.untyped_storage()._cdata)
         return entry[0] if entry else None
 
     def alloc_id(self, tensor: torch.Tensor) -> int:

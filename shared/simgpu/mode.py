@@ -27,8 +27,9 @@ LIKE = frozenset({"empty_like", "zeros_like", "ones_like", "rand_like", "randn_l
 
 
 def is_sim(t) -> bool:
-    """Whether ``t`` is a tensor on the simulated device (a meta tensor)."""
-    return isinstance(t, torch.Tensor) and t.device.type == "meta"
+    """Whether ``t`` is a tensor on the simulated device (a meta tensor). ``is_meta`` is read, not
+    ``device``, which builds a torch.device object each time (a launch asks this several times)."""
+    return isinstance(t, torch.Tensor) and t.is_meta
 
 
 def is_cuda_like(d) -> bool:
@@ -138,13 +139,14 @@ class SimMode(TorchFunctionMode):
             if moved is not NotImplemented:
                 return moved
         if name == "copy_" and self_t is not None and len(args) > 1 and isinstance(args[1], torch.Tensor):
-            if is_sim(self_t) and is_sim(args[1]) and costs.same_data(self_t, args[1]):
+            to_sim, from_sim = self_t.is_meta, args[1].is_meta
+            if to_sim and from_sim and costs.same_data(self_t, args[1]):
                 return self_t                  # PyTorch skips a copy onto itself: no kernel
-            if not is_sim(self_t) and is_sim(args[1]):          # a device-to-host copy
+            if not to_sim and from_sim:        # a device-to-host copy
                 self.device.host_read()
                 self.device.transfer("d2h", costs.nbytes(args[1]))
                 return self_t
-            if is_sim(self_t) and not is_sim(args[1]) and args[1].numel() > 1:   # host-to-device
+            if to_sim and not from_sim and args[1].numel() > 1:   # host-to-device
                 self.device.transfer("h2d", costs.nbytes(args[1]))
                 return self_t
         if name == "data_ptr" and self_t is not None and is_sim(self_t):

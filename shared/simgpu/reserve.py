@@ -108,9 +108,15 @@ class Reserve:
 
     def _count(self, pool: str, block: int, requested: int, sign: int) -> None:
         """memory_stats' counters of one block handed out (``sign`` 1) or given back (-1)."""
+        # ``_move`` of each counter, inlined: every allocation and free of a launch comes here
+        side = "allocated" if sign > 0 else "freed"
         for stat, amount in (("allocation", 1), ("active", 1), ("allocated_bytes", block),
                              ("active_bytes", block), ("requested_bytes", requested)):
-            self._move(stat, pool, sign * amount)
+            entry = self._stats[stat, pool]
+            entry["current"] += sign * amount
+            entry[side] += amount
+            if entry["current"] > entry["peak"]:
+                entry["peak"] = entry["current"]
 
     def empty(self) -> None:
         """torch.cuda.empty_cache: each pool keeps the segments its live blocks need (their bytes
