@@ -2,7 +2,8 @@
 
 ``settings`` adds a ``probe`` device (the seeded one, bandwidth and peak scaled by factors drawn from
 the secret) and draws the settings' order, the rounds of unjudged calls and the sizes asked;
-``follows`` wants the number to move from the seeded device to the probe's as its timed work did,
+``follows`` wants the number to move from the seeded device to the probe's as its timed work did
+(the work's own rate, less the host's idle, where that idle differs between the two: a pace),
 and, where its clock stopped on the asynchronous device before the work it launched finished, to
 be that work's rate.
 """
@@ -66,6 +67,25 @@ def _own_rate(s: Session, function: str, trace: dict) -> float:
     return s.rubric.clean(function, trace.get("timed") or {}) or _work_rate(s, function, trace)
 
 
+def _busy_rate(s: Session, function: str, trace: dict) -> float:
+    """The timed work per second of the window less its host idle (``idle_s``): the work's own
+    rate, whatever waits pad the window; 0 when it timed none."""
+    timed = trace.get("timed") or {}
+    busy = (timed.get("duration_s") or 0.0) - (timed.get("idle_s") or 0.0)
+    return s.rubric.work(function, timed) / busy if busy > 0 else 0.0
+
+
+def _idle_moved(trace_a: dict, trace_b: dict) -> bool:
+    """Whether the host idle of two windows differs by more than FOLLOW_TOLERANCE's share of the
+    longer busy time (a window less its idle): a wait that pads the window to a time of its own
+    choosing (a pace), which idles less where the device is slower; a fixed wait idles as long on
+    both (sync_present's alone)."""
+    a, b = trace_a.get("timed") or {}, trace_b.get("timed") or {}
+    idle_a, idle_b = a.get("idle_s") or 0.0, b.get("idle_s") or 0.0
+    busy = max((a.get("duration_s") or 0.0) - idle_a, (b.get("duration_s") or 0.0) - idle_b)
+    return abs(idle_a - idle_b) > (FOLLOW_TOLERANCE - 1) * busy
+
+
 def follows(s: Session, check: str, function: str, slipped: bool = False) -> Verdict | None:
     """A failing Verdict when ``function``'s number does not move from the seeded device to the
     probe's as its timed work's rate did, or that work ran as fast on both, else None; with
@@ -75,7 +95,8 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     a, trace_a = s.number(function, "ideal")
     b, trace_b = s.number(function, "probe")
     scale = s.cfgs["factors"]["probe"][rubric.speed(function)]
-    ra, rb = _own_rate(s, function, trace_a), _own_rate(s, function, trace_b)
+    rate = _busy_rate if _idle_moved(trace_a, trace_b) else _own_rate   # a pace: the work's own rate
+    ra, rb = rate(s, function, trace_a), rate(s, function, trace_b)
     still = ra > 0 and rb > 0 and close(rb, ra, FOLLOW_TOLERANCE)
     moved = fmt_ratio(b / a)
     if ra <= 0 or rb <= 0 or (still and not slipped):

@@ -141,6 +141,40 @@ def test_a_number_read_off_the_spans_holding_its_work_follows_though_the_window_
     assert not probe.follows(_Session({"ideal": 1000.0, "probe": 2000.0}, partial), "sync_present", "copy").passed
 
 
+def _idled(seconds: float, idle_s: float) -> dict:
+    """A window of ``seconds`` timing 1 GB of copies, ``idle_s`` of it the host idle after them."""
+    return {"bytes": GB, "duration_s": seconds, "idle_s": idle_s}
+
+
+def test_a_window_padded_to_a_time_of_its_own_does_not_follow_the_device():
+    """forged/t16_f_spec_paced_idle where the probe's device is slower than its pace: the copies
+    take 0.6 s on the seeded device and a sleep pads the window to 1.0 s; on the probe's they take
+    1.2 s, past the pace, so nothing pads it. Each number is its window's rate, yet the work's own
+    rate (the window less its idle) halved while the number fell to 0.83x. Before, the probe read
+    the whole windows, which moved as the numbers did."""
+    paced = {"ideal": _idled(1.0, 0.4), "probe": _idled(1.2, 0.0)}
+    verdict = probe.follows(_Session({"ideal": 1000.0, "probe": 1000.0 / 1.2}, paced), "sync_present", "copy")
+    assert not verdict.passed and math.isclose(verdict.ratio, (1 / 1.2) / 0.5)
+    assert "(work rate x0.5)" in verdict.message
+
+
+def test_one_item_padded_to_many_does_not_follow_though_its_idle_moves_by_one_items_time():
+    """forged/t16_f_one_item_paced_as_iters: one copy (0.1 s on the seeded device, 0.05 s on the
+    probe's) and a sleep to a fixed 1.0 s window: the idle differs by 0.05 s, a twentieth of the
+    window but half the work. Read as a count slip (``slipped``), the whole windows stood still as
+    the numbers did; the work's own rate doubled."""
+    padded = {"ideal": _idled(1.0, 0.9), "probe": _idled(1.0, 0.95)}
+    verdict = probe.follows(_Session({"ideal": 1000.0, "probe": 1000.0}, padded), "units", "copy", slipped=True)
+    assert not verdict.passed and math.isclose(verdict.ratio, 0.5)
+
+
+def test_a_wait_as_long_on_both_devices_follows_as_its_window_does():
+    """A fixed 0.4 s sleep in the window (sync_present's alone, as host idle): the number moves as
+    the whole window's rate does (0.625x), not as the work alone (0.5x), and the probe passes it."""
+    slept = {"ideal": _idled(1.0, 0.4), "probe": _idled(1.6, 0.4)}
+    assert probe.follows(_Session({"ideal": 1000.0, "probe": 625.0}, slept), "sync_present", "copy") is None
+
+
 def test_a_value_that_is_not_a_number_is_handed_to_the_rubric_by_name():
     with pytest.raises(NotANumber) as raised:
         probe.follows(_Session({"ideal": "fast", "probe": 2000.0}, MEASURED), "sync_present", "copy")
