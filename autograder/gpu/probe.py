@@ -52,12 +52,13 @@ def settings(profile: str, seed: int | None) -> dict:
     return out
 
 
-def _work_rate(s: Session, function: str, trace: dict) -> float:
-    """The timed work (``Rubric.work``) per second of the timed window; 0 when it timed none."""
+def _work_rate(s: Session, function: str, trace: dict, less_idle: bool = False) -> float:
+    """The timed work (``Rubric.work``) per second of the timed window, or with ``less_idle`` of
+    the window less its host idle (``idle_s``: the work's own rate, whatever waits pad the window);
+    0 when it timed none."""
     timed = trace.get("timed") or {}
-    if (timed.get("duration_s") or 0) <= 0:
-        return 0.0
-    return s.rubric.work(function, timed) / timed["duration_s"]
+    seconds = (timed.get("duration_s") or 0.0) - ((timed.get("idle_s") or 0.0) if less_idle else 0.0)
+    return s.rubric.work(function, timed) / seconds if seconds > 0 else 0.0
 
 
 def _own_rate(s: Session, function: str, trace: dict) -> float:
@@ -65,14 +66,6 @@ def _own_rate(s: Session, function: str, trace: dict) -> float:
     (``Rubric.clean``), else ``_work_rate``: a reading of another clock before or after them (an
     event loop's, a log line's) and the sleep between adds time the number never held."""
     return s.rubric.clean(function, trace.get("timed") or {}) or _work_rate(s, function, trace)
-
-
-def _busy_rate(s: Session, function: str, trace: dict) -> float:
-    """The timed work per second of the window less its host idle (``idle_s``): the work's own
-    rate, whatever waits pad the window; 0 when it timed none."""
-    timed = trace.get("timed") or {}
-    busy = (timed.get("duration_s") or 0.0) - (timed.get("idle_s") or 0.0)
-    return s.rubric.work(function, timed) / busy if busy > 0 else 0.0
 
 
 def _idle_moved(trace_a: dict, trace_b: dict) -> bool:
@@ -95,8 +88,9 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     a, trace_a = s.number(function, "ideal")
     b, trace_b = s.number(function, "probe")
     scale = s.cfgs["factors"]["probe"][rubric.speed(function)]
-    rate = _busy_rate if _idle_moved(trace_a, trace_b) else _own_rate   # a pace: the work's own rate
-    ra, rb = rate(s, function, trace_a), rate(s, function, trace_b)
+    paced = _idle_moved(trace_a, trace_b)           # a pace: the work's own rate, the window less its idle
+    ra, rb = (_work_rate(s, function, t, less_idle=True) if paced else _own_rate(s, function, t)
+              for t in (trace_a, trace_b))
     still = ra > 0 and rb > 0 and close(rb, ra, FOLLOW_TOLERANCE)
     moved = fmt_ratio(b / a)
     if ra <= 0 or rb <= 0 or (still and not slipped):

@@ -59,11 +59,15 @@ class Reserve:
         """Bytes reserved from the device, in every segment of both pools."""
         return sum(self._stats["reserved_bytes", p]["current"] for p in POOLS)
 
-    def _move(self, stat: str, pool: str, amount: int) -> None:
-        entry = self._stats[stat, pool]
-        entry["current"] += amount
-        entry["allocated" if amount > 0 else "freed"] += abs(amount)
-        entry["peak"] = max(entry["peak"], entry["current"])
+    def _move(self, pool: str, *changes: tuple[str, int]) -> None:
+        """Each (counter, signed amount) of ``changes`` applied to ``pool``: current, peak, and
+        allocated or freed (one call for all of a block's counters: every launch allocates)."""
+        for stat, amount in changes:
+            entry = self._stats[stat, pool]
+            entry["current"] += amount
+            entry["allocated" if amount > 0 else "freed"] += abs(amount)
+            if entry["current"] > entry["peak"]:
+                entry["peak"] = entry["current"]
 
     def _take(self, pool: str, block: int) -> bool:
         """Hand out ``block`` bytes from the smallest cached free block that holds them."""
@@ -93,8 +97,7 @@ class Reserve:
             if self.reserved + segment > self.capacity:
                 self.empty()
                 self.retries += 1
-            self._move("reserved_bytes", pool, segment)
-            self._move("segment", pool, 1)
+            self._move(pool, ("reserved_bytes", segment), ("segment", 1))
             self.peak = max(self.peak, self.reserved)
             if segment > block:
                 self._keep(pool, segment - block)
@@ -108,15 +111,8 @@ class Reserve:
 
     def _count(self, pool: str, block: int, requested: int, sign: int) -> None:
         """memory_stats' counters of one block handed out (``sign`` 1) or given back (-1)."""
-        # ``_move`` of each counter, inlined: every allocation and free of a launch comes here
-        side = "allocated" if sign > 0 else "freed"
-        for stat, amount in (("allocation", 1), ("active", 1), ("allocated_bytes", block),
-                             ("active_bytes", block), ("requested_bytes", requested)):
-            entry = self._stats[stat, pool]
-            entry["current"] += sign * amount
-            entry[side] += amount
-            if entry["current"] > entry["peak"]:
-                entry["peak"] = entry["current"]
+        self._move(pool, ("allocation", sign), ("active", sign), ("allocated_bytes", sign * block),
+                   ("active_bytes", sign * block), ("requested_bytes", sign * requested))
 
     def empty(self) -> None:
         """torch.cuda.empty_cache: each pool keeps the segments its live blocks need (their bytes
@@ -125,11 +121,11 @@ class Reserve:
             live = self._stats["allocated_bytes", pool]["current"]
             unit = SMALL_SEGMENT if pool == "small_pool" else ROUND_LARGE
             keep = -(-live // unit) * unit
-            self._move("reserved_bytes", pool, keep - self._stats["reserved_bytes", pool]["current"])
+            self._move(pool, ("reserved_bytes", keep - self._stats["reserved_bytes", pool]["current"]))
             self._free[pool] = [keep - live] if keep > live else []
             blocks = self._stats["allocation", pool]["current"]
-            self._move("segment", pool, min(blocks, self._stats["segment", pool]["current"])
-                       - self._stats["segment", pool]["current"])
+            self._move(pool, ("segment", min(blocks, self._stats["segment", pool]["current"])
+                              - self._stats["segment", pool]["current"]))
 
     def reset_peak(self) -> None:
         """torch.cuda.reset_peak_memory_stats: every peak restarts from its current value."""
