@@ -173,8 +173,12 @@ def waited(dev, seconds: float, moves: bool) -> None:
     world moved meanwhile (``world_moves``, asked as the wait began). The virtual clock moves by
     them, but while the world moves for a thread other than the one that last gave the device
     work (a reporter, a watchdog, a caller polling a queue while its worker times): that thread
-    goes on meanwhile, so the wait passes in real time only, beside its work, not added to it."""
-    if not moves or dev.drives_here():
+    goes on meanwhile, so the wait passes in real time only, beside its work, not added to it.
+    A thread alone in its process has nothing beside it to wait for but child processes and
+    timer signals, which have clocks of their own: its wait moves the clock (a loop that sleeps
+    until a time it read would otherwise pass only its CPU time, and last hundreds of times as
+    long in real time)."""
+    if not moves or threading.active_count() == 1 or dev.drives_here():
         dev.sleep(seconds)
 
 

@@ -401,6 +401,37 @@ def test_a_program_alone_in_its_process_sleeps_no_real_time():
     assert virtual == pytest.approx(30, abs=1e-3) and real < 30
 
 
+WITH_A_CHILD = """
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+from shared import simgpu
+simgpu.install()
+with simgpu.active(simgpu.config("h100")):
+    child = os.fork()
+    if child == 0:
+        time.sleep(5)
+        os._exit(0)
+    t0 = time.perf_counter()
+    for _ in range(20):
+        time.sleep(0.01)
+    print(time.perf_counter() - t0)
+    os.kill(child, 9)
+    os.waitpid(child, 0)
+"""
+
+
+def test_a_thread_alone_beside_a_child_process_passes_its_sleeps():
+    """A thread alone in its process that never gave the device work, beside a child process
+    (the world moves, so its sleeps pass real time): each sleep still moves its clock. Before, it
+    moved by the loop's CPU time only, so a loop sleeping until a time it read (a fork bomb's, or a
+    parent's deadline while its child works) lasted hundreds of times as long in real time."""
+    root = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-c", WITH_A_CHILD, root], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert float(done.stdout) >= 0.2
+
+
 def test_a_loop_waiting_for_a_timer_signal_sees_its_clock_move_with_the_world():
     """A watchdog's signal.setitimer (or alarm) fires in real time: a loop sleeping until it
     fires passes real time, so its clock reads about the timer's length, not many times it."""
