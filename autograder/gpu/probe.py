@@ -68,15 +68,27 @@ def _own_rate(s: Session, function: str, trace: dict) -> float:
     return s.rubric.clean(function, trace.get("timed") or {}) or _work_rate(s, function, trace)
 
 
+def _idle_busy(trace: dict) -> tuple[float, float]:
+    """(host idle, busy time: the window less its idle) of a call's timed window, in seconds."""
+    timed = trace.get("timed") or {}
+    idle = timed.get("idle_s") or 0.0
+    return idle, (timed.get("duration_s") or 0.0) - idle
+
+
 def _idle_moved(trace_a: dict, trace_b: dict) -> bool:
     """Whether the host idle of two windows differs by more than FOLLOW_TOLERANCE's share of the
-    longer busy time (a window less its idle): a wait that pads the window to a time of its own
-    choosing (a pace), which idles less where the device is slower; a fixed wait idles as long on
-    both (sync_present's alone)."""
-    a, b = trace_a.get("timed") or {}, trace_b.get("timed") or {}
-    idle_a, idle_b = a.get("idle_s") or 0.0, b.get("idle_s") or 0.0
-    busy = max((a.get("duration_s") or 0.0) - idle_a, (b.get("duration_s") or 0.0) - idle_b)
-    return abs(idle_a - idle_b) > (FOLLOW_TOLERANCE - 1) * busy
+    longer busy time: a wait that pads the window to a time of its own choosing (a pace), which
+    idles less where the device is slower; a fixed wait idles as long on both (sync_present's alone)."""
+    (idle_a, busy_a), (idle_b, busy_b) = _idle_busy(trace_a), _idle_busy(trace_b)
+    return abs(idle_a - idle_b) > (FOLLOW_TOLERANCE - 1) * max(busy_a, busy_b)
+
+
+def _idle_fixed(trace_a: dict, trace_b: dict) -> bool:
+    """Whether two windows idle as long (within RATIO_TOLERANCE): a fixed wait (a cool-down, a
+    nap), which the seeded device passes exactly; a wait sized from a clock or from the work (a
+    pace, a share of a time measured or remembered) idles otherwise on a device of another speed."""
+    idle_a, idle_b = _idle_busy(trace_a)[0], _idle_busy(trace_b)[0]
+    return min(idle_a, idle_b) > 0 and close(idle_a, idle_b)
 
 
 def follows(s: Session, check: str, function: str, slipped: bool = False) -> Verdict | None:
@@ -88,19 +100,29 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     a, trace_a = s.number(function, "ideal")
     b, trace_b = s.number(function, "probe")
     scale = s.cfgs["factors"]["probe"][rubric.speed(function)]
-    paced = _idle_moved(trace_a, trace_b)           # a pace: the work's own rate, the window less its idle
-    ra, rb = (_work_rate(s, function, t, less_idle=True) if paced else _own_rate(s, function, t)
-              for t in (trace_a, trace_b))
-    still = ra > 0 and rb > 0 and close(rb, ra, FOLLOW_TOLERANCE)
-    moved = fmt_ratio(b / a)
-    if ra <= 0 or rb <= 0 or (still and not slipped):
-        return Verdict(check, False, rubric.say("not_following_nothing_timed", function=function, moved=moved,
-                                                 scale=scale), b / a)
-    ratio = (b / a) / (rb / ra)
-    if not close(ratio, 1.0, FOLLOW_TOLERANCE):
-        return Verdict(check, False, rubric.say("not_following", function=function, moved=moved, scale=scale,
-                                                 work_moved=rb / ra), ratio)
-    return _off_its_window(s, check, function, a / _work_rate(s, function, trace_a), slipped)
+    if _idle_busy(trace_a)[0] > 0 and not _idle_fixed(trace_a, trace_b) and \
+            getattr(s.diagnosis(function), "idled", False):
+        (idle_a, busy_a), idle_b = _idle_busy(trace_a), _idle_busy(trace_b)[0]
+        message = rubric.say("idle_varies", function=function, ms=idle_a * 1e3, other_ms=idle_b * 1e3,
+                             share=idle_a / (idle_a + busy_a))
+        return Verdict(check, False, message, idle_b / idle_a if idle_a else math.inf)
+    # the rate over the spans that hold the work, unless the wait is a pace; and where the host
+    # idled, the work's own rate (the window less its idle), which a number that took a fixed
+    # wait out of its time (a cool-down it timed) follows
+    pairs = [] if _idle_moved(trace_a, trace_b) else [[_own_rate(s, function, t) for t in (trace_a, trace_b)]]
+    if not pairs or _idle_busy(trace_a)[0] > 0 or _idle_busy(trace_b)[0] > 0:
+        pairs.append([_work_rate(s, function, t, less_idle=True) for t in (trace_a, trace_b)])
+    moved, failed = fmt_ratio(b / a), []
+    for ra, rb in pairs:
+        if ra <= 0 or rb <= 0 or (close(rb, ra, FOLLOW_TOLERANCE) and not slipped):
+            failed.append(Verdict(check, False, rubric.say("not_following_nothing_timed", function=function,
+                                                            moved=moved, scale=scale), b / a))
+        elif close((b / a) / (rb / ra), 1.0, FOLLOW_TOLERANCE):
+            return _off_its_window(s, check, function, a / _work_rate(s, function, trace_a), slipped)
+        else:
+            failed.append(Verdict(check, False, rubric.say("not_following", function=function, moved=moved,
+                                                            scale=scale, work_moved=rb / ra), (b / a) / (rb / ra)))
+    return failed[0]
 
 
 def _off_its_window(s: Session, check: str, function: str, factor: float, slipped: bool) -> Verdict | None:

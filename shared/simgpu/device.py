@@ -335,12 +335,20 @@ class SimDevice:
         """Whether the device passed the event; each query costs the host ``poll_s``, so a loop
         that polls until it is done (valid CUDA) moves time forward and ends."""
         at = self.events.get(_int(m, "event", 1, MAX_ID))
-        self.clock.spend(self.cfg["poll_s"])
+        self._poll()
         return at is None or at <= self.clock.host
 
     def _query_stream(self, m) -> bool:
-        self.clock.spend(self.cfg["poll_s"])
+        self._poll()
         return self.clock.idle(_stream(m, optional=True))
+
+    def _poll(self) -> None:
+        """A query costs the host ``poll_s``; one asked after the device ran out of work waits on
+        nothing, as a sleep would: the timeline's idle (a window padded with polls)."""
+        before, done = self.clock.host, self.clock.idle()
+        self.clock.spend(self.cfg["poll_s"])
+        if done:
+            self.timeline.idle(before, self.clock.host)
 
     def _wait_event(self, m):
         at = self.events.get(_int(m, "event", 1, MAX_ID))

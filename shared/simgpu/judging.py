@@ -44,7 +44,8 @@ class Diagnosis:
     ``work`` the largest timed kernel's bytes or FLOPs, ``base`` the called function whose slip it
     is, ``why`` what row 1 says when the number does not agree (else ``not_the_work``), ``moves``
     that the timed work still moves with the device (host idle beside it), so row 3 wants the
-    number to move too, as for no slip."""
+    number to move too, as for no slip; ``idled`` that the number is the rate of a window the host
+    idled in, which its work alone does not explain, so row 3 wants that idle a fixed wait."""
 
     kind: str
     owner: str
@@ -55,6 +56,7 @@ class Diagnosis:
     base: str = ""
     why: str = ""
     moves: bool = False
+    idled: bool = False
 
 
 class Rubric:

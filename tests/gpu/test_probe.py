@@ -12,7 +12,7 @@ import pytest
 
 from autograder.gpu import probe
 from shared.simgpu import settings as simsettings
-from shared.simgpu.judging import NotANumber, Session
+from shared.simgpu.judging import Diagnosis, NotANumber, Session
 
 PROFILE = "h100-sxm"
 SEEDS = range(40)
@@ -83,7 +83,9 @@ class _Rubric:
     def clean(self, function, timed):
         return timed.get("clean_rate", 0.0)
 
-    def say(self, key, function, moved=None, scale=None, work_moved=None, ratio=None):
+    def say(self, key, function, moved=None, scale=None, work_moved=None, ratio=None, **idle):
+        if key == "idle_varies":
+            return f"{function} idles {idle['ms']:.0f} ms and {idle['other_ms']:.0f} ms"
         if key in ("not_read_off_window", "not_read_off_clock"):
             return f"{function} {key}; its number is x{ratio:.2f} the rate of the work it launched"
         return f"{function} moved x{moved} on a device x{scale:.2f} as fast (work rate x{work_moved})"
@@ -96,8 +98,11 @@ class _Session:
     rubric = _Rubric()
     cfgs = {"factors": {"probe": {"bw": 2.0, "peak": 2.0}}}
 
-    def __init__(self, values: dict, timed: dict):
-        self.values, self.timed = values, timed
+    def __init__(self, values: dict, timed: dict, diagnosis: Diagnosis | None = None):
+        self.values, self.timed, self._diagnosis = values, timed, diagnosis
+
+    def diagnosis(self, function):
+        return self._diagnosis
 
     def measure(self, function, setting, variant=None):
         value = self.values[setting]
@@ -173,6 +178,37 @@ def test_a_wait_as_long_on_both_devices_follows_as_its_window_does():
     the whole window's rate does (0.625x), not as the work alone (0.5x), and the probe passes it."""
     slept = {"ideal": _idled(1.0, 0.4), "probe": _idled(1.6, 0.4)}
     assert probe.follows(_Session({"ideal": 1000.0, "probe": 625.0}, slept), "sync_present", "copy") is None
+
+
+#: The rubric's reading of a number that is its window's rate only with the host's idle in it.
+IDLED = Diagnosis("host_idle", "sync_present", "", 1000.0, moves=True, idled=True)
+
+
+def test_a_wait_that_grows_with_the_work_leaves_a_number_of_the_programs_choosing():
+    """forged/t17_f_pace_proportional: a sleep of a share of the work's time, remembered from the
+    process's first call, after the copies. The number is the window's rate on both devices and
+    moves as the work does; only the idle, 0.2 s and 0.1 s, says it is a pace and no fixed wait.
+    Before, the probe passed it and only sync_present charged the idle."""
+    paced = {"ideal": _idled(1.2, 0.2), "probe": _idled(0.6, 0.1)}
+    numbers = {"ideal": 1000.0 / 1.2, "probe": 1000.0 / 0.6}
+    verdict = probe.follows(_Session(numbers, paced, IDLED), "sync_present", "copy")
+    assert not verdict.passed and verdict.message == "copy idles 200 ms and 100 ms"
+    assert probe.follows(_Session(numbers, paced), "sync_present", "copy") is None   # not read with the idle
+
+
+def test_a_number_that_left_a_fixed_wait_in_is_sync_presents_alone():
+    slept = {"ideal": _idled(1.0, 0.4), "probe": _idled(0.7, 0.4)}
+    assert probe.follows(_Session({"ideal": 1000.0, "probe": 1000.0 / 0.7}, slept, IDLED), "sync_present",
+                         "copy") is None
+
+
+def test_a_number_that_took_a_fixed_wait_out_of_its_time_follows_its_works_own_rate():
+    """good/t17_g_cooldown_nominal_subtracted: a 0.4 s cool-down inside the window, subtracted by
+    the program. Its number doubles with the work's own rate; the whole window's rate moved 1.43x.
+    Before, the probe read only the whole window where the idle was the same on both devices."""
+    slept = {"ideal": _idled(1.0, 0.4), "probe": _idled(0.7, 0.4)}
+    assert probe.follows(_Session({"ideal": 1000.0 / 0.6, "probe": 1000.0 / 0.3}, slept), "sync_present",
+                         "copy") is None
 
 
 def test_a_value_that_is_not_a_number_is_handed_to_the_rubric_by_name():

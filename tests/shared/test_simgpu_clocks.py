@@ -514,3 +514,28 @@ def test_a_sleep_overlaps_queued_work_and_only_what_follows_the_work_is_idle(syn
     assert work > 0.005 and took == pytest.approx(work + 0.002, rel=1e-6)
     assert timed["duration_s"] >= took * (1 - 1e-9)       # the window holds the readings
     assert timed["idle_s"] == pytest.approx(0.002, rel=1e-3)
+
+
+def test_queries_asked_after_the_device_ran_out_of_work_are_idle_as_a_sleep_is():
+    """A window padded with stream or event queries after the work finished (a pace that spins
+    instead of sleeping) waits on nothing, as a sleep there does: idle; queries that find the work
+    still running are a wait for the device, as a synchronize is, and not idle."""
+    simgpu.install()
+    with simgpu.active(dict(H100, sync_launches=False)):
+        a = torch.empty(2**28, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        end = torch.cuda.Event()
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        b.copy_(a)
+        end.record()
+        while not end.query():                  # the work still runs: no idle
+            pass
+        busy = time.perf_counter() - start
+        stream = torch.cuda.current_stream()
+        for _ in range(1000):                   # nothing left to run: every one is idle
+            stream.query()
+        took = time.perf_counter() - start
+        timed = simgpu.trace()["timed"]
+    assert took > busy > 0
+    assert timed["idle_s"] == pytest.approx(took - busy, rel=0.05)

@@ -42,7 +42,22 @@ def _cold(s: Session, *functions: str | None) -> bool:
 
 
 def diagnose(s: Session, function: str) -> Diagnosis | None:
-    """The slip ``function``'s timed region shows on the seeded device, or None."""
+    """The slip ``function``'s timed region shows on the seeded device, or None; ``idled`` where
+    its number is its window's rate up to the slip's count only with the host's idle in it."""
+    found = _diagnose(s, function)
+    if found is None or found.kind == "not_measured" or found.idled:
+        return found
+    try:
+        rates = _with_idle(s.window(function), found.rate)
+    except Exception:  # the call's own failure is every check's verdict
+        return found
+    idled = len(rates) == 2 and bool(_explained(s, function, rates[0], found.scale)) and \
+        not _explained(s, function, rates[1], found.scale)
+    return replace(found, idled=True) if idled else found
+
+
+def _diagnose(s: Session, function: str) -> Diagnosis | None:
+    """``diagnose`` but for its ``idled``."""
     try:
         timed = s.window(function)
     except Exception:  # the call's own failure is every check's verdict
@@ -125,14 +140,16 @@ def _timed_nothing(s: Session, function: str) -> str | None:
 
 def _off_its_spans(s: Session, function: str, timed: dict) -> Diagnosis | None:
     """A caller whose number is not made of its spans' rates (a total, mean, median or best lies
-    between the lower of the total and the median span and the fastest span, a cache's for a
-    number above main memory's), unless it is its base's number inherited, a count from the
-    arguments, or a count or unit its own checks charge (COUNT_CHECKS)."""
+    between the lower of the total and the median span and the fastest span, or the work's own
+    rate where the host idled, a cache's for a number above main memory's), unless it is its
+    base's number inherited, a count from the arguments, or a count or unit its own checks charge
+    (COUNT_CHECKS)."""
     base, x, rate = r.BASE.get(function), s.x(function), counts.clean_rate(function, timed)
     spans = counts.span_rates(function, timed)
     if base is None or x is None or rate <= 0 or not spans:
         return None
     _slow, median, fast = spans
+    fast = max(fast, _with_idle(timed, rate)[-1])       # a fixed wait it timed, taken out of its time
     if r.MODULE[function] == "bw" and x > s.cfgs["ideal"]["bw_gbs"] * r.LIMITS.speed_of_light:
         fast = max(fast, (timed.get("copy_span_fastest") or 0) * 2 / 1e9)
     low, factors = min(rate, median), {1.0}
@@ -205,7 +222,8 @@ def _idle(s: Session, function: str, timed: dict, rate: float, variant=None) -> 
             HONEST in _explained(s, function, rates[1], variant=variant):
         return None
     idle, duration = timed["idle_s"], timed["duration_s"]
-    return replace(_slipped(s, function, "host_idle", rate, ms=idle * 1e3, share=idle / duration), moves=True)
+    return replace(_slipped(s, function, "host_idle", rate, ms=idle * 1e3, share=idle / duration), moves=True,
+                   idled=True)
 
 
 def _with_idle(timed: dict, rate: float) -> tuple[float, ...]:
