@@ -140,7 +140,9 @@ class Timeline:
         median and fastest of their rates (copy bytes or FLOPs per second). Copy spans whose copies
         each fit in the L2 count toward those rates only when no span copied more: main memory's
         rate is read off spans that ran from main memory; the fastest copy span of all is kept
-        beside them (``copy_span_fastest``)."""
+        beside them (``copy_span_fastest``), as is the fastest matmul span
+        (``matmul_span_fastest``), each also counting the share of a kernel that a reading split
+        (``_shared_rates``)."""
         marks = sorted(set(self.marks))
         kernels = sorted(self.kernels, key=lambda k: k[1])
         starts = [k[1] for k in kernels]
@@ -162,11 +164,37 @@ class Timeline:
                 flops += done
                 matmul_s += high - low
                 matmul_rates.append(done / (high - low) if high > low else 0.0)
+        shared = _shared_rates(marks, kernels)
+        fastest = max((r for _c, r in copy_rates), default=None)
         return {"clean_copy_bytes": copy_bytes, "clean_s": seconds,
                 "clean_matmul_flops": flops, "clean_matmul_s": matmul_s,
                 "copy_span_rates": _spread([r for c, r in copy_rates if not c] or [r for _c, r in copy_rates]),
-                "copy_span_fastest": max((r for _c, r in copy_rates), default=None),
-                "matmul_span_rates": _spread(matmul_rates)}
+                "copy_span_fastest": max(fastest or 0.0, shared["copy"]) or fastest,
+                "matmul_span_rates": _spread(matmul_rates), "matmul_span_fastest": shared["matmul"]}
+
+
+def _shared_rates(marks: list[float], kernels: list[tuple]) -> dict[str, float]:
+    """The fastest rate (copy bytes, or matmul FLOPs, per second) of the spans between consecutive
+    clock readings that hold no fill, each kernel counted in each span by the share of its run
+    inside it: a reading taken while the work runs (an event loop's, another thread's) splits the
+    work between two spans instead of dropping the kernel it fell in from both. 0 when none ran."""
+    work = {"copy": [0.0] * max(len(marks) - 1, 0), "matmul": [0.0] * max(len(marks) - 1, 0)}
+    filled = set()
+    for kind, start, end, *_rest in kernels:
+        if end <= start:
+            continue
+        i = max(bisect.bisect_right(marks, start) - 1, 0)
+        while i < len(marks) - 1 and marks[i] < end:
+            inside = min(end, marks[i + 1]) - max(start, marks[i])
+            if inside > 0 and kind in ("fill", "random"):
+                filled.add(i)
+            elif inside > 0 and kind in work:
+                amount = _written((kind, start, end, _rest[0])) if kind == "copy" else _rest[1]
+                work[kind][i] += amount * inside / (end - start)
+            i += 1
+    return {kind: max((w / (marks[i + 1] - marks[i]) for i, w in enumerate(done)
+                       if w > 0 and i not in filled and marks[i + 1] > marks[i]), default=0.0)
+            for kind, done in work.items()}
 
 
 def _spread(rates: list[float]) -> list[float] | None:

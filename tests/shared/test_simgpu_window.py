@@ -74,3 +74,20 @@ def test_a_region_whose_copies_finished_inside_it_launched_just_those_and_none_s
     _copy(t, 0.1, 0.5)
     t.mark(1.0)
     assert t.summary()["launched"] == {"copy_bytes": GIB, "matmul_flops": 0, "running": 0}
+
+
+def test_a_reading_taken_while_the_work_runs_splits_it_between_two_spans_instead_of_dropping_it():
+    """good/t17_g_asyncio_to_thread_sync: an event loop reads its clock while the copies still run
+    (launches ran ahead). Counting only the copies that fit inside a span, neither span held the
+    copy each reading fell in, so the fastest span ran at 0.67x the device's rate and a number that
+    was its window's rate read as a correction. Each copy now counts in each span by its share."""
+    t = Timeline()
+    for at in (0.0, 0.5, 2.5, 4.0):           # readings half into the first copy and the third
+        t.mark(at)
+    for start in (0.0, 1.0, 2.0, 3.0):        # four 1 s copies back to back, 1 GiB each
+        _copy(t, start, 1.0)
+    t.kernel("matmul", 0.0, 4.0, [], 8e12, 0.0)
+    summary = t.summary()
+    assert summary["copy_span_fastest"] == GIB / 1.0
+    assert summary["matmul_span_fastest"] == 2e12
+    assert summary["copy_span_rates"][-1] == GIB / 1.5          # whole copies only, as before
