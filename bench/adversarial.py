@@ -49,8 +49,12 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     secrets = [s for s in args.secrets.split(",") if s] or [None]
     kinds = set(args.only.split(","))
-    names = set(filter(None, args.names.split(",")))
-    entries = [e for e in adversarial.entries(args.set) if e.kind in kinds and (not names or e.name in names)]
+    names = {name.split("/")[-1] for name in args.names.split(",") if name}      # "forged/x" or "x"
+    every = adversarial.entries(args.set)
+    unknown = sorted(kinds - {e.kind for e in every}) + sorted(names - {e.name for e in every})
+    if unknown:         # a typo would otherwise grade nothing and print "0 of 0 verdicts as expected"
+        p.error(f"no such kind or entry in {args.set / 'manifest.yml'}: {', '.join(unknown[:5])}")
+    entries = [e for e in every if e.kind in kinds and (not names or e.name in names)]
     # a `kill` unwinds as Ctrl-C does, so the busy loops and the class graded beside stop with it
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     forkserver.start(**lesson.server_imports(course.load().assignment()))

@@ -3,8 +3,12 @@ simulated GPU's) is an expected failure there only, so a verdict the other side 
 asserted."""
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from autograder.lessons.why17.fixtures import adversarial
 from autograder.lessons.why17.fixtures.adversarial import Entry
+from tests.helpers.paths import ROOT
 
 
 def entry(reason: str) -> Entry:
@@ -28,3 +32,14 @@ def test_every_open_entry_of_the_set_is_open_on_a_side():
     for e in adversarial.entries():
         if e.open:
             assert e.open_on("CPU") or e.open_on("GPU"), e.name
+
+
+def test_the_bench_refuses_a_name_the_set_lacks_instead_of_grading_nothing():
+    """A TA's typo in --names (or a folder-qualified name) graded nothing and printed "0 of 0
+    verdicts as expected", exit 0. Now an unknown name is one line naming it, exit 2; a name may
+    carry its folder."""
+    bench = [sys.executable, str(ROOT / "bench" / "adversarial.py")]
+    done = subprocess.run([*bench, "--names", "good/accelerator_sync,no_such_entry"], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines()[-1].endswith("manifest.yml: no_such_entry")
