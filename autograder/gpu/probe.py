@@ -75,19 +75,21 @@ def _idle_busy(trace: dict) -> tuple[float, float]:
     return idle, (timed.get("duration_s") or 0.0) - idle
 
 
-def _idle_moved(trace_a: dict, trace_b: dict) -> bool:
-    """Whether the host idle of two windows differs by more than FOLLOW_TOLERANCE's share of the
-    longer busy time: a wait that pads the window to a time of its own choosing (a pace), which
-    idles less where the device is slower; a fixed wait idles as long on both (sync_present's alone)."""
-    (idle_a, busy_a), (idle_b, busy_b) = _idle_busy(trace_a), _idle_busy(trace_b)
+def _idle_moved(idle_busy: list[tuple[float, float]]) -> bool:
+    """Whether the host idle of two windows ((idle, busy) each) differs by more than
+    FOLLOW_TOLERANCE's share of the longer busy time: a wait that pads the window to a time of its
+    own choosing (a pace), which idles less where the device is slower; a fixed wait idles as long
+    on both (sync_present's alone)."""
+    (idle_a, busy_a), (idle_b, busy_b) = idle_busy
     return abs(idle_a - idle_b) > (FOLLOW_TOLERANCE - 1) * max(busy_a, busy_b)
 
 
-def _idle_fixed(trace_a: dict, trace_b: dict) -> bool:
-    """Whether two windows idle as long (within RATIO_TOLERANCE): a fixed wait (a cool-down, a
-    nap), which the seeded device passes exactly; a wait sized from a clock or from the work (a
-    pace, a share of a time measured or remembered) idles otherwise on a device of another speed."""
-    idle_a, idle_b = _idle_busy(trace_a)[0], _idle_busy(trace_b)[0]
+def _idle_fixed(idle_busy: list[tuple[float, float]]) -> bool:
+    """Whether two windows ((idle, busy) each) idle as long (within RATIO_TOLERANCE): a fixed wait
+    (a cool-down, a nap), which the seeded device passes exactly; a wait sized from a clock or from
+    the work (a pace, a share of a time measured or remembered) idles otherwise on a device of
+    another speed."""
+    idle_a, idle_b = idle_busy[0][0], idle_busy[1][0]
     return min(idle_a, idle_b) > 0 and close(idle_a, idle_b)
 
 
@@ -100,17 +102,17 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     a, trace_a = s.number(function, "ideal")
     b, trace_b = s.number(function, "probe")
     scale = s.cfgs["factors"]["probe"][rubric.speed(function)]
-    if _idle_busy(trace_a)[0] > 0 and not _idle_fixed(trace_a, trace_b) and \
-            getattr(s.diagnosis(function), "idled", False):
-        (idle_a, busy_a), idle_b = _idle_busy(trace_a), _idle_busy(trace_b)[0]
+    idle_busy = [_idle_busy(trace_a), _idle_busy(trace_b)]
+    (idle_a, busy_a), idle_b = idle_busy[0], idle_busy[1][0]
+    if idle_a > 0 and not _idle_fixed(idle_busy) and getattr(s.diagnosis(function), "idled", False):
         message = rubric.say("idle_varies", function=function, ms=idle_a * 1e3, other_ms=idle_b * 1e3,
                              share=idle_a / (idle_a + busy_a))
-        return Verdict(check, False, message, idle_b / idle_a if idle_a else math.inf)
+        return Verdict(check, False, message, idle_b / idle_a)
     # the rate over the spans that hold the work, unless the wait is a pace; and where the host
     # idled, the work's own rate (the window less its idle), which a number that took a fixed
     # wait out of its time (a cool-down it timed) follows
-    pairs = [] if _idle_moved(trace_a, trace_b) else [[_own_rate(s, function, t) for t in (trace_a, trace_b)]]
-    if not pairs or _idle_busy(trace_a)[0] > 0 or _idle_busy(trace_b)[0] > 0:
+    pairs = [] if _idle_moved(idle_busy) else [[_own_rate(s, function, t) for t in (trace_a, trace_b)]]
+    if not pairs or idle_a > 0 or idle_b > 0:
         pairs.append([_work_rate(s, function, t, less_idle=True) for t in (trace_a, trace_b)])
     moved, failed = fmt_ratio(b / a), []
     for ra, rb in pairs:

@@ -180,7 +180,8 @@ def _shared_rates(marks: list[float], kernels: list[tuple]) -> dict[str, float]:
     work between two spans instead of dropping the kernel it fell in from both. 0 when none ran."""
     work = {"copy": [0.0] * max(len(marks) - 1, 0), "matmul": [0.0] * max(len(marks) - 1, 0)}
     filled = set()
-    for kind, start, end, *_rest in kernels:
+    for kernel in kernels:
+        kind, start, end = kernel[:3]
         if end <= start:
             continue
         i = max(bisect.bisect_right(marks, start) - 1, 0)
@@ -189,7 +190,7 @@ def _shared_rates(marks: list[float], kernels: list[tuple]) -> dict[str, float]:
             if inside > 0 and kind in ("fill", "random"):
                 filled.add(i)
             elif inside > 0 and kind in work:
-                amount = _written((kind, start, end, _rest[0])) if kind == "copy" else _rest[1]
+                amount = _written(kernel) if kind == "copy" else kernel[4]
                 work[kind][i] += amount * inside / (end - start)
             i += 1
     return {kind: max((w / (marks[i + 1] - marks[i]) for i, w in enumerate(done)
