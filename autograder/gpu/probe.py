@@ -135,9 +135,12 @@ def _off_its_window(s: Session, check: str, function: str, factor: float, slippe
     a kept rate), within FOLLOW_TOLERANCE; where the work had finished, a number above it beyond
     RATIO_TOLERANCE, over the whole window as the clock that closed it measured it and over the
     spans between clock readings that hold the work (a correction applied only where launches run
-    ahead of the host). None for an early stop read off the window, by a clock of any resolution
-    down to a microsecond (READ_SLACK_S), or a number below (queued work timed): sync_present's
-    alone; and for a ``slipped`` call, whose work may not be the device's."""
+    ahead of the host); and where its clock stopped while that work ran, after a sleep that held
+    half its window or more, yet the number is its seeded device's (within FOLLOW_TOLERANCE): a nap
+    that ended as the work would (a pace to a time kept from another call). None for an early stop
+    read off the window, by a clock of any resolution down to a microsecond (READ_SLACK_S), or a
+    number below (queued work timed): sync_present's alone; and for a ``slipped`` call, whose work
+    may not be the device's."""
     try:
         x, trace = s.number(function, "async")
     except Exception:  # the asynchronous call's own failure is sync_present's to report
@@ -150,6 +153,10 @@ def _off_its_window(s: Session, check: str, function: str, factor: float, slippe
     window = timed["duration_s"] if running else timed.get("own_s", timed["duration_s"])
     said = factor * work / x if x > 0 else math.inf   # seconds the number says
     ratio = window / said if said > 0 else math.inf
+    napped = (timed.get("waited_s") or 0.0) / timed["duration_s"]
+    if running and napped >= 0.5 and close(x, s.number(function, "ideal")[0], FOLLOW_TOLERANCE):
+        # a sleep ended the window as the work would have: a pace, not a wait for the device
+        return Verdict(check, False, s.rubric.say("paced_while_running", function=function, share=napped), ratio)
     if abs(said - window) <= READ_SLACK_S or close(ratio, 1.0, FOLLOW_TOLERANCE if running else RATIO_TOLERANCE):
         return None
     if not running:

@@ -116,6 +116,7 @@ class SimDevice:
         self.jitter = random.Random(f"simgpu-jitter\0{cfg['seed']}")
         self.activity: list[tuple[str, float, float]] = []   # (kind, start, end) per kernel, for the profiler
         self.ahead = 0.0     # host seconds spent waiting at launches (sync_launches) since it last saw the device
+        self.told_done: float | None = None    # the device's end a query last found reached
 
     def begin_call(self, limit_s: float | None = None) -> None:
         """A new call starts on this device: its trace starts empty (allocations, kernels, clock
@@ -289,6 +290,7 @@ class SimDevice:
         seconds = m.get("seconds")
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_SLEEP_S:
             raise BadRequest("device request 'sleep': bad seconds")
+        self.timeline.wait(self.clock.host, float(seconds))
         covered = min(float(seconds), self.ahead)
         self.ahead -= covered
         idle_from = max(self.clock.host, self.clock.device)     # the device has run everything queued
@@ -343,12 +345,14 @@ class SimDevice:
         return self.clock.idle(_stream(m, optional=True))
 
     def _poll(self) -> None:
-        """A query costs the host ``poll_s``; one asked after the device ran out of work waits on
-        nothing, as a sleep would: the timeline's idle (a window padded with polls)."""
+        """A query costs the host ``poll_s``; the first to find the device's work done is the host's
+        wait for it, as a synchronize is; one asked after that waits on nothing, as a sleep would:
+        the timeline's idle (a window padded with polls)."""
         before, done = self.clock.host, self.clock.idle()
         self.clock.spend(self.cfg["poll_s"])
-        if done:
+        if done and self.told_done == self.clock.device:
             self.timeline.idle(before, self.clock.host)
+        self.told_done = self.clock.device if self.clock.idle() else None
 
     def _wait_event(self, m):
         at = self.events.get(_int(m, "event", 1, MAX_ID))

@@ -35,6 +35,7 @@ class Timeline:
         self.last_mark: float | None = None
         self.marks: list[float] = []
         self.idles: list[tuple[float, float]] = []   # (start, end): the host slept, the device had nothing to run
+        self.waits: list[tuple[float, float]] = []   # (host time, seconds): a sleep or timed-out wait asked
         self.first_asleep: float | None = None   # host seconds asleep at the first mark (None: unknown)
         self.last_asleep: float | None = None    # ... and at the last, when that reading is a CPU clock's
         self.truncated = False
@@ -67,6 +68,12 @@ class Timeline:
         if end > start and len(self.idles) < MAX_MARKS:
             self.idles.append((start, end))
 
+    def wait(self, at: float, seconds: float) -> None:
+        """The host asked to sleep or wait ``seconds`` at host time ``at``, however much of it
+        overlapped queued work."""
+        if len(self.waits) < MAX_MARKS:
+            self.waits.append((at, seconds))
+
     def summary(self) -> dict:
         """What ran in the timed region (all kernels when the call read no clock): plain data.
 
@@ -75,7 +82,8 @@ class Timeline:
         copy_extent_bytes (the most bytes of one allocation that copies wrote), fill_bytes (by
         fills and random fills), transfers and transfer_bytes (over the host link), matmuls,
         matmul_flops, matmul_max_flops (of one matmul), idle_s (of duration_s, the host slept or
-        waited with the device's work all done: ``idle``), own_s (duration_s as the clock that closed
+        waited with the device's work all done: ``idle``), waited_s (the seconds of the sleeps and
+        waits asked in it, overlapped or not: ``wait``), own_s (duration_s as the clock that closed
         the window measures it: less the host's sleeps in it when that is a CPU-time clock, which
         stands still while the host sleeps), latency_share and matmul_latency_share (of
         the device time of the region's kernels, or its matmuls, the part only the launch floor
@@ -110,6 +118,7 @@ class Timeline:
             "own_s": self._own(duration),
             "idle_s": sum(max(0.0, min(end, high) - max(start, low)) for start, end in self.idles)
             if low is not None else 0.0,
+            "waited_s": sum(seconds for at, seconds in self.waits if low is not None and low <= at < high),
             "copy_bytes": sum(_written(k) for k in copies),
             "fill_bytes": sum(_written(k) for k in inside if k[0] in ("fill", "random")),
             "matmul_flops": sum(k[4] for k in matmuls),

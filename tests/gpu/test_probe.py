@@ -88,6 +88,8 @@ class _Rubric:
             return f"{function} idles {idle['ms']:.0f} ms and {idle['other_ms']:.0f} ms"
         if key in ("not_read_off_window", "not_read_off_clock"):
             return f"{function} {key}; its number is x{ratio:.2f} the rate of the work it launched"
+        if key == "paced_while_running":
+            return f"{function} {key} after sleeping {idle['share']:.0%} of its window"
         return f"{function} moved x{moved} on a device x{scale:.2f} as fast (work rate x{work_moved})"
 
 
@@ -249,6 +251,22 @@ def test_an_early_stop_read_by_a_microsecond_clock_is_read_off_its_window():
     assert probe.follows(_Session(values, {**MEASURED, "async": window}), "sync_present", "copy") is None
     floored = {**values, "async": 1000.0 / 5e-6}
     assert not probe.follows(_Session(floored, {**MEASURED, "async": window}), "units", "copy").passed
+
+
+def test_a_clock_stopped_by_a_sleep_that_ended_as_the_work_would_is_a_pace():
+    """forged/t18_f_nap_paced_to_cached_rate_no_sync: no synchronize; the copies are queued, then
+    the host sleeps 0.99x a time kept from its first call and reads the clock while the last copy
+    still runs. Read off that window, the number is the seeded device's, so sync_present's bound
+    passed it and so did the probe. A nap far shorter than the work, or an early stop with no nap,
+    is sync_present's alone."""
+    values = {"ideal": 1000.0, "probe": 2000.0, "async": 1000.0 / 0.99}
+    napped = {"duration_s": 0.99, "waited_s": 0.99, "launched": {"bytes": GB, "running": 1}}
+    verdict = probe.follows(_Session(values, {**MEASURED, "async": napped}), "units", "copy")
+    assert not verdict.passed and verdict.check == "units" and "paced_while_running" in verdict.message
+    assert probe.follows(_Session(values, {**MEASURED, "async": {**napped, "waited_s": 0.0}}), "units", "copy") is None
+    short = {"duration_s": 0.01, "waited_s": 0.01, "launched": {"bytes": GB, "running": 1}}
+    assert probe.follows(_Session({**values, "async": 1000.0 / 0.01}, {**MEASURED, "async": short}), "units",
+                         "copy") is None
 
 
 #: The asynchronous device: the same 1 GB of copies, all finished inside a 1 s window.

@@ -492,7 +492,8 @@ def test_a_sleep_overlaps_queued_work_and_only_what_follows_the_work_is_idle(syn
     """A wait that times out while copies are queued passes beside them, as on a GPU, also on the
     seeded device, which waited at each launch (the wait is covered by that waiting); a sleep after
     the device ran out of work is idle (``idle_s``) and lengthens the window; one after the last
-    clock reading is no part of it. A CPU-time clock never runs backwards meanwhile."""
+    clock reading is no part of it. A CPU-time clock never runs backwards meanwhile. The waits the
+    host asked in the window (``waited_s``) count the overlapped one in full."""
     simgpu.install()
     with simgpu.active(dict(H100, sync_launches=sync_launches, launch_overhead_s=1e-7)):
         a = torch.empty(2**30, dtype=torch.uint8, device="cuda")
@@ -514,6 +515,35 @@ def test_a_sleep_overlaps_queued_work_and_only_what_follows_the_work_is_idle(syn
     assert work > 0.005 and took == pytest.approx(work + 0.002, rel=1e-6)
     assert timed["duration_s"] >= took * (1 - 1e-9)       # the window holds the readings
     assert timed["idle_s"] == pytest.approx(0.002, rel=1e-3)
+    assert timed["waited_s"] == pytest.approx(0.003, rel=1e-6)     # asked: the overlapped wait too
+
+
+def test_the_query_that_finds_the_work_done_is_a_wait_for_it_not_idle():
+    """good/t15_g_stream_query_sleep0: a loop that polls query() until the copy is done and then
+    reads the clock waited for the device as a synchronize does; only queries after one already
+    found it done pad the window. Before, that first query's cost was idle, which at a small size
+    was 5% of the window and read as the host-idle slip."""
+    simgpu.install()
+    with simgpu.active(dict(H100, sync_launches=True)):      # the seeded device: the copy is done at its launch
+        a = torch.empty(2**24, dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        stream = torch.cuda.current_stream()
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        b.copy_(a)
+        while not stream.query():
+            time.sleep(0)
+        time.perf_counter() - start
+        spun = simgpu.trace()["timed"]
+        start = time.perf_counter()
+        b.copy_(a)
+        while not stream.query():
+            pass
+        stream.query()                          # the work was found done: this one waits on nothing
+        time.perf_counter() - start
+        padded = simgpu.trace()["timed"]
+    assert spun["duration_s"] > 0 and spun["idle_s"] == 0
+    assert padded["idle_s"] == pytest.approx(H100["poll_s"], rel=1e-6)
 
 
 def test_queries_asked_after_the_device_ran_out_of_work_are_idle_as_a_sleep_is():

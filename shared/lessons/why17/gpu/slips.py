@@ -42,27 +42,39 @@ def _cold(s: Session, *functions: str | None) -> bool:
 
 
 def diagnose(s: Session, function: str) -> Diagnosis | None:
-    """The slip ``function``'s timed region shows on the seeded device, or None; ``idled`` where
-    its number is its window's rate up to the slip's count only with the host's idle in it."""
+    """The slip ``function``'s timed region shows on the seeded device, or None. ``idled`` (and
+    ``why``) where a count or share (a slip other than the host's idle) makes the number its
+    window's rate only with the host's idle in it: two mistakes making one number, a rate of the
+    program's choosing (a share of the work asked over a window padded by a sleep), which
+    ``agrees`` takes for no measurement."""
     found = _diagnose(s, function)
-    if found is None or found.kind == "not_measured" or found.idled:
+    if found is not None and (found.kind == "not_measured" or found.idled):
         return found
+    base = r.BASE.get(function)
+    other = s.diagnosis(base) if base is not None else None
+    # a caller of such a base whose own window needs the same share and its own idle (its own n)
+    share = found or (other if other is not None and other.idled and other.kind != "host_idle" else None)
     try:
-        rates = _with_idle(s.window(function), found.rate)
+        timed = s.window(function) if share is not None else {}
     except Exception:  # the call's own failure is every check's verdict
         return found
-    idled = len(rates) == 2 and bool(_explained(s, function, rates[0], found.scale)) and \
-        not _explained(s, function, rates[1], found.scale)
-    return replace(found, idled=True) if idled else found
+    rates = _with_idle(timed, found.rate if found is not None else counts.timed_rate(function, timed))
+    if len(rates) == 2 and HONEST in _explained(s, function, rates[0], share.scale) and \
+            HONEST not in _explained(s, function, rates[1], share.scale):
+        idle = timed["idle_s"]
+        why = r.say("idle_and_share", function=function, kind=share.kind, ms=idle * 1e3,
+                    share=idle / timed["duration_s"])
+        return replace(found or share, idled=True, why=why, base=found.base if found else base)
+    return found
 
 
 def _diagnose(s: Session, function: str) -> Diagnosis | None:
-    """``diagnose`` but for its ``idled``."""
+    """``diagnose`` but for the idle a count or share needs."""
     try:
         timed = s.window(function)
     except Exception:  # the call's own failure is every check's verdict
         return None
-    found = _slip(s, function, timed)
+    found = _slip(s, function, timed) or _idle_elsewhere(s, function, timed)
     if found is not None and found.kind in ("short_copies", "small_matmuls"):
         found = _arguments(s, function, found) or found
     base = r.BASE.get(function)
@@ -226,6 +238,23 @@ def _idle(s: Session, function: str, timed: dict, rate: float, variant=None) -> 
                    idled=True)
 
 
+def _idle_elsewhere(s: Session, function: str, timed: dict) -> Diagnosis | None:
+    """Every call counts the same: host idle in the window of another size asked (a nap after each
+    launch idles where the copies are short), charged as in the usual call, with its rate."""
+    usual = s.rubric.call(s, function, None)[0]
+    for variant in s.rubric.variants(s, function, "ideal"):
+        if variant is None or isinstance(variant, tuple) or s.rubric.call(s, function, variant)[0] == usual:
+            continue
+        try:
+            other = s.window(function, variant)
+        except Exception:  # reported by the checks that ask for the call
+            continue
+        idle = _idle(s, function, other, counts.timed_rate(function, other), variant)
+        if idle is not None:
+            return replace(idle, rate=counts.timed_rate(function, timed))
+    return None
+
+
 def _with_idle(timed: dict, rate: float) -> tuple[float, ...]:
     """``rate`` (the timed work per second of the window ``timed``) and, where the host idled in
     the window (``idle_s``), the work per second of the window less its idle."""
@@ -307,8 +336,9 @@ def _over(s: Session, function: str, rate: float, variant=None) -> float | None:
 
 def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
     """Whether ``function``'s number is its timed work's rate up to a count and a unit (the base's,
-    for a slip shared with it); a number that is no measurement never agrees."""
-    if diagnosis.kind == "not_measured":
+    for a slip shared with it); a number that is no measurement never agrees, nor a count or share
+    that explains it only with the host's idle (``diagnose``)."""
+    if diagnosis.kind == "not_measured" or (diagnosis.idled and diagnosis.kind != "host_idle"):
         return False
     mine = _explained(s, function, diagnosis.rate, diagnosis.scale)
     if not mine or not diagnosis.base:
