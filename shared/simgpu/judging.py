@@ -45,7 +45,8 @@ class Diagnosis:
     is, ``why`` what row 1 says when the number does not agree (else ``not_the_work``), ``moves``
     that the timed work still moves with the device (host idle beside it), so row 3 wants the
     number to move too, as for no slip; ``idled`` that the number is the rate of a window the host
-    idled in, which its work alone does not explain, so row 3 wants that idle a fixed wait."""
+    idled in, which its work alone does not explain, so row 3 wants that idle a fixed wait (a
+    rubric's ``agrees`` may take a count or share that needs the idle for no measurement)."""
 
     kind: str
     owner: str
