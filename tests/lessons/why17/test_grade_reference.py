@@ -9,6 +9,7 @@ import pytest
 
 from autograder.core import course, results
 from autograder.grading.grade import checks_for, grade_submission
+from autograder.sandbox.perfile import PerFileSandbox
 
 #: Slow, left out of `make check`: full gradings of the reference and the stubs, GPU checks included.
 pytestmark = pytest.mark.slow
@@ -16,9 +17,21 @@ pytestmark = pytest.mark.slow
 CODE_TASKS = ("task1", "task2", "task3", "task4")
 
 
+#: Each child the reference's grading made: (student file, whether it has a simulated-GPU setting).
+CHILDREN: list[tuple[str, bool]] = []
+
+
 @pytest.fixture(scope="module")
 def reference():
-    return grade_submission(course.load().assignment("why17").solutions_dir)
+    made = PerFileSandbox._new
+
+    def new(self, module, setting):
+        CHILDREN.append((module, setting is not None))
+        return made(self, module, setting)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(PerFileSandbox, "_new", new)
+        return grade_submission(course.load().assignment("why17").solutions_dir)
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +52,16 @@ def test_results_list_the_checks_in_course_order_whatever_order_they_ran_in(refe
     # predict.py's checks run first in a cold grading (tests/sandbox/test_early_child.py)
     expected = [c.id for _task, cs in checks_for(course.load().assignment("why17")) for c in cs]
     assert [t["check"] for t in reference["tests"]] == expected
+
+
+def test_a_files_checks_on_the_cpu_share_one_child_before_its_simulated_gpu_settings(reference):
+    """Each child is a fork and a jail (tens of CPU ms). The CPU checks of bw.py and flops.py run
+    before the one among them that also reads the simulated GPU (``*_honours_args``), so the
+    file's device-free child is not started again after the settings' children."""
+    for module in ("bw", "flops"):
+        mine = [on_gpu for m, on_gpu in CHILDREN if m == module]
+        assert mine.count(False) == 1 and not mine[0], (module, mine)
+        assert mine.count(True) == 4                      # one per setting (autograder/gpu/probe.py)
 
 
 def test_stubs_score_zero_naming_their_task(stubs):

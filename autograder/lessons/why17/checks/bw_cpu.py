@@ -73,6 +73,47 @@ def returns_gbs(ctx):
     plausible_gbs(ctx.call("bw", "copy_bandwidth", PROBE_BYTES, iters=PROBE_ITERS, device=CPU), "copy_bandwidth")
 
 
+@check("bw_sweep_sizes", task=TASK, name="bandwidth_sweep returns exactly the sizes asked for, in MiB", files="bw")
+def sweep_sizes(ctx):
+    sizes = (1, 3)
+    result = ctx.call("bw", "bandwidth_sweep", sizes_mb=sizes, iters=2, device=CPU)
+    if not isinstance(result, dict):
+        raise CheckFailed(f"bandwidth_sweep returned a {type(result).__name__}; return a dict from size in MiB "
+                          f"to GB/s. {BUILD}")
+    keys = sorted(result, key=repr)
+    if set(result) != set(sizes) or any(isinstance(k, (bool, str)) for k in result):
+        raise CheckFailed(f"bandwidth_sweep(sizes_mb={sizes}) returned keys {keys!r}; the keys should be exactly "
+                          f"the sizes asked for, in MiB (all of them fit in memory). {BUILD}")
+    # The values are judged elsewhere, once: copy_bandwidth's by bw_returns_gbs, the sweep's units
+    # by units_gb_per_s.bandwidth_sweep. Judging them here too would charge one slip twice.
+
+
+def _refuses(ctx, function: str, kwargs: dict, bad: str) -> None:
+    try:
+        value = ctx.call("bw", function, **kwargs)
+    except StudentRaised as exc:
+        if exc.exc_type == "ValueError":
+            return
+        raise CheckFailed(f"{function} with {bad} raised {exc.exc_type} ({exc.message}); check the argument first "
+                          "and raise "
+                          f"ValueError with a clear message. {BUILD}") from None
+    raise CheckFailed(f"{function} with {bad} returned {value!r}; raise ValueError instead: sizes and counts "
+                      f"are positive integers. {BUILD}")
+
+
+@check("bw_rejects_bad", task=TASK, name="bw.py raises ValueError on bad sizes and counts", files="bw")
+def rejects_bad(ctx):
+    good = dict(n_bytes=4096, iters=1, device=CPU)
+    for name, bad in (("n_bytes", 0), ("n_bytes", -4096), ("n_bytes", 4096.5), ("iters", 0), ("iters", -3),
+                      ("iters", 2.5)):
+        _refuses(ctx, "copy_bandwidth", {**good, name: bad}, f"{name}={bad!r}")
+    for sizes in ((0,), (-8,), (1.5,)):
+        _refuses(ctx, "bandwidth_sweep", dict(sizes_mb=sizes, iters=1, device=CPU), f"sizes_mb={sizes!r}")
+    _refuses(ctx, "bandwidth_sweep", dict(sizes_mb=(1,), iters=0, device=CPU), "iters=0")
+
+
+# Registered after the file's other CPU checks, so they run first: this one ends on the simulated
+# GPU (gpu.charge_shown), and they then share the file's one device-free child.
 @check("bw_honours_args", task=TASK, name="copy_bandwidth times copies of n_bytes and reports what it timed",
        files="bw")
 def honours_args(ctx):
@@ -150,42 +191,3 @@ def _copies_part(op: dict, n_bytes: int) -> bool:
     or a random source reads nothing; a reduction writes a few bytes."""
     written = op["written_bytes"]
     return MIN_SLICE * n_bytes <= written <= 1.01 * n_bytes and op["read_bytes"] >= written
-
-
-@check("bw_sweep_sizes", task=TASK, name="bandwidth_sweep returns exactly the sizes asked for, in MiB", files="bw")
-def sweep_sizes(ctx):
-    sizes = (1, 3)
-    result = ctx.call("bw", "bandwidth_sweep", sizes_mb=sizes, iters=2, device=CPU)
-    if not isinstance(result, dict):
-        raise CheckFailed(f"bandwidth_sweep returned a {type(result).__name__}; return a dict from size in MiB "
-                          f"to GB/s. {BUILD}")
-    keys = sorted(result, key=repr)
-    if set(result) != set(sizes) or any(isinstance(k, (bool, str)) for k in result):
-        raise CheckFailed(f"bandwidth_sweep(sizes_mb={sizes}) returned keys {keys!r}; the keys should be exactly "
-                          f"the sizes asked for, in MiB (all of them fit in memory). {BUILD}")
-    # The values are judged elsewhere, once: copy_bandwidth's by bw_returns_gbs, the sweep's units
-    # by units_gb_per_s.bandwidth_sweep. Judging them here too would charge one slip twice.
-
-
-def _refuses(ctx, function: str, kwargs: dict, bad: str) -> None:
-    try:
-        value = ctx.call("bw", function, **kwargs)
-    except StudentRaised as exc:
-        if exc.exc_type == "ValueError":
-            return
-        raise CheckFailed(f"{function} with {bad} raised {exc.exc_type} ({exc.message}); check the argument first "
-                          "and raise "
-                          f"ValueError with a clear message. {BUILD}") from None
-    raise CheckFailed(f"{function} with {bad} returned {value!r}; raise ValueError instead: sizes and counts "
-                      f"are positive integers. {BUILD}")
-
-
-@check("bw_rejects_bad", task=TASK, name="bw.py raises ValueError on bad sizes and counts", files="bw")
-def rejects_bad(ctx):
-    good = dict(n_bytes=4096, iters=1, device=CPU)
-    for name, bad in (("n_bytes", 0), ("n_bytes", -4096), ("n_bytes", 4096.5), ("iters", 0), ("iters", -3),
-                      ("iters", 2.5)):
-        _refuses(ctx, "copy_bandwidth", {**good, name: bad}, f"{name}={bad!r}")
-    for sizes in ((0,), (-8,), (1.5,)):
-        _refuses(ctx, "bandwidth_sweep", dict(sizes_mb=sizes, iters=1, device=CPU), f"sizes_mb={sizes!r}")
-    _refuses(ctx, "bandwidth_sweep", dict(sizes_mb=(1,), iters=0, device=CPU), "iters=0")

@@ -66,6 +66,30 @@ def returns_tflops(ctx):
     plausible_tflops(value, "matmul_tflops")
 
 
+@check("flops_rejects_bad", task=TASK, name="matmul_tflops raises ValueError on bad n and iters", files="flops")
+def rejects_bad(ctx):
+    good = dict(n=8, iters=1, dtype=Dtype("float32"), device=CPU)
+    for name, bad in (("n", 0), ("n", -8), ("n", 8.5), ("iters", 0), ("iters", -1), ("iters", 1.5)):
+        try:
+            value = ctx.call("flops", "matmul_tflops", **{**good, name: bad})
+        except StudentRaised as exc:
+            if exc.exc_type == "ValueError":
+                continue
+            raise CheckFailed(f"matmul_tflops with {name}={bad!r} raised {exc.exc_type} ({exc.message}); "
+                              "check the argument first "
+                              f"and raise ValueError with a clear message. {BUILD}") from None
+        raise CheckFailed(f"matmul_tflops with {name}={bad!r} returned {value!r}; raise ValueError instead: "
+                          f"n and iters are positive integers. {BUILD}")
+
+
+@check("flops_peak_plausible", task=TASK, name="measured_peak_tflops returns a plausible TFLOP/s on the CPU",
+       files="flops")
+def peak_plausible(ctx):
+    plausible_tflops(ctx.call("flops", "measured_peak_tflops", device=CPU), "measured_peak_tflops")
+
+
+# Registered after the file's other CPU checks, so they run first: this one ends on the simulated
+# GPU (gpu.charge_shown), and they then share the file's one device-free child.
 @check("flops_honours_args", task=TASK, name="matmul_tflops multiplies n x n matrices of the dtype asked for",
        files="flops")
 def honours_args(ctx):
@@ -119,25 +143,3 @@ def _judge_products(call: timed.Timed, where: str) -> None:
         seen = matmuls[0]
         raise CheckFailed(f"{where} multiplied shapes {seen['shapes']} of dtype {'/'.join(seen['dtypes'])}; "
                           f"use n x n matrices of the dtype passed in. {BUILD}")
-
-
-@check("flops_rejects_bad", task=TASK, name="matmul_tflops raises ValueError on bad n and iters", files="flops")
-def rejects_bad(ctx):
-    good = dict(n=8, iters=1, dtype=Dtype("float32"), device=CPU)
-    for name, bad in (("n", 0), ("n", -8), ("n", 8.5), ("iters", 0), ("iters", -1), ("iters", 1.5)):
-        try:
-            value = ctx.call("flops", "matmul_tflops", **{**good, name: bad})
-        except StudentRaised as exc:
-            if exc.exc_type == "ValueError":
-                continue
-            raise CheckFailed(f"matmul_tflops with {name}={bad!r} raised {exc.exc_type} ({exc.message}); "
-                              "check the argument first "
-                              f"and raise ValueError with a clear message. {BUILD}") from None
-        raise CheckFailed(f"matmul_tflops with {name}={bad!r} returned {value!r}; raise ValueError instead: "
-                          f"n and iters are positive integers. {BUILD}")
-
-
-@check("flops_peak_plausible", task=TASK, name="measured_peak_tflops returns a plausible TFLOP/s on the CPU",
-       files="flops")
-def peak_plausible(ctx):
-    plausible_tflops(ctx.call("flops", "measured_peak_tflops", device=CPU), "measured_peak_tflops")
