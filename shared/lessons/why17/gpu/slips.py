@@ -54,8 +54,10 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
     other = s.diagnosis(base) if base is not None else None
     # a caller of such a base whose own window needs the same share and its own idle (its own n)
     share = found or (other if other is not None and other.idled and other.kind != "host_idle" else None)
+    if share is None:
+        return found
     try:
-        timed = s.window(function) if share is not None else {}
+        timed = s.window(function)
     except Exception:  # the call's own failure is every check's verdict
         return found
     rates = _with_idle(timed, found.rate if found is not None else counts.timed_rate(function, timed))
