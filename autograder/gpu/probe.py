@@ -75,6 +75,11 @@ def _idle_busy(trace: dict) -> tuple[float, float]:
     return idle, (timed.get("duration_s") or 0.0) - idle
 
 
+def _waited(trace: dict) -> float:
+    """Seconds of waits the host asked for in a call's timed window (sleeps, timeouts)."""
+    return (trace.get("timed") or {}).get("waited_s") or 0.0
+
+
 def _idle_moved(idle_busy: list[tuple[float, float]]) -> bool:
     """Whether the host idle of two windows ((idle, busy) each) differs by more than
     FOLLOW_TOLERANCE's share of the longer busy time: a wait that pads the window to a time of its
@@ -93,6 +98,35 @@ def _idle_fixed(idle_busy: list[tuple[float, float]]) -> bool:
     return min(idle_a, idle_b) > 0 and close(idle_a, idle_b)
 
 
+def _idle_varies(s: Session, check: str, function: str, idle_busy: list[tuple[float, float]]) -> Verdict | None:
+    """A failing Verdict when ``function``'s seeded window idles and the probe's idles otherwise,
+    where its number needs that idle (a count or share padded by it), or where its slip is the
+    host's idle, which only a fixed wait is, and the program asked the two devices for waits of
+    other lengths (a pace): at the usual call or at any other asked on both devices (every call
+    counts the same). A fixed wait that overlaps work idles otherwise on a device of another speed,
+    and is still the slip. None otherwise."""
+    diagnosis = s.diagnosis(function)
+    idled, host = getattr(diagnosis, "idled", False), getattr(diagnosis, "kind", None) == "host_idle"
+    if not idled and not host:
+        return None
+    calls = [(idle_busy, [_waited(s.measure(function, setting)[2]) for setting in ("ideal", "probe")])]
+    for variant in s.rubric.variants(s, function, "probe"):
+        if variant is not None:
+            try:
+                traces = [s.measure(function, setting, variant)[2] for setting in ("ideal", "probe")]
+            except Exception:  # the call's own failure is the checks' to report
+                continue
+            calls.append(([_idle_busy(t) for t in traces], [_waited(t) for t in traces]))
+    for i, (((idle_a, busy_a), (idle_b, busy_b)), waited) in enumerate(calls):
+        asked_otherwise = host and max(waited) > 0 and (min(waited) <= 0 or not close(waited[0], waited[1]))
+        paced = asked_otherwise or (idled and (i == 0 or not host))
+        if idle_a > 0 and paced and not _idle_fixed([(idle_a, busy_a), (idle_b, busy_b)]):
+            message = s.rubric.say("idle_varies", function=function, ms=idle_a * 1e3, other_ms=idle_b * 1e3,
+                                   share=idle_a / (idle_a + busy_a))
+            return Verdict(check, False, message, idle_b / idle_a)
+    return None
+
+
 def follows(s: Session, check: str, function: str, slipped: bool = False) -> Verdict | None:
     """A failing Verdict when ``function``'s number does not move from the seeded device to the
     probe's as its timed work's rate did, or that work ran as fast on both, else None; with
@@ -103,17 +137,25 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     b, trace_b = s.number(function, "probe")
     scale = s.cfgs["factors"]["probe"][rubric.speed(function)]
     idle_busy = [_idle_busy(trace_a), _idle_busy(trace_b)]
-    (idle_a, busy_a), idle_b = idle_busy[0], idle_busy[1][0]
-    if idle_a > 0 and not _idle_fixed(idle_busy) and getattr(s.diagnosis(function), "idled", False):
-        message = rubric.say("idle_varies", function=function, ms=idle_a * 1e3, other_ms=idle_b * 1e3,
-                             share=idle_a / (idle_a + busy_a))
-        return Verdict(check, False, message, idle_b / idle_a)
+    varies = _idle_varies(s, check, function, idle_busy)
+    if varies is not None:
+        return varies
     # the rate over the spans that hold the work, unless the wait is a pace; and where the host
     # idled, the work's own rate (the window less its idle), which a number that took a fixed
     # wait out of its time (a cool-down it timed) follows
     pairs = [] if _idle_moved(idle_busy) else [[_own_rate(s, function, t) for t in (trace_a, trace_b)]]
-    if not pairs or idle_a > 0 or idle_b > 0:
+    if not pairs or idle_busy[0][0] > 0 or idle_busy[1][0] > 0:
         pairs.append([_work_rate(s, function, t, less_idle=True) for t in (trace_a, trace_b)])
+    timed_a, timed_b = (t.get("timed") or {} for t in (trace_a, trace_b))
+    honest = [ra > 0 and rubric.honest(function, a, timed_a, rubric.work(function, timed_a) / ra) for ra, _rb in pairs]
+    if len(pairs) == 2 and honest.count(True) == 1:
+        # a number that is one of the two rates on the seeded device is that rate on the probe's: one
+        # that took the host's idle out of its time (a timed cool-down) takes it out there too
+        pairs = [pairs[honest.index(True)]]
+        if honest[1] and not rubric.honest(function, b, timed_b, idle_busy[1][1]):
+            return Verdict(check, False, rubric.say("not_following", function=function, moved=fmt_ratio(b / a),
+                                                    scale=scale, work_moved=pairs[0][1] / pairs[0][0]),
+                           (b / a) / (pairs[0][1] / pairs[0][0]))
     moved, failed = fmt_ratio(b / a), []
     for ra, rb in pairs:
         if ra <= 0 or rb <= 0 or (close(rb, ra, FOLLOW_TOLERANCE) and not slipped):

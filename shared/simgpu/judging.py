@@ -75,8 +75,10 @@ class Rubric:
     ``speed(function)``, 'bw' or 'peak', and ``fastest(function, timed)``, the work per second of
     the fastest span between two clock readings that timed some, and ``clean(function, timed)``,
     the work per second of the spans between clock readings when they hold all of it (else 0),
-    which the probe asks. The defaults: one usual call, no prelude, the value itself, no slips, no
-    span known (0)."""
+    which the probe asks, as it asks ``honest(function, number, timed, seconds)``, whether
+    ``number`` is the work of the window ``timed`` over ``seconds`` counted and in the unit asked.
+    The defaults: one usual call, no prelude, the value itself, no slips, no span known (0), no
+    rate called honest."""
 
     judges: dict[str, tuple[str, ...]] = {}
     module: dict[str, str] = {}
@@ -115,6 +117,9 @@ class Rubric:
 
     def clean(self, function: str, timed: dict) -> float:
         return 0.0
+
+    def honest(self, function: str, number: float, timed: dict, seconds: float) -> bool:
+        return False
 
     def check_id(self, check: str, function: str) -> str:
         """'sync_present' for the check's first function, else 'sync_present.matmul_tflops'."""

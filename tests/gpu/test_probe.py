@@ -83,6 +83,13 @@ class _Rubric:
     def clean(self, function, timed):
         return timed.get("clean_rate", 0.0)
 
+    def honest(self, function, number, timed, seconds):
+        """A number is MB/s of the bytes timed (1000.0 for 1 GB in 1 s)."""
+        return seconds > 0 and math.isclose(number, timed["bytes"] / seconds / 1e6, rel_tol=0.02)
+
+    def variants(self, s, function, setting):
+        return s.variants
+
     def say(self, key, function, moved=None, scale=None, work_moved=None, ratio=None, **idle):
         if key == "idle_varies":
             return f"{function} idles {idle['ms']:.0f} ms and {idle['other_ms']:.0f} ms"
@@ -100,15 +107,19 @@ class _Session:
     rubric = _Rubric()
     cfgs = {"factors": {"probe": {"bw": 2.0, "peak": 2.0}}}
 
-    def __init__(self, values: dict, timed: dict, diagnosis: Diagnosis | None = None):
+    def __init__(self, values: dict, timed: dict, diagnosis: Diagnosis | None = None, others: dict | None = None):
         self.values, self.timed, self._diagnosis = values, timed, diagnosis
+        #: Other calls asked on both devices (a small size, a second iters): variant -> timed by setting.
+        self.others = others or {}
+        self.variants = (None, *self.others)
 
     def diagnosis(self, function):
         return self._diagnosis
 
     def measure(self, function, setting, variant=None):
         value = self.values[setting]
-        return value, value if isinstance(value, float) else None, {"timed": self.timed[setting]}
+        timed = self.timed if variant is None else self.others[variant]
+        return value, value if isinstance(value, float) else None, {"timed": timed[setting]}
 
     number = Session.number
 
@@ -211,6 +222,42 @@ def test_a_number_that_took_a_fixed_wait_out_of_its_time_follows_its_works_own_r
     slept = {"ideal": _idled(1.0, 0.4), "probe": _idled(0.7, 0.4)}
     assert probe.follows(_Session({"ideal": 1000.0 / 0.6, "probe": 1000.0 / 0.3}, slept), "sync_present",
                          "copy") is None
+
+
+def test_a_number_that_took_its_idle_out_on_the_seeded_device_takes_it_out_on_the_probes():
+    """forged/t18_f_skipped_copies_replaced_by_spec_sleep: half the copies asked ran (0.5 GB in
+    0.5 s), a fixed 0.5 s spec-sheet sleep stood in for the rest, and the number counts all of them
+    over the window: on the seeded device that is the work's own rate (the window less its idle),
+    as a program reads it that takes a timed cool-down out. On the probe's device (copies twice as
+    fast, the same sleep) it is the window's rate again, a third off the work's own. Before, the
+    probe passed it as a number that moved as its whole window did."""
+    padded = {"ideal": dict(_idled(1.0, 0.5), bytes=GB / 2), "probe": dict(_idled(0.75, 0.5), bytes=GB / 2)}
+    numbers = {"ideal": 1000.0, "probe": 1000.0 / 0.75}
+    verdict = probe.follows(_Session(numbers, padded), "sync_present", "copy")
+    assert not verdict.passed and "(work rate x2.0)" in verdict.message
+    # taken out on both devices (good/t17_g_cooldown_nominal_subtracted), it follows
+    assert probe.follows(_Session({"ideal": 1000.0, "probe": 2000.0}, padded), "sync_present", "copy") is None
+
+
+#: The rubric's reading of a number whose only slip is the host's idle (a fixed wait, it says).
+HOST_IDLE = Diagnosis("host_idle", "sync_present", "", 1000.0, moves=True)
+
+
+def test_a_wait_sized_from_the_work_at_another_call_asked_is_a_pace_and_a_fixed_one_the_slip():
+    """forged/t19_f_cliff_painted: the usual call is honest; at the small size asked the program
+    sleeps until its copies read a remembered rate, asking the seeded device for 20 ms and the
+    probe's for 10 ms. Every call counts the same: the wait is sized from the work, no fixed one,
+    and fails every check. Before, the probe compared the usual call only, and sync_present alone
+    charged the idle. A fixed 20 ms nap after each launch asked of both (wrong/t18_w_pacing_nap_
+    after_each_launch) idles otherwise where the copies overlap it, and is still the slip."""
+    honest = {"ideal": {"bytes": GB, "duration_s": 1.0}, "probe": {"bytes": GB, "duration_s": 0.5}}
+    numbers = {"ideal": 1000.0, "probe": 2000.0}
+    small = {"ideal": dict(_idled(0.03, 0.02), waited_s=0.02), "probe": dict(_idled(0.015, 0.01), waited_s=0.01)}
+    verdict = probe.follows(_Session(numbers, honest, HOST_IDLE, {"small": small}), "sync_present", "copy")
+    assert not verdict.passed and verdict.message == "copy idles 20 ms and 10 ms"
+    napped = {setting: dict(small[setting], waited_s=0.02) for setting in small}
+    assert probe.follows(_Session(numbers, honest, HOST_IDLE, {"small": napped}), "sync_present", "copy") is None
+    assert probe.follows(_Session(numbers, honest, None, {"small": small}), "sync_present", "copy") is None
 
 
 def test_a_value_that_is_not_a_number_is_handed_to_the_rubric_by_name():

@@ -11,7 +11,7 @@ from shared.lessons.why17.gpu.rubric import Why17
 from shared.lessons.why17.show import model_reference, show
 from shared.simgpu import settings
 
-RUBRIC = Why17(checks.CHECKS, slips.diagnose, slips.agrees)
+RUBRIC = Why17(checks.CHECKS, slips.diagnose, slips.agrees, slips.honest)
 #: Every check instance by id, on the student-visible settings: ``VERDICTS[id](runner, profile, seed)``.
 VERDICTS = RUBRIC.verdicts(settings.base)
 

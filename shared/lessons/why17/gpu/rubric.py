@@ -186,8 +186,8 @@ class Why17(Rubric):
     module = MODULE
     base = BASE
 
-    def __init__(self, checks: dict, diagnose, agrees):
-        self.checks, self.diagnose, self.agrees = checks, diagnose, agrees
+    def __init__(self, checks: dict, diagnose, agrees, honest):
+        self.checks, self.diagnose, self.agrees, self.honest = checks, diagnose, agrees, honest
 
     def call(self, s: Session, function: str, variant: Any) -> tuple[tuple, dict]:
         _small, large, n = asked(s.cfgs)
@@ -201,8 +201,9 @@ class Why17(Rubric):
 
     def variants(self, s: Session, function: str, setting: str) -> tuple:
         # the cache cliff compares a small copy with a large one; a size slip is judged at two
-        # sizes; every function that takes iters is asked at a second one (every call counts)
-        if setting != "ideal" or function not in ("copy_bandwidth", "matmul_tflops", "bandwidth_sweep"):
+        # sizes; every function that takes iters is asked at a second one (every call counts);
+        # the probe's device is asked the same, so that a wait is seen as fixed at each
+        if setting not in ("ideal", "probe") or function not in ("copy_bandwidth", "matmul_tflops", "bandwidth_sweep"):
             return (None,)
         small, large, n = asked(s.cfgs)
         iters = ("iters", second_iters(s.cfgs))

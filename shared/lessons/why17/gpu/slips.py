@@ -349,6 +349,13 @@ def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
     return bool(other is not None and mine & _explained(s, diagnosis.base, other.rate, other.scale))
 
 
+def honest(function: str, number: float, timed: dict, seconds: float) -> bool:
+    """Whether ``number`` is the work of the window ``timed`` over ``seconds`` of it (all of it, or
+    the window less its idle) as counted and in the unit asked."""
+    rate = counts.timed_rate(function, timed) * (timed.get("duration_s") or 0.0) / seconds if seconds > 0 else 0.0
+    return rate > 0 and explain(number / rate, *r.factors(function)) == HONEST
+
+
 def _explained(s: Session, function: str, rate: float, scale: float = 1.0, variant=None) -> set[tuple[float, float]]:
     """The (count, unit) factors that make ``function``'s number ``rate`` (times ``scale``)."""
     over = _over(s, function, rate, variant)
