@@ -69,3 +69,18 @@ def test_a_program_honest_only_for_its_first_calls_earns_nothing_under_any_secre
     entry = next(e for e in ENTRIES if e.name == "honest_first_five")
     results = grade_submission(adversarial.build(entry, tmp_path / entry.name), only=adversarial.checks(entry))
     assert results["tests"] and not [t["check"] for t in results["tests"] if t["status"] == "passed"]
+
+
+def test_a_best_kept_from_another_size_earns_nothing_for_its_callers(monkeypatch, tmp_path):
+    """forged/t12_f_running_best returns the best GB/s its process has seen. Under secret s5 that
+    is 2.95x the reference at the large size, near a whole 3, which the table left to the checks
+    as k items counted as one; bandwidth_sweep and measured_bandwidth return that number, and
+    their failures were excused as copy_bandwidth's. A count scales every size alike; this number
+    is the reference's at the small size, so it is no measurement, nor is a caller's copy of it."""
+    monkeypatch.setenv(settings.SIM_SECRET.name, "s5")
+    entry = next(e for e in ENTRIES if e.name == "t12_f_running_best")
+    results = grade_submission(adversarial.build(entry, tmp_path / entry.name), only=adversarial.checks(entry))
+    callers = [t for t in results["tests"] if "bandwidth_sweep" in t["check"] or "measured_bandwidth" in t["check"]
+               or t["check"] == "buffer_exceeds_cache"]
+    assert callers and all(t["status"] == "failed" for t in callers)
+    assert not [t["check"] for t in results["tests"] if t["status"] == "passed"]

@@ -104,3 +104,22 @@ def _counted(s: Session, function: str, variant) -> tuple[int, float, int, int, 
         return None
     n, whole, rate = found
     return whole - iters, rate, whole, n, iters
+
+
+def size_moved(s: Session, function: str, ratio: float) -> bool:
+    """Every call counts the same: whether ``function``'s number over the reference's at another
+    size asked on the seeded device is not ``ratio`` (the usual call's), beyond RATIO_TOLERANCE. A
+    count or a unit scales every size alike; a number kept from another call (a best, a
+    calibration) is the reference's rate at the size that gave it."""
+    usual = s.rubric.call(s, function, None)
+    for variant in s.rubric.variants(s, function, "ideal"):
+        args, kwargs = s.rubric.call(s, function, variant)
+        if variant is None or isinstance(variant, tuple) or (args, kwargs) == usual:
+            continue
+        try:
+            x, ref = s.x(function, variant), s.reference(function, "ideal", *args, **kwargs)
+        except Exception:  # reported by the checks that ask for the call
+            continue
+        if x is not None and ref > 0 and not close(x / ref, ratio):
+            return True
+    return False

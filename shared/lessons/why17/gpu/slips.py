@@ -377,8 +377,12 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
         return None
     whole = {**{float(k): "" for k in counts.WHOLE_ITEMS}, **{1.0 / k: "" for k in counts.WHOLE_ITEMS}}
     if explain(ratio, whole, {1.0: ""}) or not r.LIMITS.band[0] <= ratio <= r.LIMITS.band[1]:
-        # k items counted as one, or a unit's matter; unless a count taken from the arguments
-        return counts.count(s, function) if base is None else None
+        # k items counted as one, or a unit's matter, which scale every size alike; unless a count
+        # taken from the arguments. A caller returning such a base's number measures nothing either
+        if base is not None:
+            return _forged(s, function, ref) if close(ratio, r.versus(s, base)[1] or math.nan) else None
+        found = counts.count(s, function)
+        return found or (_forged(s, function, ref) if counts.size_moved(s, function, ratio) else None)
     if ratio < 1 and _cold(s, function, base):
         return None
     return counts.count(s, function) or _forged(s, function, ref)
