@@ -84,3 +84,14 @@ def test_a_best_kept_from_another_size_earns_nothing_for_its_callers(monkeypatch
                or t["check"] == "buffer_exceeds_cache"]
     assert callers and all(t["status"] == "failed" for t in callers)
     assert not [t["check"] for t in results["tests"] if t["status"] == "passed"]
+
+
+def test_a_count_padded_by_a_pace_near_the_devices_speed_is_read_off_its_window(monkeypatch, tmp_path):
+    """forged/t19_f_half_iters_spec_sleep runs half the iters, sleeps the spec-sheet time of the
+    rest and reports all. Under secret s5 the seeded device runs near that spec pace, so its number
+    is 0.93x the reference's, a 2**40 unit slip by that reading, and it kept the 5 other checks;
+    its own window reads twice its rate, a count, and a count padded by idle measures nothing."""
+    monkeypatch.setenv(settings.SIM_SECRET.name, "s5")
+    entry = next(e for e in ENTRIES if e.name == "t19_f_half_iters_spec_sleep")
+    results = grade_submission(adversarial.build(entry, tmp_path / entry.name), only=adversarial.checks(entry))
+    assert results["tests"] and not [t["check"] for t in results["tests"] if t["status"] == "passed"]

@@ -363,6 +363,14 @@ def _explained(s: Session, function: str, rate: float, scale: float = 1.0, varia
     return {e for e in found if e is not None}
 
 
+def _reads_otherwise(s: Session, function: str, said: tuple[float, float]) -> bool:
+    """Whether ``function``'s own window explains its number by counts or units, none of them
+    ``said`` (its reading against the reference): a factor met by chance (a pace near the device's
+    speed padding half the work skipped)."""
+    own = _explained(s, function, counts.timed_rate(function, s.window(function)))
+    return bool(own) and said not in own
+
+
 def not_measured(s: Session, function: str) -> Diagnosis | None:
     """A diagnosis failing every check of ``function`` whose number is off the reference by a factor
     no count, unit or whole number of work items explains."""
@@ -373,8 +381,11 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
         _raw, ratio, ref = r.versus(s, function, own=True)
     except Exception:  # the call's (or the reference's) own failure is the checks' to report
         return None
-    if ratio is None or explain(ratio, *r.factors(function)) is not None:
+    said = explain(ratio, *r.factors(function)) if ratio is not None else None
+    if ratio is None or (said is not None and not _reads_otherwise(s, function, said)):
         return None
+    if said is not None:        # a count its own window reads, not the reference's chance factor
+        return counts.count(s, function)
     whole = {**{float(k): "" for k in counts.WHOLE_ITEMS}, **{1.0 / k: "" for k in counts.WHOLE_ITEMS}}
     if explain(ratio, whole, {1.0: ""}) or not r.LIMITS.band[0] <= ratio <= r.LIMITS.band[1]:
         # k items counted as one, or a unit's matter, which scale every size alike; unless a count
