@@ -147,8 +147,9 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     if not pairs or idle_busy[0][0] > 0 or idle_busy[1][0] > 0:
         pairs.append([_work_rate(s, function, t, less_idle=True) for t in (trace_a, trace_b)])
     timed_a, timed_b = (t.get("timed") or {} for t in (trace_a, trace_b))
-    honest = [ra > 0 and rubric.honest(function, a, timed_a, rubric.work(function, timed_a) / ra) for ra, _rb in pairs]
-    if len(pairs) == 2 and honest.count(True) == 1:
+    honest = [ra > 0 and rubric.honest(function, a, timed_a, rubric.work(function, timed_a) / ra)
+              for ra, _rb in pairs] if len(pairs) == 2 else []
+    if honest.count(True) == 1:
         # a number that is one of the two rates on the seeded device is that rate on the probe's: one
         # that took the host's idle out of its time (a timed cool-down) takes it out there too
         pairs = [pairs[honest.index(True)]]

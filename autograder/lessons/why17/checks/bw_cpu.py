@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 
-from autograder.api import CheckFailed, StudentRaised, check
+from autograder.api import CheckFailed, check
 from autograder.lessons.why17.checks import gpu, timed
 from autograder.lessons.why17.checks import predict_oracle as oracle
+from autograder.lessons.why17.checks.refusal import refuses
 
 TASK = "task1"
 CPU = "cpu"
@@ -89,16 +90,7 @@ def sweep_sizes(ctx):
 
 
 def _refuses(ctx, function: str, kwargs: dict, bad: str) -> None:
-    try:
-        value = ctx.call("bw", function, **kwargs)
-    except StudentRaised as exc:
-        if exc.exc_type == "ValueError":
-            return
-        raise CheckFailed(f"{function} with {bad} raised {exc.exc_type} ({exc.message}); check the argument first "
-                          "and raise "
-                          f"ValueError with a clear message. {BUILD}") from None
-    raise CheckFailed(f"{function} with {bad} returned {value!r}; raise ValueError instead: sizes and counts "
-                      f"are positive integers. {BUILD}")
+    refuses(ctx, "bw", function, kwargs, bad, "sizes and counts are positive integers", BUILD)
 
 
 @check("bw_rejects_bad", task=TASK, name="bw.py raises ValueError on bad sizes and counts", files="bw")

@@ -14,6 +14,7 @@ import math
 from autograder.api import CheckFailed, StudentRaised, check
 from autograder.lessons.why17 import cases
 from autograder.lessons.why17.checks import predict_oracle as oracle
+from autograder.lessons.why17.checks.refusal import refuses
 from autograder.lessons.why17.domain import GpuSpec, ModelShape
 
 TASK = "task3"
@@ -54,16 +55,9 @@ def _shown(value) -> str:
 
 
 def _expect_value_error(ctx, function: str, kwargs: dict, name: str) -> None:
-    try:
-        value = ctx.call("predict", function, **kwargs)
-    except StudentRaised as exc:
-        if exc.exc_type == "ValueError":
-            return
-        raise CheckFailed(f"{function} with {name}={_shown(kwargs[name])} raised {exc.exc_type} ({exc.message}); "
-                          f"raise a ValueError with a clear message naming {name} instead. {RAISES}") from None
-    raise CheckFailed(f"{function} with {name}={_shown(kwargs[name])} returned {value!r} instead of raising "
-                      f"ValueError; a {'non-finite' if not _finite(kwargs[name]) else 'non-positive'} {name} "
-                      f"is meaningless. Check every argument (math.isfinite, > 0). {RAISES}")
+    kind = "non-finite" if not _finite(kwargs[name]) else "non-positive"
+    refuses(ctx, "predict", function, kwargs, f"{name}={_shown(kwargs[name])}",
+            f"a {kind} {name} is meaningless; check every argument (math.isfinite, > 0)", RAISES)
 
 
 def _finite(x) -> bool:
