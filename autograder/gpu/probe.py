@@ -98,25 +98,25 @@ def _idle_fixed(idle_busy: list[tuple[float, float]]) -> bool:
     return min(idle_a, idle_b) > 0 and close(idle_a, idle_b)
 
 
-def _idle_varies(s: Session, check: str, function: str, idle_busy: list[tuple[float, float]]) -> Verdict | None:
+def _idle_varies(s: Session, check: str, function: str, traces: list[dict]) -> Verdict | None:
     """A failing Verdict when ``function``'s seeded window idles and the probe's idles otherwise,
     where its number needs that idle (a count or share padded by it), or where its slip is the
     host's idle, which only a fixed wait is, and the program asked the two devices for waits of
-    other lengths (a pace): at the usual call or at any other asked on both devices (every call
-    counts the same). A fixed wait that overlaps work idles otherwise on a device of another speed,
-    and is still the slip. None otherwise."""
+    other lengths (a pace): at the usual call (``traces``: its trace on each device) or at any
+    other asked on both devices (every call counts the same). A fixed wait that overlaps work
+    idles otherwise on a device of another speed, and is still the slip. None otherwise."""
     diagnosis = s.diagnosis(function)
     idled, host = getattr(diagnosis, "idled", False), getattr(diagnosis, "kind", None) == "host_idle"
     if not idled and not host:
         return None
-    calls = [(idle_busy, [_waited(s.measure(function, setting)[2]) for setting in ("ideal", "probe")])]
+    calls = [([_idle_busy(t) for t in traces], [_waited(t) for t in traces])]
     for variant in s.rubric.variants(s, function, "probe"):
         if variant is not None:
             try:
-                traces = [s.measure(function, setting, variant)[2] for setting in ("ideal", "probe")]
+                other = [s.measure(function, setting, variant)[2] for setting in ("ideal", "probe")]
             except Exception:  # the call's own failure is the checks' to report
                 continue
-            calls.append(([_idle_busy(t) for t in traces], [_waited(t) for t in traces]))
+            calls.append(([_idle_busy(t) for t in other], [_waited(t) for t in other]))
     for i, (((idle_a, busy_a), (idle_b, busy_b)), waited) in enumerate(calls):
         asked_otherwise = host and max(waited) > 0 and (min(waited) <= 0 or not close(waited[0], waited[1]))
         paced = asked_otherwise or (idled and (i == 0 or not host))
@@ -137,7 +137,7 @@ def follows(s: Session, check: str, function: str, slipped: bool = False) -> Ver
     b, trace_b = s.number(function, "probe")
     scale = s.cfgs["factors"]["probe"][rubric.speed(function)]
     idle_busy = [_idle_busy(trace_a), _idle_busy(trace_b)]
-    varies = _idle_varies(s, check, function, idle_busy)
+    varies = _idle_varies(s, check, function, [trace_a, trace_b])
     if varies is not None:
         return varies
     # the rate over the spans that hold the work, unless the wait is a pace; and where the host
