@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+from shared.lessons.why17.gpu import counts
 from shared.lessons.why17.gpu import rubric as r
 from shared.lessons.why17.gpu.factors import BYTE_FACTORS, FLOP_FACTORS, GBS_UNITS, TFLOPS_UNITS
 from shared.simgpu.device import NOT_COMPLETED
@@ -163,8 +164,11 @@ def within_peak(s: Session, function: str) -> Verdict:
         return _says(s, function, False, "peak_above", peak_ratio)
     base = r.BASE[function]
     base_ratio = None if close(ratio, 1.0) else r.versus(s, base)[1]
-    counted = _failed(s, "flops_counted_2n3", base) if base_ratio is not None and close(ratio, base_ratio) else None
-    if counted is not None:            # matmul_tflops' FLOP count, inherited: charged there, once
+    sizes = [counts.item_size(f, s.window(f)) for f in (function, base)]
+    inherited = base_ratio is not None and min(sizes) > 0 and counts.power_of(
+        ratio / base_ratio, sizes[0] / sizes[1], explain(base_ratio, FLOP_FACTORS, TFLOPS_UNITS) is None)
+    counted = _failed(s, "flops_counted_2n3", base) if inherited else None
+    if counted is not None:            # matmul_tflops' FLOP count (or its formula in n), inherited: charged there
         return _says(s, function, True, "judged_in_base", ratio, base=base, check=counted)
     passed = ratio >= r.LIMITS.peak_min and any(g["kind"] == "matmul" for g in trace.get("op_groups", []))
     return _says(s, function, passed, "peak_ok" if passed else "peak_not_compute_bound", ratio)

@@ -1,6 +1,7 @@
-"""The rate a timed region's work ran at (window.py's trace) and the count of its items a number
-implies: a count taken from the arguments (the iters asked where another count ran, warm-ups
-counted in) is the CPU argument check's to charge, where a correction factor implies no whole count.
+"""The rate a timed region's work ran at (window.py's trace), the count and unit factors a number
+is of it, whether every size asked reads alike, and the count of its items a number implies: a
+count taken from the arguments (the iters asked where another count ran, warm-ups counted in) is
+the CPU argument check's to charge, where a correction factor implies no whole count.
 """
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import NamedTuple
 
 from shared.lessons.why17.gpu import rubric as r
 from shared.simgpu.judging import Diagnosis, Session
-from shared.simgpu.ratios import RATIO_TOLERANCE, close
+from shared.simgpu.ratios import RATIO_TOLERANCE, close, explain
 
 #: Work items a count may miss as a whole (a batch of k products or copies counted as one).
 WHOLE_ITEMS = range(1, 17)
@@ -110,7 +111,8 @@ def size_moved(s: Session, function: str, ratio: float) -> bool:
     """Every call counts the same: whether ``function``'s number over the reference's at another
     size asked on the seeded device is not ``ratio`` (the usual call's), beyond RATIO_TOLERANCE. A
     count or a unit scales every size alike; a number kept from another call (a best, a
-    calibration) is the reference's rate at the size that gave it."""
+    calibration) is the reference's rate at the size that gave it; a count from a formula in the
+    size (2 n**2 for 2 n**3) moves by a whole power of the sizes' ratio (1 to 3 either way)."""
     usual = s.rubric.call(s, function, None)
     for variant in s.rubric.variants(s, function, "ideal"):
         args, kwargs = s.rubric.call(s, function, variant)
@@ -120,6 +122,113 @@ def size_moved(s: Session, function: str, ratio: float) -> bool:
             x, ref = s.x(function, variant), s.reference(function, "ideal", *args, **kwargs)
         except Exception:  # reported by the checks that ask for the call
             continue
-        if x is not None and ref > 0 and not close(x / ref, ratio):
+        if x is not None and ref > 0 and not power_of(x / ref / ratio, args[0] / usual[0][0]):
             return True
     return False
+
+
+def power_of(q: float, ratio: float, formula: bool = True) -> bool:
+    """Whether ``q`` is 1 or, for a ``formula`` (a number no count or unit explains), ``ratio`` (of
+    two sizes) to a whole power from -3 to 3, within RATIO_TOLERANCE: how a count from a formula in
+    the size (2 n**2 for 2 n**3) moves between them."""
+    return any(close(q, ratio**p) for p in (range(-3, 4) if formula else (0,)))
+
+
+def item_size(function: str, timed: dict) -> float:
+    """The size of one timed item: bytes a copy moved, or the n of an n x n matmul; 0 where none ran."""
+    keys = KEYS[r.MODULE[function]]
+    n, work = timed.get(keys.items, 0), timed.get(keys.work, 0)
+    if not n or work <= 0:
+        return 0.0
+    return work / n if r.MODULE[function] == "bw" else (work / n / 2.0) ** (1 / 3)
+
+
+def _asked_work(function: str, args: tuple, kwargs: dict) -> float:
+    """The work a call's arguments ask for, in KEYS' ``work`` (bytes each copy moves once, or
+    FLOPs): iters x the size asked (bytes, bandwidth_sweep's MiB, or 2 n**3); 0 where none is asked."""
+    iters = kwargs.get("iters")
+    if not args or not iters:
+        return 0.0
+    size = args[0][0] * r.MIB if isinstance(args[0], tuple) else args[0]
+    return (size if r.MODULE[function] == "bw" else 2.0 * size**3) * iters
+
+
+def asked(s: Session, function: str) -> Diagnosis | None:
+    """The CPU argument check's slip (``r.ARGS_OWNER``) where, at every size and iters asked, the
+    number is the rate of the work its arguments ask for over a window that timed more than that
+    (buffers larger than asked, copies there and back): the work asked reported, not the work
+    timed, which a count slip's factor only happens to match."""
+    keys, share, x = KEYS[r.MODULE[function]], 0.0, None
+    for variant in s.rubric.variants(s, function, "ideal"):
+        want = _asked_work(function, *s.rubric.call(s, function, variant))
+        try:
+            x, timed = s.x(function, variant), s.window(function, variant)
+        except Exception:  # reported by the checks that ask for the call
+            return None
+        done, seconds = timed.get(keys.work, 0), timed.get("duration_s") or 0.0
+        if want <= 0 or x is None or done <= want * RATIO_TOLERANCE or not close(x * seconds * keys.per_unit, want):
+            return None
+        share = share or done / want
+    timed = s.window(function)
+    return Diagnosis("arguments", r.ARGS_OWNER[r.MODULE[function]], r.say("args_more", function=function, share=share),
+                     timed_rate(function, timed), 1 / share, 0.0)
+
+
+def with_idle(timed: dict, rate: float) -> tuple[float, ...]:
+    """``rate`` (the timed work per second of the window ``timed``) and, where the host idled in
+    the window (``idle_s``), the work per second of the window less its idle."""
+    idle, duration = timed.get("idle_s") or 0.0, timed.get("duration_s") or 0.0
+    return (rate, rate * duration / (duration - idle)) if 0 < idle < duration else (rate,)
+
+
+def span_range(s: Session, function: str, timed: dict, x: float) -> tuple[float, float]:
+    """(low, fast) of the window ``timed`` (spans that timed work) for the number ``x``: the lower
+    of its rate and the median span's, and the fastest span's, or the rate less a fixed wait it
+    timed and took out, or a cache's rate for a number above main memory's."""
+    rate, (_slow, median, fast) = clean_rate(function, timed), span_rates(function, timed)
+    fast = max(fast, with_idle(timed, rate)[-1])
+    if r.MODULE[function] == "bw" and x > s.cfgs["ideal"]["bw_gbs"] * r.LIMITS.speed_of_light:
+        fast = max(fast, (timed.get("copy_span_fastest") or 0) * 2 / 1e9)
+    return min(rate, median), fast
+
+
+def size_off(s: Session, function: str, timed: dict) -> tuple[float, int, bool] | None:
+    """Every call counts the same: (its number over its own rate, the size, whether below its
+    spans) of the first other size asked on the seeded device where ``function``'s number, over the
+    factor the usual call's (``timed``) is of its own rate, is not made of that call's spans
+    (``span_range``); else None. A count or unit scales every size alike, and a count from a
+    formula in the size by a whole power of the sizes' ratio; a number kept from another call (a
+    median of the process's, a first call's rate, a model of the cache) does not."""
+    x, rate, usual = s.x(function), clean_rate(function, timed), s.rubric.call(s, function, None)[0]
+    if x is None or rate <= 0:
+        return None
+    formula = explain(x / rate, *r.factors(function)) is None
+    for variant in s.rubric.variants(s, function, "ideal"):
+        args = s.rubric.call(s, function, variant)[0]
+        if variant is None or isinstance(variant, tuple) or args == usual:
+            continue
+        try:
+            other_x, other = s.x(function, variant), s.window(function, variant)
+        except Exception:  # reported by the checks that ask for the call
+            continue
+        other_rate = clean_rate(function, other)
+        if other_x is None or other_rate <= 0 or not span_rates(function, other):
+            continue
+        (low, fast), reading = span_range(s, function, other, other_x), other_x * rate / x
+        if not (low / RATIO_TOLERANCE <= reading <= fast * RATIO_TOLERANCE
+                or power_of(reading / other_rate, args[0] / usual[0], formula)):
+            return reading / other_rate, args[0], reading < low
+    return None
+
+
+def over(s: Session, function: str, rate: float, variant=None) -> float | None:
+    """``function``'s number on the seeded device (the call ``variant``) over ``rate`` (its timed work's), or None."""
+    x = s.x(function, variant)
+    return x / rate if x is not None and rate > 0 else None
+
+
+def explained(s: Session, function: str, rate: float, scale: float = 1.0, variant=None) -> set[tuple[float, ...]]:
+    """The (count, unit) factors that make ``function``'s number ``rate`` (times ``scale``)."""
+    ratio = over(s, function, rate, variant)
+    found = (explain(ratio / k, *r.factors(function)) for k in {1.0, scale}) if ratio is not None else ()
+    return {e for e in found if e is not None}

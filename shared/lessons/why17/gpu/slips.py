@@ -60,9 +60,9 @@ def diagnose(s: Session, function: str) -> Diagnosis | None:
         timed = s.window(function)
     except Exception:  # the call's own failure is every check's verdict
         return found
-    rates = _with_idle(timed, found.rate if found is not None else counts.timed_rate(function, timed))
-    if len(rates) == 2 and HONEST in _explained(s, function, rates[0], share.scale) and \
-            HONEST not in _explained(s, function, rates[1], share.scale):
+    rates = counts.with_idle(timed, found.rate if found is not None else counts.timed_rate(function, timed))
+    if len(rates) == 2 and HONEST in counts.explained(s, function, rates[0], share.scale) and \
+            HONEST not in counts.explained(s, function, rates[1], share.scale):
         idle = timed["idle_s"]
         why = r.say("idle_and_share", function=function, kind=share.kind, ms=idle * 1e3,
                     share=idle / timed["duration_s"])
@@ -76,13 +76,13 @@ def _diagnose(s: Session, function: str) -> Diagnosis | None:
         timed = s.window(function)
     except Exception:  # the call's own failure is every check's verdict
         return None
+    base = r.BASE.get(function)
+    other = s.diagnosis(base) if base is not None else None
+    if other is not None and other.kind == "not_measured":      # relying on a number that is no measurement
+        return _forged(s, function, 0.0, r.say("base_not_measured", function=function, base=base))
     found = _slip(s, function, timed) or _idle_elsewhere(s, function, timed)
     if found is not None and found.kind in ("short_copies", "small_matmuls"):
         found = _arguments(s, function, found) or found
-    base = r.BASE.get(function)
-    other = s.diagnosis(base) if base is not None else None
-    if found is not None and found.kind == "host_idle" and getattr(other, "kind", None) == "not_measured":
-        found = None        # idle beside a number its base did not measure: it measures nothing either
     if other is not None and other.kind == "arguments":     # the same count or the same short work
         found = _inherited(s, function, timed, other) or found
     if other is not None and (found is None or (found.kind, other.kind) == ("cache_sized", "short_copies")):
@@ -113,7 +113,7 @@ def _unlike(s: Session, function: str, timed: dict, plain: bool) -> Diagnosis | 
     second = r.second_call(s, function)
     x, again = s.x(function), s.x(function, second) if second else None
     if x is None or again is None or close(again, x):          # a rate does not depend on the count timed
-        return _off_its_spans(s, function, timed) if plain else None
+        return (_off_its_spans(s, function, timed) or _sizes_off(s, function, timed)) if plain else None
     other = s.window(function, second)       # host idle at the second iters only: the same slip
     idle = _idle(s, function, other, counts.timed_rate(function, other), second)
     if idle is not None:                      # (its rate the usual call's, which that number must be)
@@ -134,8 +134,8 @@ def _reads_its_window(s: Session, function: str) -> bool:
         timed = s.window(function, second) if second else None
     except Exception:  # the call's own failure is the checks' to report
         timed = None
-    return timed is None or any(HONEST in _explained(s, function, one, variant=second)
-                                for one in _with_idle(timed, counts.timed_rate(function, timed)))
+    return timed is None or any(HONEST in counts.explained(s, function, one, variant=second)
+                                for one in counts.with_idle(timed, counts.timed_rate(function, timed)))
 
 
 def _timed_nothing(s: Session, function: str) -> str | None:
@@ -159,23 +159,31 @@ def _off_its_spans(s: Session, function: str, timed: dict) -> Diagnosis | None:
     base's number inherited, a count from the arguments, or a count or unit its own checks charge
     (COUNT_CHECKS)."""
     base, x, rate = r.BASE.get(function), s.x(function), counts.clean_rate(function, timed)
-    spans = counts.span_rates(function, timed)
-    if base is None or x is None or rate <= 0 or not spans:
+    if base is None or x is None or rate <= 0 or not counts.span_rates(function, timed):
         return None
-    _slow, median, fast = spans
-    fast = max(fast, _with_idle(timed, rate)[-1])       # a fixed wait it timed, taken out of its time
-    if r.MODULE[function] == "bw" and x > s.cfgs["ideal"]["bw_gbs"] * r.LIMITS.speed_of_light:
-        fast = max(fast, (timed.get("copy_span_fastest") or 0) * 2 / 1e9)
-    low, factors = min(rate, median), {1.0}
+    (low, fast), factors = counts.span_range(s, function, timed, x), {1.0}
     if any(function in r.JUDGES[c] for c in COUNT_CHECKS):
         own, units = r.factors(function)
         factors |= {c * u for c in own for u in units} | {*counts.WHOLE_ITEMS, *(1 / k for k in counts.WHOLE_ITEMS)}
     if any(low / RATIO_TOLERANCE <= x / f <= fast * RATIO_TOLERANCE for f in factors):
         return None
-    base_x, base_rate = s.x(base), counts.clean_rate(base, s.window(base))
-    if (base_x is not None and base_rate > 0 and close(x / rate, base_x / base_rate)) or counts.count(s, function):
+    base_x, base_timed = s.x(base), s.window(base)
+    base_rate, size = counts.clean_rate(base, base_timed), counts.item_size(base, base_timed)
+    if base_x is not None and base_rate > 0 and size > 0 and counts.power_of(   # the base's count, or its
+            (x / rate) / (base_x / base_rate), counts.item_size(function, timed) / size,   # formula in the size
+            explain(base_x / base_rate, *r.factors(base)) is None) or counts.count(s, function):
         return None
     return None if x < low and _cold(s, function, base) else _forged(s, function, rate)
+
+
+def _sizes_off(s: Session, function: str, timed: dict) -> Diagnosis | None:
+    """``counts.size_off`` as a diagnosis failing every check of ``function``; a number below a
+    cold call's spans is warmup_present's alone."""
+    off = counts.size_off(s, function, timed)
+    if off is None or (off[2] and _cold(s, function)):
+        return None
+    return _forged(s, function, counts.clean_rate(function, timed),
+                   r.say("size_off", function=function, ratio=off[0], unit=r.unit(function), size=off[1]))
 
 
 def _inherited(s: Session, function: str, timed: dict, other: Diagnosis) -> Diagnosis | None:
@@ -184,7 +192,7 @@ def _inherited(s: Session, function: str, timed: dict, other: Diagnosis) -> Diag
     rate, mine = counts.timed_rate(function, timed), counts.implied(s, function)
     if mine:
         return Diagnosis(other.kind, other.owner, "", rate, mine[1] / mine[0], other.work)
-    over, base_over = _over(s, function, rate), _over(s, r.BASE[function], other.rate)
+    over, base_over = counts.over(s, function, rate), counts.over(s, r.BASE[function], other.rate)
     if over is not None and base_over is not None and close(over, base_over):
         return Diagnosis(other.kind, other.owner, "", rate, other.scale, other.work)
     return None
@@ -197,21 +205,21 @@ def _shared(s: Session, function: str, timed: dict, base: str, other: Diagnosis)
     if other.kind == "small_matmuls" and timed.get("matmuls") and \
             timed["matmul_max_flops"] <= other.work * RATIO_TOLERANCE:
         rate = timed["matmul_flops"] / (timed["duration_s"] or 1.0) / 1e12
-        over = _over(s, function, rate)
+        over = counts.over(s, function, rate)
         side = round(over ** (1 / 3)) if over is not None else 0
         return Diagnosis(other.kind, other.owner, "", rate, side**3 if side >= 1 and close(over, side**3) else 1.0,
                          other.work)
     if other.kind != "short_copies" or not _copies_timed(timed):
         return None
     rate, extent = counts.timed_rate(function, timed), timed.get("copy_extent_bytes", 0)
-    over = _over(s, function, rate)
+    over = counts.over(s, function, rate)
     if not ((extent > 0 and other.work > 0 and close(extent, other.work))
             or (other.scale > RATIO_TOLERANCE and over is not None and close(over, other.scale))):
         return None
     cfg, n = s.cfgs["ideal"], (over or 0) * extent
     if r.LIMITS.cache_multiple * cfg["l2_bytes"] / RATIO_TOLERANCE <= n <= cfg["memory_bytes"] / 2:
         return Diagnosis(other.kind, other.owner, "", rate, n / extent, extent)
-    base_over = _over(s, base, other.rate)
+    base_over = counts.over(s, base, other.rate)
     if base_over is not None and explain(base_over, *r.factors(base)) is not None:
         return Diagnosis(other.kind, other.owner, "", rate, 1.0, extent)
     return None
@@ -231,9 +239,9 @@ def _idle(s: Session, function: str, timed: dict, rate: float, variant=None) -> 
     slept or waited in the window after the device ran out of work (``idle_s``), with no count or
     unit factor, and not the rate of the work alone: a host wait is no wait for the device, charged
     once, on sync_present, however the other checks would read it."""
-    rates = _with_idle(timed, rate)
-    if len(rates) < 2 or HONEST not in _explained(s, function, rate, variant=variant) or \
-            HONEST in _explained(s, function, rates[1], variant=variant):
+    rates = counts.with_idle(timed, rate)
+    if len(rates) < 2 or HONEST not in counts.explained(s, function, rate, variant=variant) or \
+            HONEST in counts.explained(s, function, rates[1], variant=variant):
         return None
     idle, duration = timed["idle_s"], timed["duration_s"]
     return replace(_slipped(s, function, "host_idle", rate, ms=idle * 1e3, share=idle / duration), moves=True,
@@ -257,13 +265,6 @@ def _idle_elsewhere(s: Session, function: str, timed: dict) -> Diagnosis | None:
     return None
 
 
-def _with_idle(timed: dict, rate: float) -> tuple[float, ...]:
-    """``rate`` (the timed work per second of the window ``timed``) and, where the host idled in
-    the window (``idle_s``), the work per second of the window less its idle."""
-    idle, duration = timed.get("idle_s") or 0.0, timed.get("duration_s") or 0.0
-    return (rate, rate * duration / (duration - idle)) if 0 < idle < duration else (rate,)
-
-
 def _matmul_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnosis | None:
     """``_slip`` of a matmul function."""
     n, most, launch = r.asked(s.cfgs)[2], timed.get("matmul_max_flops", 0.0), timed.get("matmul_latency_share", 0)
@@ -276,7 +277,7 @@ def _matmul_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnos
     if timed.get("matmuls") and timed.get("fill_bytes", 0) > 0:
         # a number that is the matmuls' rate over the spans that hold no fill is judged as any other
         span = timed.get("clean_matmul_s")
-        if _explained(s, function, rate) and not (span and _explained(s, function,
+        if counts.explained(s, function, rate) and not (span and counts.explained(s, function,
                                                                       timed["clean_matmul_flops"] / span / 1e12)):
             return _slipped(s, function, "matmul_fills", rate, gib=timed["fill_bytes"] / 2**30)
     if function == "measured_peak_tflops" and timed.get("matmuls") and launch >= r.LIMITS.launch_bound_share:
@@ -298,8 +299,8 @@ def _copy_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnosis
     if timed.get("copies") and timed.get("fill_bytes", 0) >= r.LIMITS.fill_share * timed["copy_bytes"]:
         # fills slowed the number only when it is the copies' rate over the whole window; one that
         # is their rate over the spans that hold no fill (a refill outside each rep) is judged as any other
-        if _explained(s, function, rate) or not timed.get("clean_s") or \
-                not _explained(s, function, 2 * timed["clean_copy_bytes"] / timed["clean_s"] / 1e9):
+        if counts.explained(s, function, rate) or not timed.get("clean_s") or \
+                not counts.explained(s, function, 2 * timed["clean_copy_bytes"] / timed["clean_s"] / 1e9):
             return _slipped(s, function, "copy_fills", rate, gib=timed["fill_bytes"] / 2**30)
     return None
 
@@ -310,7 +311,7 @@ def _arguments(s: Session, function: str, found: Diagnosis) -> Diagnosis | None:
     usual = s.rubric.call(s, function, None)[0][0]
     others = [v for v in s.rubric.variants(s, function, "ideal")
               if v is not None and v != usual and not isinstance(v, tuple)]
-    if not others or not close(_over(s, function, found.rate) or math.nan, 1.0):
+    if not others or not close(counts.over(s, function, found.rate) or math.nan, 1.0):
         return None
     x, timed = s.x(function, others[0]), s.window(function, others[0])
     rate = counts.timed_rate(function, timed)
@@ -330,23 +331,17 @@ def _copies_timed(timed: dict) -> bool:
             and timed.get("latency_share", 0) < r.LIMITS.launch_bound_share)
 
 
-def _over(s: Session, function: str, rate: float, variant=None) -> float | None:
-    """``function``'s number on the seeded device (the call ``variant``) over ``rate`` (its timed work's), or None."""
-    x = s.x(function, variant)
-    return x / rate if x is not None and rate > 0 else None
-
-
 def agrees(s: Session, function: str, diagnosis: Diagnosis) -> bool:
     """Whether ``function``'s number is its timed work's rate up to a count and a unit (the base's,
     for a slip shared with it); a number that is no measurement never agrees, nor a count or share
     that explains it only with the host's idle (``diagnose``)."""
     if diagnosis.kind == "not_measured" or (diagnosis.idled and diagnosis.kind != "host_idle"):
         return False
-    mine = _explained(s, function, diagnosis.rate, diagnosis.scale)
+    mine = counts.explained(s, function, diagnosis.rate, diagnosis.scale)
     if not mine or not diagnosis.base:
         return bool(mine)
     other = s.diagnosis(diagnosis.base)
-    return bool(other is not None and mine & _explained(s, diagnosis.base, other.rate, other.scale))
+    return bool(other is not None and mine & counts.explained(s, diagnosis.base, other.rate, other.scale))
 
 
 def honest(function: str, number: float, timed: dict, seconds: float) -> bool:
@@ -356,18 +351,11 @@ def honest(function: str, number: float, timed: dict, seconds: float) -> bool:
     return rate > 0 and explain(number / rate, *r.factors(function)) == HONEST
 
 
-def _explained(s: Session, function: str, rate: float, scale: float = 1.0, variant=None) -> set[tuple[float, float]]:
-    """The (count, unit) factors that make ``function``'s number ``rate`` (times ``scale``)."""
-    over = _over(s, function, rate, variant)
-    found = (explain(over / k, *r.factors(function)) for k in {1.0, scale}) if over is not None else ()
-    return {e for e in found if e is not None}
-
-
 def _reads_otherwise(s: Session, function: str, said: tuple[float, float]) -> bool:
     """Whether ``function``'s own window explains its number by counts or units, none of them
     ``said`` (its reading against the reference): a factor met by chance (a pace near the device's
     speed padding half the work skipped)."""
-    own = _explained(s, function, counts.timed_rate(function, s.window(function)))
+    own = counts.explained(s, function, counts.timed_rate(function, s.window(function)))
     return bool(own) and said not in own
 
 
@@ -375,25 +363,24 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
     """A diagnosis failing every check of ``function`` whose number is off the reference by a factor
     no count, unit or whole number of work items explains."""
     base = r.BASE.get(function)
-    if base is not None and getattr(s.diagnosis(base), "kind", None) != "not_measured":
-        return None             # the caller's own sizes or dtype: its checks judge them
+    if base is not None:        # the caller's own sizes or dtype: its checks judge them (_diagnose
+        return None             # fails a caller of a base that measures nothing)
     try:
         _raw, ratio, ref = r.versus(s, function, own=True)
     except Exception:  # the call's (or the reference's) own failure is the checks' to report
         return None
     said = explain(ratio, *r.factors(function)) if ratio is not None else None
-    if ratio is None or (said is not None and not _reads_otherwise(s, function, said)):
+    if ratio is None:
         return None
-    if said is not None:        # a count its own window reads, not the reference's chance factor
-        return counts.count(s, function)
+    if said is not None:        # the count its own window reads, or the work asked over more work timed
+        return counts.count(s, function) if _reads_otherwise(s, function, said) else \
+            counts.asked(s, function) if said != HONEST else None
     whole = {**{float(k): "" for k in counts.WHOLE_ITEMS}, **{1.0 / k: "" for k in counts.WHOLE_ITEMS}}
     if explain(ratio, whole, {1.0: ""}) or not r.LIMITS.band[0] <= ratio <= r.LIMITS.band[1]:
         # k items counted as one, or a unit's matter, which scale every size alike; unless a count
-        # taken from the arguments. A caller returning such a base's number measures nothing either
-        if base is not None:
-            return _forged(s, function, ref) if close(ratio, r.versus(s, base)[1] or math.nan) else None
+        # taken from the arguments
         found = counts.count(s, function)
         return found or (_forged(s, function, ref) if counts.size_moved(s, function, ratio) else None)
-    if ratio < 1 and _cold(s, function, base):
+    if ratio < 1 and _cold(s, function):
         return None
     return counts.count(s, function) or _forged(s, function, ref)
