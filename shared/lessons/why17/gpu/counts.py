@@ -107,26 +107,6 @@ def _counted(s: Session, function: str, variant) -> tuple[int, float, int, int, 
     return whole - iters, rate, whole, n, iters
 
 
-def size_moved(s: Session, function: str, ratio: float) -> bool:
-    """Every call counts the same: whether ``function``'s number over the reference's at another
-    size asked on the seeded device is not ``ratio`` (the usual call's), beyond RATIO_TOLERANCE. A
-    count or a unit scales every size alike; a number kept from another call (a best, a
-    calibration) is the reference's rate at the size that gave it; a count from a formula in the
-    size (2 n**2 for 2 n**3) moves by a whole power of the sizes' ratio (1 to 3 either way)."""
-    usual = s.rubric.call(s, function, None)
-    for variant in s.rubric.variants(s, function, "ideal"):
-        args, kwargs = s.rubric.call(s, function, variant)
-        if variant is None or isinstance(variant, tuple) or (args, kwargs) == usual:
-            continue
-        try:
-            x, ref = s.x(function, variant), s.reference(function, "ideal", *args, **kwargs)
-        except Exception:  # reported by the checks that ask for the call
-            continue
-        if x is not None and ref > 0 and not power_of(x / ref / ratio, args[0] / usual[0][0]):
-            return True
-    return False
-
-
 def power_of(q: float, ratio: float, formula: bool = True) -> bool:
     """Whether ``q`` is 1 or, for a ``formula`` (a number no count or unit explains), ``ratio`` (of
     two sizes) to a whole power from -3 to 3, within RATIO_TOLERANCE: how a count from a formula in
@@ -192,13 +172,13 @@ def span_range(s: Session, function: str, timed: dict, x: float) -> tuple[float,
     return min(rate, median), fast
 
 
-def size_off(s: Session, function: str, timed: dict) -> tuple[float, int, bool] | None:
-    """Every call counts the same: (its number over its own rate, the size, whether below its
-    spans) of the first other size asked on the seeded device where ``function``'s number, over the
-    factor the usual call's (``timed``) is of its own rate, is not made of that call's spans
-    (``span_range``); else None. A count or unit scales every size alike, and a count from a
-    formula in the size by a whole power of the sizes' ratio; a number kept from another call (a
-    median of the process's, a first call's rate, a model of the cache) does not."""
+def size_off(s: Session, function: str, timed: dict) -> tuple[float, int] | None:
+    """Every call counts the same: (its number over its own rate, the size) of the first other size
+    asked on the seeded device where ``function``'s number, over the factor the usual call's
+    (``timed``) is of its own rate, is not made of that call's spans (``span_range``); else None. A
+    count or unit scales every size alike, and a count from a formula in the size by a whole power
+    of the sizes' ratio; a number kept from another call (a median of the process's, a first
+    call's rate, a model of the cache) does not."""
     x, rate, usual = s.x(function), clean_rate(function, timed), s.rubric.call(s, function, None)[0]
     if x is None or rate <= 0:
         return None
@@ -217,7 +197,7 @@ def size_off(s: Session, function: str, timed: dict) -> tuple[float, int, bool] 
         (low, fast), reading = span_range(s, function, other, other_x), other_x * rate / x
         if not (low / RATIO_TOLERANCE <= reading <= fast * RATIO_TOLERANCE
                 or power_of(reading / other_rate, args[0] / usual[0], formula)):
-            return reading / other_rate, args[0], reading < low
+            return reading / other_rate, args[0]
     return None
 
 

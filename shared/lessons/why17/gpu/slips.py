@@ -177,10 +177,10 @@ def _off_its_spans(s: Session, function: str, timed: dict) -> Diagnosis | None:
 
 
 def _sizes_off(s: Session, function: str, timed: dict) -> Diagnosis | None:
-    """``counts.size_off`` as a diagnosis failing every check of ``function``; a number below a
-    cold call's spans is warmup_present's alone."""
+    """``counts.size_off`` as a diagnosis failing every check of ``function`` (the seeded device
+    has no first-use cost: a missing warm-up does not move its numbers)."""
     off = counts.size_off(s, function, timed)
-    if off is None or (off[2] and _cold(s, function)):
+    if off is None:
         return None
     return _forged(s, function, counts.clean_rate(function, timed),
                    r.say("size_off", function=function, ratio=off[0], unit=r.unit(function), size=off[1]))
@@ -377,10 +377,8 @@ def not_measured(s: Session, function: str) -> Diagnosis | None:
             counts.asked(s, function) if said != HONEST else None
     whole = {**{float(k): "" for k in counts.WHOLE_ITEMS}, **{1.0 / k: "" for k in counts.WHOLE_ITEMS}}
     if explain(ratio, whole, {1.0: ""}) or not r.LIMITS.band[0] <= ratio <= r.LIMITS.band[1]:
-        # k items counted as one, or a unit's matter, which scale every size alike; unless a count
-        # taken from the arguments
-        found = counts.count(s, function)
-        return found or (_forged(s, function, ref) if counts.size_moved(s, function, ratio) else None)
+        # k items counted as one, or a unit's matter; unless a count taken from the arguments
+        return counts.count(s, function)
     if ratio < 1 and _cold(s, function):
         return None
     return counts.count(s, function) or _forged(s, function, ref)
