@@ -14,7 +14,7 @@ import random
 
 from shared.simgpu import settings as simsettings
 from shared.simgpu.judging import Session, Verdict
-from shared.simgpu.ratios import RATIO_TOLERANCE, close, fmt_ratio
+from shared.simgpu.ratios import RATIO_TOLERANCE, READ_SLACK_S, close, fmt_ratio
 
 #: Ranges the probe's factors are drawn from (a faster device or a slower one): both on one side of
 #: 1, so that a matmul compute-bound on the seeded device stays compute-bound.
@@ -25,11 +25,8 @@ SCALES = ((1.5, 2.5), (0.4, 0.7))
 PRELUDE_ROUNDS = (4, 9)
 #: A number follows the device when it moved as its timed work's rate did, within this factor.
 FOLLOW_TOLERANCE = 1.1
-#: Seconds a window read by a program's clock may differ from the device's: datetime.now() counts
-#: whole microseconds (each of two readings rounds by up to half of one) and time.time()'s float
-#: near 1.7e9 s resolves 0.24 us. An early stop's window is microseconds long (ASYNC_LAUNCH_S a
-#: launch), so a tick is a large share of it; the work of every call asked takes far longer.
-READ_SLACK_S = 1.5e-6
+#: READ_SLACK_S (ratios.py), a clock's tick: an early stop's window is microseconds long
+#: (ASYNC_LAUNCH_S a launch), so a tick is a large share of it.
 
 
 def settings(profile: str, seed: int | None) -> dict:

@@ -11,6 +11,10 @@ import math
 
 #: Student/reference ratios within this factor of an explained ratio count as that ratio.
 RATIO_TOLERANCE = 1.02
+#: Seconds a window read by a program's clock may differ from the device's: datetime.now() counts
+#: whole microseconds (each of two readings rounds by up to half of one) and time.time()'s float
+#: near 1.7e9 s resolves 0.24 us; the in-cache copies of the small size take tens of microseconds.
+READ_SLACK_S = 1.5e-6
 
 
 def fmt_ratio(ratio: float) -> str:

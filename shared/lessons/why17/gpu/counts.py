@@ -5,11 +5,12 @@ the CPU argument check's to charge, where a correction factor implies no whole c
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from shared.lessons.why17.gpu import rubric as r
 from shared.simgpu.judging import Diagnosis, Session
-from shared.simgpu.ratios import RATIO_TOLERANCE, close, explain
+from shared.simgpu.ratios import RATIO_TOLERANCE, READ_SLACK_S, close, explain
 
 #: Work items a count may miss as a whole (a batch of k products or copies counted as one).
 WHOLE_ITEMS = range(1, 17)
@@ -180,9 +181,11 @@ def size_off(s: Session, function: str, timed: dict) -> tuple[float, int] | None
     of the sizes' ratio; a number kept from another call (a median of the process's, a first
     call's rate, a model of the cache) does not."""
     x, rate, usual = s.x(function), clean_rate(function, timed), s.rubric.call(s, function, None)[0]
-    if x is None or rate <= 0:
+    if x is None or rate <= 0 or not span_rates(function, timed):
         return None
-    formula = explain(x / rate, *r.factors(function)) is None
+    low, fast = span_range(s, function, timed, x)
+    factor = 1.0 if low / RATIO_TOLERANCE <= x <= fast * RATIO_TOLERANCE else x / rate     # made of its spans
+    formula = explain(factor, *r.factors(function)) is None
     for variant in s.rubric.variants(s, function, "ideal"):
         args = s.rubric.call(s, function, variant)[0]
         if variant is None or isinstance(variant, tuple) or args == usual:
@@ -194,8 +197,9 @@ def size_off(s: Session, function: str, timed: dict) -> tuple[float, int] | None
         other_rate = clean_rate(function, other)
         if other_x is None or other_rate <= 0 or not span_rates(function, other):
             continue
-        (low, fast), reading = span_range(s, function, other, other_x), other_x * rate / x
-        if not (low / RATIO_TOLERANCE <= reading <= fast * RATIO_TOLERANCE
+        (low, fast), reading = span_range(s, function, other, other_x), other_x / factor
+        tick = 1 + READ_SLACK_S / (other.get("duration_s") or math.inf)     # a microsecond clock's
+        if not (low / RATIO_TOLERANCE / tick <= reading <= fast * RATIO_TOLERANCE * tick
                 or power_of(reading / other_rate, args[0] / usual[0], formula)):
             return reading / other_rate, args[0]
     return None
