@@ -186,10 +186,7 @@ def size_off(s: Session, function: str, timed: dict) -> tuple[float, int] | None
     low, fast = span_range(s, function, timed, x)
     factor = 1.0 if low / RATIO_TOLERANCE <= x <= fast * RATIO_TOLERANCE else x / rate     # made of its spans
     formula = explain(factor, *r.factors(function)) is None
-    for variant in s.rubric.variants(s, function, "ideal"):
-        args = s.rubric.call(s, function, variant)[0]
-        if variant is None or isinstance(variant, tuple) or args == usual:
-            continue
+    for variant in r.other_sizes(s, function):
         try:
             other_x, other = s.x(function, variant), s.window(function, variant)
         except Exception:  # reported by the checks that ask for the call
@@ -200,8 +197,8 @@ def size_off(s: Session, function: str, timed: dict) -> tuple[float, int] | None
         (low, fast), reading = span_range(s, function, other, other_x), other_x / factor
         tick = 1 + READ_SLACK_S / (other.get("duration_s") or math.inf)     # a microsecond clock's
         if not (low / RATIO_TOLERANCE / tick <= reading <= fast * RATIO_TOLERANCE * tick
-                or power_of(reading / other_rate, args[0] / usual[0], formula)):
-            return reading / other_rate, args[0]
+                or power_of(reading / other_rate, variant / usual[0], formula)):
+            return reading / other_rate, variant
     return None
 
 

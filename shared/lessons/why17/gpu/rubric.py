@@ -127,6 +127,14 @@ def second_call(s: Session, function: str) -> tuple | None:
     return second if second in s.rubric.variants(s, function, "ideal") else None
 
 
+def other_sizes(s: Session, function: str) -> list:
+    """The sizes ``function`` is asked on the seeded device besides its usual call's (every call
+    counts the same: the cliff's small copy, matmul_tflops' second n)."""
+    usual = s.rubric.call(s, function, None)[0]
+    return [v for v in s.rubric.variants(s, function, "ideal")
+            if v is not None and not isinstance(v, tuple) and s.rubric.call(s, function, v)[0] != usual]
+
+
 def extra(cfgs: dict, function: str, i: int) -> int:
     """The size of the ``i``-th unjudged call of ``function``, drawn, never a judged one."""
     rng, judged = _rng("extra", cfgs, function, i), (*asked(cfgs), second(cfgs))

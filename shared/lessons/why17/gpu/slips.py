@@ -251,10 +251,7 @@ def _idle(s: Session, function: str, timed: dict, rate: float, variant=None) -> 
 def _idle_elsewhere(s: Session, function: str, timed: dict) -> Diagnosis | None:
     """Every call counts the same: host idle in the window of another size asked (a nap after each
     launch idles where the copies are short), charged as in the usual call, with its rate."""
-    usual = s.rubric.call(s, function, None)[0]
-    for variant in s.rubric.variants(s, function, "ideal"):
-        if variant is None or isinstance(variant, tuple) or s.rubric.call(s, function, variant)[0] == usual:
-            continue
+    for variant in r.other_sizes(s, function):
         try:
             other = s.window(function, variant)
         except Exception:  # reported by the checks that ask for the call
@@ -308,9 +305,7 @@ def _copy_slip(s: Session, function: str, timed: dict, rate: float) -> Diagnosis
 def _arguments(s: Session, function: str, found: Diagnosis) -> Diagnosis | None:
     """The slip as the CPU argument check owns it (``r.ARGS_OWNER``): the same shortfall at both
     sizes asked, its own rate reported (a cap, or the work asked reported, stays this table's)."""
-    usual = s.rubric.call(s, function, None)[0][0]
-    others = [v for v in s.rubric.variants(s, function, "ideal")
-              if v is not None and v != usual and not isinstance(v, tuple)]
+    others = r.other_sizes(s, function)
     if not others or not close(counts.over(s, function, found.rate) or math.nan, 1.0):
         return None
     x, timed = s.x(function, others[0]), s.window(function, others[0])
