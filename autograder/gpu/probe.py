@@ -24,7 +24,7 @@ SCALES = ((1.5, 2.5), (0.4, 0.7))
 #: judged on one it forged. ``cold`` keeps none (its verdict is whether the first use was timed).
 PRELUDE_ROUNDS = (4, 9)
 #: A number follows the device when it moved as its timed work's rate did, within this factor.
-FOLLOW_TOLERANCE = 1.1
+FOLLOW_TOLERANCE = 1.05
 #: READ_SLACK_S (ratios.py), a clock's tick: an early stop's window is microseconds long
 #: (ASYNC_LAUNCH_S a launch), so a tick is a large share of it.
 
