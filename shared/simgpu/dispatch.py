@@ -216,12 +216,21 @@ def kernel(func, args, kwargs, out, passed: list | None = None) -> costs.Op | No
         return costs.Op("elementwise", reads=reads, writes=written, flops=_elements(sim_read, written), dtype=dtype)
     if len(sim_read) == 1 and len(written) == 1 and costs.same_data(sim_read[0], written[0]):
         return None                          # PyTorch skips a copy onto itself: no kernel
+    if _repeats(sim_read, written):
+        # a source expanded with stride 0 (one byte to n): the caches serve its repeats, so the
+        # kernel writes memory as a fill does, whatever the program counts
+        return costs.Op("fill", reads=sim_read, writes=written, dtype=dtype)
     return costs.Op("copy", reads=sim_read, writes=written, dtype=dtype)
 
 
 def _elements(read: list, written: list) -> float:
     """The FLOPs of a reduction or an elementwise op: one per element of its largest tensor."""
     return float(max(t.numel() for t in read + written))
+
+
+def _repeats(read: list, written: list) -> bool:
+    """Whether an op writes more elements than the distinct ones it reads (a broadcast source)."""
+    return sum(costs.nbytes(t) // t.element_size() for t in read) < sum(t.numel() for t in written)
 
 
 def _one_to_one(read: list, written: list) -> bool:
