@@ -147,7 +147,8 @@ def asked(s: Session, function: str) -> Diagnosis | None:
         except Exception:  # reported by the checks that ask for the call
             return None
         done, seconds = timed.get(keys.work, 0), timed.get("duration_s") or 0.0
-        if want <= 0 or x is None or done <= want * RATIO_TOLERANCE or not close(x * seconds * keys.per_unit, want):
+        if want <= 0 or x is None or seconds <= 0 or done <= want * RATIO_TOLERANCE or \
+                not close(x * seconds * keys.per_unit, want):
             return None
         share = share or done / want
     timed = s.window(function)
